@@ -1,0 +1,26 @@
+"""hf_bpe: byte-level BPE training identical to HuggingFace ``tokenizers``, and a Python-backend GPT-2 tokenizer.
+
+The package's pieces, in the order data flows through them: :mod:`hf_bpe.byte_level` (byte alphabet, split
+pattern), :mod:`hf_bpe.counting` (text to pre-token counts), :mod:`hf_bpe.trainer` (counts to merges),
+:mod:`hf_bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.tokenizer` (the transformers class).
+"""
+
+from __future__ import annotations
+
+from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, bytes_to_unicode
+from hf_bpe.files import Merges, Vocab, read_merges, read_vocab, write_merges, write_vocab
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "GPT2_SPLIT_PATTERN",
+    "Merges",
+    "SplitPattern",
+    "Vocab",
+    "__version__",
+    "bytes_to_unicode",
+    "read_merges",
+    "read_vocab",
+    "write_merges",
+    "write_vocab",
+]

@@ -1,0 +1,189 @@
+"""The one place that reads and writes tokenizer files: ``vocab.json``, ``merges.txt`` and whole output directories.
+
+Formats are GPT-2's, as ``tokenizers`` writes them with ``model.save``: ``vocab.json`` is one JSON object from
+token to id, ordered by id; ``merges.txt`` starts with ``#version: 0.2`` and has one merge per line, its two
+parts separated by a single space, in the order they were learned. Tokens are spelled with the byte-level
+alphabet (or plain characters for char-level BPE), so they never contain a space or a newline.
+
+Reading validates and names the file and line of anything wrong. Writing is atomic: every file is first
+written beside its target under a temporary name and only then renamed over it, all files of a directory
+together, so an error or Ctrl-C never leaves a half-written or mixed directory behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+Vocab = dict[str, int]
+Merges = list[tuple[str, str]]
+
+MERGES_HEADER = "#version: 0.2"
+VOCAB_FILE = "vocab.json"
+MERGES_FILE = "merges.txt"
+
+
+def read_vocab(path: str | os.PathLike[str]) -> Vocab:
+    """Read a ``vocab.json``.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        ValueError: if it is not a JSON object from strings to distinct non-negative integers.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "vocab.json"
+    >>> _ = path.write_text('{"a": 0, "b": 1, "ab": 2}', encoding="utf-8")
+    >>> read_vocab(path)
+    {'a': 0, 'b': 1, 'ab': 2}
+    """
+    path = Path(path)
+    text = _read_text(path)
+    try:
+        vocab = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
+    if not isinstance(vocab, dict):
+        raise ValueError(f"{path}: expected a JSON object from token to id, found {type(vocab).__name__}")
+    owner: dict[int, str] = {}
+    for token, token_id in vocab.items():
+        if type(token_id) is not int or token_id < 0:
+            raise ValueError(f"{path}: token {token!r} has id {token_id!r}; ids must be non-negative integers")
+        if token_id in owner:
+            raise ValueError(f"{path}: tokens {owner[token_id]!r} and {token!r} both have id {token_id}")
+        owner[token_id] = token
+    return vocab
+
+
+def read_merges(path: str | os.PathLike[str], vocab: Mapping[str, int] | None = None) -> Merges:
+    """Read a ``merges.txt``, with or without its ``#version`` header, with ``\\n`` or ``\\r\\n`` line endings.
+
+    Args:
+        path: the file.
+        vocab: when given, each part and each merged token must be in it.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        ValueError: naming the file and the 1-based line number of a malformed merge.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "merges.txt"
+    >>> _ = path.write_text("#version: 0.2\\na b\\nab c\\n", encoding="utf-8")
+    >>> read_merges(path)
+    [('a', 'b'), ('ab', 'c')]
+    """
+    path = Path(path)
+    merges: Merges = []
+    for number, line in enumerate(_read_text(path).split("\n"), start=1):
+        line = line.removesuffix("\r")
+        if not line or (number == 1 and line.startswith("#version")):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not all(parts):
+            raise ValueError(f"{path}:{number}: expected two tokens separated by one space, found {line!r}")
+        left, right = parts
+        if vocab is not None:
+            for token in (left, right, left + right):
+                if token not in vocab:
+                    raise ValueError(f"{path}:{number}: {token!r} (from merge {line!r}) is not in the vocabulary")
+        merges.append((left, right))
+    return merges
+
+
+def format_vocab(vocab: Mapping[str, int]) -> str:
+    """``vocab.json``'s text: tokens ordered by id, non-ASCII kept as is, as ``tokenizers`` writes it."""
+    ordered = dict(sorted(vocab.items(), key=lambda item: item[1]))
+    return json.dumps(ordered, ensure_ascii=False, separators=(",", ":"))
+
+
+def format_merges(merges: Merges) -> str:
+    """``merges.txt``'s text: the header, then one ``left right`` line per merge.
+
+    >>> print(format_merges([("a", "b"), ("ab", "c")]), end="")
+    #version: 0.2
+    a b
+    ab c
+    """
+    return "".join([MERGES_HEADER, "\n", *(f"{left} {right}\n" for left, right in merges)])
+
+
+def write_vocab(path: str | os.PathLike[str], vocab: Mapping[str, int]) -> None:
+    """Write ``vocab.json`` atomically."""
+    write_files(Path(path).parent, {Path(path).name: format_vocab(vocab)})
+
+
+def write_merges(path: str | os.PathLike[str], merges: Merges) -> None:
+    """Write ``merges.txt`` atomically."""
+    write_files(Path(path).parent, {Path(path).name: format_merges(merges)})
+
+
+def write_files(directory: str | os.PathLike[str], files: Mapping[str, str]) -> None:
+    """Write several text files into ``directory`` (made if missing), all or none.
+
+    Each file is written and flushed to disk under a temporary name first; only when all are complete are they
+    renamed into place, with SIGINT and SIGTERM held back during the renames. On any error the temporary files
+    are removed and the directory keeps what it had.
+
+    Raises:
+        NotADirectoryError: if ``directory`` (or a parent) is a file.
+        PermissionError: if the directory cannot be written.
+    """
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise NotADirectoryError(f"{directory}: is a file, not a directory; choose another output path")
+    directory.mkdir(parents=True, exist_ok=True)
+    temporary: dict[str, Path] = {}
+    try:
+        for name, text in files.items():
+            handle, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+            temporary[name] = Path(temp_name)
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+                stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
+        with _signals_held():
+            for name, temp_path in temporary.items():
+                os.replace(temp_path, directory / name)
+    finally:
+        for temp_path in temporary.values():
+            with contextlib.suppress(FileNotFoundError):
+                temp_path.unlink()
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Defer SIGINT/SIGTERM until the block ends (main thread only; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[tuple[int, object]] = []
+    previous = {
+        sig: signal.signal(sig, lambda number, frame: received.append((number, frame)))
+        for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for number, _frame in received:
+            signal.raise_signal(number)
+
+
+def _read_text(path: Path) -> str:
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a directory, expected a file")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"{path}: no such file") from e
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ValueError(f"{path}:{line}: invalid UTF-8 at byte offset {e.start}") from e
