@@ -64,7 +64,7 @@ def render(classes: dict[str, list[int]]) -> str:
         row: list[str] = []
         for first, last in to_ranges(cps):
             row.append(f"(0x{first:X}, 0x{last:X}),")
-            if len(row) == 6:
+            if len(row) == 5:
                 lines.append("    " + " ".join(row))
                 row = []
         if row:
