@@ -18,7 +18,7 @@ import os
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 Vocab = dict[str, int]
@@ -27,6 +27,13 @@ Merges = list[tuple[str, str]]
 MERGES_HEADER = "#version: 0.2"
 VOCAB_FILE = "vocab.json"
 MERGES_FILE = "merges.txt"
+TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
+TOKENIZER_FILE = "tokenizer.json"
+#: The transformers class that ``tokenizer_config.json`` names (``hf_bpe.tokenizer.BPETokenizer``).
+TOKENIZER_CLASS = "BPETokenizer"
+#: GPT-2's one special token, which plays every role (bos, eos, unk) when no roles are given.
+GPT2_SPECIAL_TOKEN = "<|endoftext|>"
+SPECIAL_TOKEN_ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 
 
 def read_vocab(path: str | os.PathLike[str]) -> Vocab:
@@ -120,6 +127,104 @@ def write_vocab(path: str | os.PathLike[str], vocab: Mapping[str, int]) -> None:
 def write_merges(path: str | os.PathLike[str], merges: Merges) -> None:
     """Write ``merges.txt`` atomically."""
     write_files(Path(path).parent, {Path(path).name: format_merges(merges)})
+
+
+def special_token_roles(
+    special_tokens: Sequence[str], roles: Mapping[str, str | None] | None = None
+) -> dict[str, str | None]:
+    """Which special token plays which role (``bos_token``, ``eos_token``, ``unk_token``, ``pad_token``).
+
+    Roles given explicitly win. Without any, GPT-2's convention applies when ``<|endoftext|>`` is among the
+    special tokens: it is bos, eos and unk (and there is no pad token).
+
+    Raises:
+        ValueError: if a role names a token that is not one of ``special_tokens``, or an unknown role.
+
+    >>> special_token_roles(["<|endoftext|>"])
+    {'bos_token': '<|endoftext|>', 'eos_token': '<|endoftext|>', 'unk_token': '<|endoftext|>', 'pad_token': None}
+    >>> special_token_roles(["<s>", "</s>", "<pad>"], {"bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>"})
+    {'bos_token': '<s>', 'eos_token': '</s>', 'unk_token': None, 'pad_token': '<pad>'}
+    """
+    given = {role: token for role, token in (roles or {}).items() if token is not None}
+    for role, token in given.items():
+        if role not in SPECIAL_TOKEN_ROLES:
+            raise ValueError(f"unknown special-token role {role!r}; choose from {', '.join(SPECIAL_TOKEN_ROLES)}")
+        if token not in special_tokens:
+            raise ValueError(
+                f"{role} {token!r} is not one of the special tokens {list(special_tokens)}; add it to them"
+            )
+    if not given and GPT2_SPECIAL_TOKEN in special_tokens:
+        given = dict.fromkeys(("bos_token", "eos_token", "unk_token"), GPT2_SPECIAL_TOKEN)
+    return {role: given.get(role) for role in SPECIAL_TOKEN_ROLES}
+
+
+def tokenizer_config(
+    special_tokens: Sequence[str],
+    roles: Mapping[str, str | None] | None = None,
+    *,
+    add_prefix_space: bool = False,
+) -> dict[str, object]:
+    """The ``tokenizer_config.json`` contents that make transformers load the files with :data:`TOKENIZER_CLASS`.
+
+    Every special token is a special token of the loaded tokenizer: those with a role under the role's name,
+    the rest as ``extra_special_tokens``.
+    """
+    named = special_token_roles(special_tokens, roles)
+    extra = [token for token in special_tokens if token not in named.values()]
+    return {
+        "tokenizer_class": TOKENIZER_CLASS,
+        **named,
+        "extra_special_tokens": extra,
+        "add_prefix_space": add_prefix_space,
+        "errors": "replace",
+        "clean_up_tokenization_spaces": False,
+    }
+
+
+def tokenizer_json(
+    vocab: Mapping[str, int], merges: Merges, special_tokens: Sequence[str], *, add_prefix_space: bool = False
+) -> str:
+    """``tokenizer.json`` for the same vocabulary, built with the ``tokenizers`` library.
+
+    It lets transformers' Rust backend (``TokenizersBackend``) load the directory when hf_bpe is not installed,
+    with the same ids.
+    """
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, processors
+
+    tokenizer = Tokenizer(models.BPE(vocab=dict(vocab), merges=list(merges)))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=True)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
+    tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
+    return tokenizer.to_str()
+
+
+def write_tokenizer_dir(
+    directory: str | os.PathLike[str],
+    vocab: Mapping[str, int],
+    merges: Merges,
+    *,
+    special_tokens: Sequence[str] = (),
+    roles: Mapping[str, str | None] | None = None,
+    add_prefix_space: bool = False,
+) -> list[Path]:
+    """Write a complete tokenizer directory, all files or none.
+
+    The files: ``vocab.json`` and ``merges.txt`` (GPT-2's format, byte-identical to what ``tokenizers``
+    writes), ``tokenizer_config.json`` (for transformers) and ``tokenizer.json`` (for the Rust backend).
+
+    Returns:
+        The paths written.
+    """
+    config = tokenizer_config(special_tokens, roles, add_prefix_space=add_prefix_space)
+    files = {
+        VOCAB_FILE: format_vocab(vocab),
+        MERGES_FILE: format_merges(merges),
+        TOKENIZER_CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
+        TOKENIZER_FILE: tokenizer_json(vocab, merges, special_tokens, add_prefix_space=add_prefix_space),
+    }
+    write_files(directory, files)
+    return [Path(directory) / name for name in files]
 
 
 def write_files(directory: str | os.PathLike[str], files: Mapping[str, str]) -> None:
