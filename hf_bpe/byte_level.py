@@ -69,15 +69,35 @@ _LATIN1_TO_BYTE_LEVEL = {byte: char for byte, char in BYTE_TO_UNICODE.items()}
 _BYTE_LEVEL_TO_LATIN1 = {ord(char): byte for byte, char in BYTE_TO_UNICODE.items()}
 
 
+def replace_surrogates(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD, as tiktoken does before encoding.
+
+    A surrogate pair spelled as two code points becomes the character it encodes, again as in tiktoken
+    (both go through UTF-16). Text without surrogates is returned as is.
+
+    >>> replace_surrogates("a" + chr(0xD800) + "b"), replace_surrogates(chr(0xD83D) + chr(0xDE00))
+    ('a�b', '😀')
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
 def to_byte_level(text: str) -> str:
     """Spell ``text``'s UTF-8 bytes with the byte-level alphabet.
 
-    Lone surrogates are encoded as U+FFFD, as tiktoken does, so that any Python string can be tokenized.
+    Lone surrogates are encoded as U+FFFD (see :func:`replace_surrogates`), so any Python string works.
 
     >>> to_byte_level(" héllo")
     'ĠhÃ©llo'
     """
-    return text.encode("utf-8", "replace").decode("latin-1").translate(_LATIN1_TO_BYTE_LEVEL)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = replace_surrogates(text).encode("utf-8")
+    return data.decode("latin-1").translate(_LATIN1_TO_BYTE_LEVEL)
 
 
 def from_byte_level(token: str) -> bytes:
