@@ -38,7 +38,7 @@ def test_byte_table_by_hand():
     assert table[0] == "Ā"
     assert table[0x7F] == "ġ"
     assert table[0xAD] == "Ń"  # the soft hyphen is the last one moved
-    assert BYTE_ALPHABET == tuple(sorted(pre_tokenizers.ByteLevel.alphabet()))
+    assert tuple(sorted(pre_tokenizers.ByteLevel.alphabet())) == BYTE_ALPHABET
 
 
 def test_every_byte_spelled_like_reference():
