@@ -119,7 +119,7 @@ def test_bad_vocab_names_file_and_token(tmp_path, text, message):
 
 
 def test_missing_and_directory_paths_are_named(tmp_path):
-    with pytest.raises(FileNotFoundError, match="nowhere.json: no such file"):
+    with pytest.raises(FileNotFoundError, match=r"nowhere\.json: no such file"):
         read_vocab(tmp_path / "nowhere.json")
     with pytest.raises(IsADirectoryError, match="is a directory"):
         read_merges(tmp_path)
