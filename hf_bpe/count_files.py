@@ -3,7 +3,8 @@
 A counts directory (format ``hf-bpe-counts``, version 1) holds:
 
 * ``manifest.json`` — ``{"format": "hf-bpe-counts", "version": 1, "buckets": B, "settings": {...},
-  "pre_tokens": distinct pre-tokens, "total": their summed count, "files": [bucket file names]}``.
+  "sources": [input paths], "pre_tokens": distinct pre-tokens, "total": their summed count,
+  "files": [bucket file names]}``.
   ``settings`` records how the text was cut into pre-tokens (split pattern, prefix space, special tokens...),
   so training refuses counts made another way. The manifest is written last: a directory without one is an
   unfinished run and is never read.
@@ -22,7 +23,7 @@ import json
 import os
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +66,9 @@ def write_counts(
     *,
     settings: Mapping[str, Any],
     buckets: int = DEFAULT_BUCKETS,
+    sources: Sequence[str] = (),
 ) -> Path:
-    """Write ``counts`` as a complete counts directory (all files at once, manifest included).
+    """Write ``counts`` as a complete counts directory: the bucket files, then the manifest.
 
     Returns:
         The manifest's path.
@@ -80,19 +82,43 @@ def write_counts(
     if buckets < 1:
         raise ValueError(f"buckets must be at least 1, got {buckets}")
     parts = split_into_buckets(counts, buckets)
-    files = {bucket_file_name(number): format_bucket(part) for number, part in enumerate(parts)}
+    write_files(directory, {bucket_file_name(number): format_bucket(part) for number, part in enumerate(parts)})
+    return write_counts_manifest(directory, buckets=buckets, settings=settings, sources=sources)
+
+
+def write_counts_manifest(
+    directory: str | os.PathLike[str],
+    *,
+    buckets: int,
+    settings: Mapping[str, Any],
+    sources: Sequence[str] = (),
+) -> Path:
+    """Finish a counts directory whose bucket files are all written: check them and write the manifest.
+
+    Raises:
+        ValueError: naming a missing or corrupt bucket file.
+    """
+    directory = Path(directory)
+    names = [bucket_file_name(number) for number in range(buckets)]
+    pre_tokens = total = 0
+    for name in names:
+        if not (directory / name).is_file():
+            raise ValueError(f"{directory / name}: missing; the counting did not finish")
+        for _key, count in read_bucket(directory / name):
+            pre_tokens += 1
+            total += count
     manifest = {
         "format": FORMAT,
         "version": VERSION,
         "buckets": buckets,
         "settings": dict(settings),
-        "pre_tokens": len(counts),
-        "total": sum(counts.values()),
-        "files": list(files),
+        "sources": list(sources),
+        "pre_tokens": pre_tokens,
+        "total": total,
+        "files": names,
     }
-    files[MANIFEST] = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
-    write_files(directory, files)
-    return Path(directory) / MANIFEST
+    write_files(directory, {MANIFEST: json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"})
+    return directory / MANIFEST
 
 
 def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
