@@ -1,0 +1,376 @@
+"""Text sources to pre-token counts: the step before any merge.
+
+This module owns turning text (files, iterables of strings or of batches of strings, ``datasets`` columns) into a
+:class:`collections.Counter` from pre-token to how often it occurs. Pre-tokens are spelled with the byte-level
+alphabet (``"Ġthe"``, not ``" the"``), the spelling the trainer and ``vocab.json`` use, so counts can be stored
+with :mod:`hf_bpe.count_files` and fed to :func:`hf_bpe.trainer.train_bpe` as they are. Counts of parts of a
+corpus add up (``Counter.update``) to the counts of the whole, in any order.
+
+It cuts text exactly as ``tokenizers``' ``Tokenizer.train`` does with the ByteLevel pre-tokenizer: every
+*sequence* is pre-tokenized on its own, a prefix space is added to a sequence that does not start with ``' '``
+when ``add_prefix_space`` is set, and files are fed line by line with their line endings (``\\n`` or ``\\r\\n``)
+kept (``Tokenizer::train_from_files`` reads them with ``lines_with_ending``), so a run of white space never
+crosses a line end. An item of an iterator is one sequence, newlines and all (``train_from_iterator``).
+
+Merging is :mod:`hf_bpe.trainer`'s job; the split pattern and byte alphabet are :mod:`hf_bpe.byte_level`'s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, to_byte_level
+
+#: Files bigger than this are cut into ``\\n``-aligned byte ranges of about this size, counted in parallel.
+SHARD_BYTES = 4 << 20
+#: How much of a file a worker reads at a time (memory per worker follows this, not the file size).
+BLOCK_BYTES = 1 << 20
+
+ProgressCallback = Callable[[int], None]
+"""Called with a number of bytes (files) or sequences (iterators) just counted."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Counting:
+    """How text is cut into pre-tokens: everything that must match between counting and training.
+
+    Args:
+        add_prefix_space: add ``' '`` before every sequence (line) that does not start with one.
+        special_tokens: with ``exclude_special_tokens``, strings cut out of the text before pre-tokenizing.
+        exclude_special_tokens: if false (the reference's behaviour, tokenizers#1616), special tokens in the
+            text are ordinary text; if true, they are removed and the text around them is pre-tokenized as
+            separate pieces (as the tokenizer does when it encodes).
+        pattern: the split pattern.
+    """
+
+    add_prefix_space: bool = False
+    special_tokens: tuple[str, ...] = ()
+    exclude_special_tokens: bool = False
+    pattern: str = GPT2_SPLIT_PATTERN
+
+
+@dataclasses.dataclass(frozen=True)
+class FileCounts:
+    """What :func:`count_files` found.
+
+    Attributes:
+        counts: pre-token (byte-level spelling) to count.
+        bytes_read: the files' total size.
+        lines: how many lines (sequences) were counted.
+        replaced_lines: with ``errors="replace"``, how many lines had invalid UTF-8 replaced by U+FFFD.
+    """
+
+    counts: Counter[str]
+    bytes_read: int
+    lines: int
+    replaced_lines: int
+
+
+class _Cutter:
+    """Pre-tokenizes sequences into a raw-text counter; converts to byte-level spelling once per distinct key."""
+
+    def __init__(self, counting: Counting) -> None:
+        self.counting = counting
+        self._split = SplitPattern(counting.pattern).findall
+        self._special: re.Pattern[str] | None = None
+        if counting.exclude_special_tokens and counting.special_tokens:
+            # Longest first, so that a special token that contains another is cut out whole.
+            tokens = sorted({t for t in counting.special_tokens if t}, key=len, reverse=True)
+            self._special = re.compile("|".join(re.escape(t) for t in tokens))
+
+    def pieces(self, sequences: Iterable[str]) -> list[str]:
+        """All pre-tokens of ``sequences``, each sequence cut on its own."""
+        split = self._split
+        prefix = self.counting.add_prefix_space
+        special = self._special
+        out: list[str] = []
+        extend = out.extend
+        for sequence in sequences:
+            parts = special.split(sequence) if special is not None else (sequence,)
+            for part in parts:
+                if not part:
+                    continue
+                if prefix and part[0] != " ":
+                    part = " " + part
+                extend(split(part))
+        return out
+
+
+def to_byte_level_counts(raw: Counter[str]) -> Counter[str]:
+    """Respell a counter of raw-text pre-tokens with the byte-level alphabet (keys that collide add up).
+
+    >>> to_byte_level_counts(Counter({" the": 2, "é": 1}))
+    Counter({'Ġthe': 2, 'Ã©': 1})
+    """
+    out: Counter[str] = Counter()
+    for key, count in raw.items():
+        out[to_byte_level(key)] += count
+    return out
+
+
+def count_sequences(
+    sequences: Iterable[str | Sequence[str]],
+    *,
+    add_prefix_space: bool = False,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    progress: ProgressCallback | None = None,
+) -> Counter[str]:
+    """Count the pre-tokens of an iterable of sequences, as ``Tokenizer.train_from_iterator`` sees it.
+
+    Each string is one sequence, pre-tokenized whole (a string with newlines is not cut into lines). An item
+    may also be a batch: a list or tuple of strings, each one sequence.
+
+    Args:
+        sequences: strings, or batches (lists/tuples) of strings.
+        add_prefix_space: see :class:`Counting`.
+        special_tokens: see :class:`Counting`.
+        exclude_special_tokens: see :class:`Counting`.
+        progress: called with the number of sequences counted, now and then.
+
+    Returns:
+        Pre-token (byte-level spelling) to count.
+
+    Raises:
+        TypeError: naming the item that is neither a string nor a batch of strings.
+
+    >>> count_sequences(["the cat", ["the dog"]])
+    Counter({'the': 2, 'Ġcat': 1, 'Ġdog': 1})
+    """
+    cutter = _Cutter(_counting(add_prefix_space, special_tokens, exclude_special_tokens))
+    raw: Counter[str] = Counter()
+    batch: list[str] = []
+    for index, item in enumerate(sequences):
+        if isinstance(item, str):
+            batch.append(item)
+        elif isinstance(item, (list, tuple)) and all(isinstance(s, str) for s in item):
+            batch.extend(item)
+        else:
+            raise TypeError(
+                f"item {index} of the training iterator is a {type(item).__name__} ({item!r:.60}); "
+                "expected a string or a list of strings"
+            )
+        if len(batch) >= 2048:
+            raw.update(cutter.pieces(batch))
+            if progress is not None:
+                progress(len(batch))
+            batch = []
+    if batch:
+        raw.update(cutter.pieces(batch))
+        if progress is not None:
+            progress(len(batch))
+    return to_byte_level_counts(raw)
+
+
+def count_dataset(
+    dataset: Any,
+    column: str,
+    *,
+    add_prefix_space: bool = False,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    batch_size: int = 1000,
+    progress: ProgressCallback | None = None,
+) -> Counter[str]:
+    """Count the pre-tokens of a ``datasets.Dataset`` column; each row is one sequence.
+
+    Raises:
+        KeyError: if the dataset has no column ``column`` (the message lists the columns it has).
+
+    >>> import datasets
+    >>> count_dataset(datasets.Dataset.from_dict({"text": ["a b", "a"]}), "text")
+    Counter({'a': 2, 'Ġb': 1})
+    """
+    names = list(getattr(dataset, "column_names", None) or [])
+    if column not in names:
+        raise KeyError(f"the dataset has no column {column!r}; its columns are {names}")
+    batches = (dataset[start : start + batch_size][column] for start in range(0, len(dataset), batch_size))
+    return count_sequences(
+        (row for batch in batches for row in batch),
+        add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens,
+        exclude_special_tokens=exclude_special_tokens,
+        progress=progress,
+    )
+
+
+def count_files(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    add_prefix_space: bool = False,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    workers: int | None = None,
+    errors: str = "strict",
+    progress: ProgressCallback | None = None,
+) -> FileCounts:
+    """Count the pre-tokens of text files, line by line as ``Tokenizer.train(files)`` does.
+
+    Files are read in binary and cut on ``\\n`` only (a ``\\r\\n`` ending stays on its line, a lone ``\\r`` is
+    ordinary white space). Big files are cut into ``\\n``-aligned byte ranges counted in worker processes;
+    the counts are the same for any number of workers. Memory follows the number of distinct pre-tokens.
+
+    Args:
+        paths: the files.
+        add_prefix_space: see :class:`Counting`; applies to every line.
+        special_tokens: see :class:`Counting`.
+        exclude_special_tokens: see :class:`Counting`.
+        workers: worker processes (default: the CPU count; ``1`` counts in this process).
+        errors: ``"strict"`` raises on invalid UTF-8; ``"replace"`` replaces it with U+FFFD and counts the
+            lines where it did.
+        progress: called with the number of bytes just counted.
+
+    Raises:
+        FileNotFoundError: naming a missing file.
+        ValueError: naming the file, 1-based line and byte offset of invalid UTF-8 (``errors="strict"``), or a
+            bad ``errors``/``workers`` value.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = path.write_bytes(b"the cat\\r\\nthe  dog\\n")
+    >>> count_files([path], workers=1).counts
+    Counter({'the': 2, 'Ġcat': 1, 'čĊ': 1, 'Ġ': 1, 'Ġdog': 1, 'Ċ': 1})
+    """
+    if errors not in ("strict", "replace"):
+        raise ValueError(f"errors={errors!r}: choose 'strict' or 'replace'")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers={workers}: must be at least 1")
+    counting = _counting(add_prefix_space, special_tokens, exclude_special_tokens)
+    files = [Path(p) for p in paths]
+    shards: list[tuple[str, int, int]] = []
+    total = 0
+    for path in files:
+        if path.is_dir():
+            raise IsADirectoryError(f"{path}: is a directory, expected a text file")
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError as e:
+            raise FileNotFoundError(f"{path}: no such file") from e
+        total += size
+        shards.extend((str(path), start, end) for start, end in _shard_ranges(path, size))
+    workers = min(workers or os.cpu_count() or 1, max(len(shards), 1))
+    jobs = [(counting, path, start, end, errors) for path, start, end in shards]
+    raw: Counter[str] = Counter()
+    lines = replaced = 0
+    if workers == 1:
+        results: Iterator[tuple[Counter[str], int, int, int]] = map(_count_range_job, jobs)
+        for part, part_lines, part_replaced, part_bytes in results:
+            raw.update(part)
+            lines += part_lines
+            replaced += part_replaced
+            if progress is not None:
+                progress(part_bytes)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            # map keeps shard order, so the counter's key order (first occurrence) is the same for any worker count
+            for part, part_lines, part_replaced, part_bytes in pool.map(_count_range_job, jobs):
+                raw.update(part)
+                lines += part_lines
+                replaced += part_replaced
+                if progress is not None:
+                    progress(part_bytes)
+    return FileCounts(to_byte_level_counts(raw), total, lines, replaced)
+
+
+def _counting(add_prefix_space: bool, special_tokens: Sequence[str], exclude_special_tokens: bool) -> Counting:
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
+    return Counting(bool(add_prefix_space), tuple(special_tokens), bool(exclude_special_tokens))
+
+
+def _shard_ranges(path: Path, size: int) -> list[tuple[int, int]]:
+    """Byte ranges covering the file, each starting at the file's start or just after a ``\\n``."""
+    if size <= SHARD_BYTES:
+        return [(0, size)]
+    starts = [0]
+    with path.open("rb") as stream:
+        position = SHARD_BYTES
+        while position < size:
+            stream.seek(position)
+            chunk = stream.readline()  # up to and including the next b"\n"
+            position += len(chunk)
+            if position >= size:
+                break
+            starts.append(position)
+            position += SHARD_BYTES
+    return list(zip(starts, [*starts[1:], size], strict=True))
+
+
+def _count_range_job(job: tuple[Counting, str, int, int, str]) -> tuple[Counter[str], int, int, int]:
+    counting, path, start, end, errors = job
+    return (*count_byte_range(path, start, end, counting=counting, errors=errors), end - start)
+
+
+def count_byte_range(
+    path: str | os.PathLike[str], start: int, end: int, *, counting: Counting, errors: str = "strict"
+) -> tuple[Counter[str], int, int]:
+    """Count the lines in ``[start, end)`` of a file (``start`` must be 0 or just after a ``\\n``).
+
+    Returns:
+        Raw-text (not byte-level) pre-token counts, the number of lines, the number of lines with replacements.
+    """
+    cutter = _Cutter(counting)
+    raw: Counter[str] = Counter()
+    lines = replaced = 0
+    with open(path, "rb") as stream:
+        stream.seek(start)
+        position = start
+        carry = b""
+        while position < end:
+            block = stream.read(min(BLOCK_BYTES, end - position))
+            if not block:
+                break
+            position += len(block)
+            cut = block.rfind(b"\n") + 1
+            if position < end and cut == 0:
+                carry += block
+                continue
+            if position >= end:
+                cut = len(block)
+            data = carry + block[:cut]
+            carry = block[cut:]
+            base = position - len(block) - (len(data) - cut)  # file offset of data[0]: carry came before block
+            text, bad_lines = _decode(data, errors, path, base)
+            parts = text.split("\n")
+            if parts[-1] == "":
+                parts.pop()
+                parts = [p + "\n" for p in parts]
+            else:
+                last = parts.pop()
+                parts = [p + "\n" for p in parts]
+                parts.append(last)
+            lines += len(parts)
+            replaced += bad_lines
+            raw.update(cutter.pieces(parts))
+    return raw, lines, replaced
+
+
+def _decode(data: bytes, errors: str, path: str | os.PathLike[str], base: int) -> tuple[str, int]:
+    """Decode whole lines; return the text and how many lines had replacements."""
+    try:
+        return data.decode("utf-8"), 0
+    except UnicodeDecodeError as e:
+        if errors == "strict":
+            offset = base + e.start
+            with open(path, "rb") as stream:
+                line = stream.read(offset).count(b"\n") + 1
+            raise ValueError(
+                f"{path}:{line}: invalid UTF-8 at byte offset {offset} ({e.reason}); "
+                "fix the file or count with errors='replace'"
+            ) from e
+    bad = 0
+    pieces = []
+    for raw_line in data.split(b"\n"):
+        try:
+            pieces.append(raw_line.decode("utf-8"))
+        except UnicodeDecodeError:
+            pieces.append(raw_line.decode("utf-8", "replace"))
+            bad += 1
+    return "\n".join(pieces), bad

@@ -1,0 +1,328 @@
+"""Pre-token counts in, ordered merges and a vocabulary out: the BPE merge loop.
+
+This module owns the training rules and nothing else (no files, no printing; progress goes through a callback).
+It reproduces ``tokenizers``' ``BpeTrainer::do_train`` (``tokenizers/src/models/bpe/trainer.rs``) rule for rule:
+
+* ids: special tokens first, in the given order; then the alphabet (the initial alphabet plus every character
+  of the pre-tokens, cut to ``limit_alphabet``) sorted by code point; then merged tokens in creation order.
+  Characters left out of the alphabet are dropped from the words, so their neighbours become adjacent.
+* pair counts over overlapping windows of each word; the most frequent pair is merged first, ties going to the
+  smaller ``(left id, right id)``; a merge whose token already exists keeps the old id.
+* the queue is lazy and each queue entry carries the set of words it was made for: a popped entry whose stored
+  count is stale is pushed back with the current count (same words); a merge is applied only to the popped
+  entry's words; after each merge, pairs that gained occurrences get a new entry for the words where they did.
+  The merged pair's own count is not lowered (the reference only updates neighbours), and a pair merged twice
+  (possible only when the merge result already existed) keeps its last position in ``merges.txt``.
+* ``max_token_length``: a new pair is counted only if its token would be *shorter* than the limit, in
+  characters of the byte-level alphabet (bytes); the initial two-character pairs are always counted.
+* stop when the vocabulary is full, when the best count is below ``min_frequency``, or when no pair is left.
+
+One deliberate difference: the reference keeps pair counts in 32-bit integers, which wrap above 2**31
+(tokenizers#2058); here they are Python integers and always right.
+
+Counting pre-tokens is :mod:`hf_bpe.counting`'s job; file formats are :mod:`hf_bpe.files`'.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+from hf_bpe.byte_level import BYTE_ALPHABET
+from hf_bpe.files import Merges, Vocab, write_tokenizer_dir
+
+#: Why training stopped.
+STOP_VOCAB_SIZE = "vocab_size"
+STOP_MIN_FREQUENCY = "min_frequency"
+STOP_NO_PAIRS = "no_pairs"
+
+ProgressCallback = Callable[[int, int], None]
+"""Called as ``progress(merges_done, merges_wanted)`` while merging."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainResult:
+    """A trained vocabulary and its merges.
+
+    Attributes:
+        vocab: token (byte-level spelling) to id.
+        merges: the merges in the order they apply, as ``merges.txt`` lists them.
+        stop_reason: ``"vocab_size"`` (the vocabulary is full), ``"min_frequency"`` (the best pair was rarer than
+            ``min_frequency``) or ``"no_pairs"`` (no pair was left to merge).
+        merges_learned: how many merges were made (a merge made twice counts twice; ``len(merges)`` does not).
+        special_tokens: the special tokens, first in the vocabulary.
+        add_prefix_space: how the text was pre-tokenized (recorded in the tokenizer files).
+    """
+
+    vocab: Vocab
+    merges: Merges
+    stop_reason: str
+    merges_learned: int
+    special_tokens: tuple[str, ...] = ()
+    add_prefix_space: bool = False
+
+    def save(self, directory: str | os.PathLike[str], *, roles: Mapping[str, str | None] | None = None) -> list[Path]:
+        """Write ``vocab.json``, ``merges.txt``, ``tokenizer_config.json`` and ``tokenizer.json``, all or none.
+
+        Args:
+            directory: the output directory (made if missing).
+            roles: which special token is ``bos_token``, ``eos_token``, ``unk_token``, ``pad_token``.
+
+        Returns:
+            The paths written.
+        """
+        return write_tokenizer_dir(
+            directory,
+            self.vocab,
+            self.merges,
+            special_tokens=self.special_tokens,
+            roles=roles,
+            add_prefix_space=self.add_prefix_space,
+        )
+
+
+def train_bpe(
+    counts: Mapping[str, int],
+    *,
+    vocab_size: int = 30000,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = (),
+    limit_alphabet: int | None = None,
+    initial_alphabet: Iterable[str] = BYTE_ALPHABET,
+    max_token_length: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> TrainResult:
+    """Learn BPE merges from pre-token counts, exactly as ``tokenizers``' ``BpeTrainer`` does.
+
+    Args:
+        counts: pre-token to count, spelled in the alphabet of the tokens (byte-level for byte-level BPE).
+        vocab_size: the vocabulary size to reach, special tokens and alphabet included.
+        min_frequency: stop when the most frequent pair occurs fewer times than this.
+        special_tokens: tokens given the first ids, in order (duplicates are skipped).
+        limit_alphabet: keep at most this many alphabet characters, the most frequent ones; the initial
+            alphabet counts as most frequent. (With the full byte alphabet as initial alphabet and a limit below
+            256, the reference picks among equally "frequent" characters in hash order, so it is not
+            deterministic; here the lowest code points are kept.)
+        initial_alphabet: characters always in the alphabet (default: the 256 byte-level characters).
+        max_token_length: merged tokens are made only below this many characters (see the module docstring).
+        progress: called as ``progress(merges_done, merges_wanted)`` during merging.
+
+    Returns:
+        The vocabulary, merges and why training stopped.
+
+    Raises:
+        ValueError: on a negative count, or a non-positive ``vocab_size`` / ``max_token_length`` / ``limit_alphabet``.
+
+    >>> result = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=259)
+    >>> result.merges, result.stop_reason
+    ([('u', 'g'), ('u', 'n'), ('h', 'ug')], 'vocab_size')
+    """
+    _check_options(vocab_size, min_frequency, limit_alphabet, max_token_length, special_tokens)
+    vocab: Vocab = {}
+    tokens: list[str] = []  # id -> token
+    for token in special_tokens:
+        if token not in vocab:
+            vocab[token] = len(tokens)
+            tokens.append(token)
+
+    # The alphabet (BpeTrainer::compute_alphabet).
+    initial = set(initial_alphabet)
+    seen = set("".join(counts))
+    alphabet = seen | initial
+    if limit_alphabet is not None and len(alphabet) > limit_alphabet:
+        frequency: dict[str, int] = dict.fromkeys(seen, 0)
+        for word, count in counts.items():
+            for char in word:
+                frequency[char] += count
+        # Rarest first; initial characters count as infinitely frequent. Ties: higher code points go first.
+        ranked = sorted(alphabet, key=lambda c: (c in initial, frequency.get(c, 0), -ord(c)))
+        alphabet = set(ranked[len(alphabet) - limit_alphabet :])
+    for char in sorted(alphabet):
+        if char not in vocab:
+            vocab[char] = len(tokens)
+            tokens.append(char)
+
+    # Words as lists of ids (BpeTrainer::tokenize_words). Characters outside the vocabulary are dropped. Words
+    # of fewer than two symbols have no pair and never change, so they are left out.
+    char_id = {char: vocab[char] for char in alphabet | seen if char in vocab}
+    words: list[list[int]] = []
+    word_counts: list[int] = []
+    dropped = seen - char_id.keys()
+    for word, count in counts.items():
+        if count < 0:
+            raise ValueError(f"pre-token {word!r} has count {count}; counts must be non-negative")
+        if len(word) < 2:
+            continue
+        if dropped and not dropped.isdisjoint(word):
+            ids = [char_id[c] for c in word if c in char_id]
+            if len(ids) < 2:
+                continue
+        else:
+            ids = [char_id[c] for c in word]
+        words.append(ids)
+        word_counts.append(count)
+
+    result_merges, learned, stop = _merge_loop(
+        words, word_counts, vocab, tokens, vocab_size, min_frequency, max_token_length, progress
+    )
+    return TrainResult(vocab, result_merges, stop, learned, tuple(special_tokens))
+
+
+def _check_options(
+    vocab_size: int,
+    min_frequency: int,
+    limit_alphabet: int | None,
+    max_token_length: int | None,
+    special_tokens: Sequence[str],
+) -> None:
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
+    for name, value, least in (
+        ("vocab_size", vocab_size, 1),
+        ("min_frequency", min_frequency, 0),
+        ("limit_alphabet", limit_alphabet, 0),
+        ("max_token_length", max_token_length, 1),
+    ):
+        if value is None and name in ("limit_alphabet", "max_token_length"):
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise ValueError(f"{name}={value!r}: must be an integer of at least {least}")
+    for token in special_tokens:
+        if not isinstance(token, str) or not token:
+            raise ValueError(f"special token {token!r}: special tokens must be non-empty strings")
+
+
+def _merge_loop(
+    words: list[list[int]],
+    word_counts: list[int],
+    vocab: Vocab,
+    tokens: list[str],
+    vocab_size: int,
+    min_frequency: int,
+    max_token_length: int | None,
+    progress: ProgressCallback | None,
+) -> tuple[Merges, int, str]:
+    """The merge loop; ``vocab`` and ``tokens`` grow in place. Returns merges, merges made, stop reason."""
+    # A pair (left, right) is the int left << SHIFT | right: cheaper to hash than a tuple, same order.
+    shift = max(20, (vocab_size + len(tokens)).bit_length() + 1)
+    mask = (1 << shift) - 1
+    limit = max_token_length if max_token_length is not None else -1
+    lengths = [len(t) for t in tokens]  # token lengths in characters, for max_token_length
+
+    # Initial pair counts and the words each pair occurs in (BpeTrainer::count_pairs).
+    pair_counts: dict[int, int] = {}
+    where: dict[int, set[int]] = {}
+    get = pair_counts.get
+    for index, word in enumerate(words):
+        count = word_counts[index]
+        left = word[0]
+        for right in word[1:]:
+            pair = left << shift | right
+            pair_counts[pair] = get(pair, 0) + count
+            if pair in where:
+                where[pair].add(index)
+            else:
+                where[pair] = {index}
+            left = right
+
+    # Max-heap via negated counts; ties: smaller pair, then older entry. An entry is (-count, pair, seq, words).
+    seq = 0
+    heap: list[tuple[int, int, int, set[int]]] = []
+    for pair, positions in where.items():
+        count = pair_counts[pair]
+        if count > 0:
+            heap.append((-count, pair, seq, positions))
+            seq += 1
+    heapq.heapify(heap)
+    where = {}
+
+    merges: list[tuple[int, int]] = []
+    pop, push = heapq.heappop, heapq.heappush
+    stop = STOP_NO_PAIRS
+    wanted = max(vocab_size - len(tokens), 0)
+    report_every = max(wanted // 200, 1)
+    while True:
+        if len(vocab) >= vocab_size:
+            stop = STOP_VOCAB_SIZE
+            break
+        if not heap:
+            break
+        negative, pair, _, positions = pop(heap)
+        count = pair_counts[pair]
+        if -negative != count:
+            push(heap, (-count, pair, seq, positions))
+            seq += 1
+            continue
+        if count < 1:
+            break
+        if count < min_frequency:
+            stop = STOP_MIN_FREQUENCY
+            break
+        a = pair >> shift
+        b = pair & mask
+        token = tokens[a] + tokens[b]
+        new = vocab.get(token)
+        if new is None:
+            new = len(tokens)
+            vocab[token] = new
+            tokens.append(token)
+            lengths.append(len(token))
+        merges.append((a, b))
+        new_length = lengths[new]
+        new_left = new << shift
+
+        for index in positions:
+            word = words[index]
+            if a not in word:
+                continue
+            count = word_counts[index]
+            i = 0
+            size = len(word)
+            # Word::merge: scan left to right, merge each (a, b), update the neighbours' pairs.
+            while i < size - 1:
+                if word[i] != a or word[i + 1] != b:
+                    i += 1
+                    continue
+                if i > 0:
+                    before = word[i - 1]
+                    key = before << shift | a
+                    pair_counts[key] = get(key, 0) - count
+                    if limit < 0 or lengths[before] + new_length < limit:
+                        key = before << shift | new
+                        pair_counts[key] = get(key, 0) + count
+                        if key in where:
+                            where[key].add(index)
+                        else:
+                            where[key] = {index}
+                word[i : i + 2] = (new,)
+                size -= 1
+                if i < size - 1:
+                    after = word[i + 1]
+                    key = b << shift | after
+                    pair_counts[key] = get(key, 0) - count
+                    if limit < 0 or new_length + lengths[after] < limit:
+                        key = new_left | after
+                        pair_counts[key] = get(key, 0) + count
+                        if key in where:
+                            where[key].add(index)
+                        else:
+                            where[key] = {index}
+                i += 1
+        for key, gained in where.items():
+            count = pair_counts[key]
+            if count > 0:
+                push(heap, (-count, key, seq, gained))
+                seq += 1
+        where = {}
+        if progress is not None and len(merges) % report_every == 0:
+            progress(len(merges), wanted)
+    if progress is not None:
+        progress(len(merges), wanted)
+
+    # The reference keeps merges in a map from pair to (rank, id): a pair merged twice keeps its last rank.
+    last = {pair: rank for rank, pair in enumerate(merges)}
+    ordered = [(tokens[a], tokens[b]) for rank, (a, b) in enumerate(merges) if last[(a, b)] == rank]
+    return ordered, len(merges), stop
