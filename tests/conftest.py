@@ -1,0 +1,126 @@
+"""Shared fixtures. Keep each group together, under its heading."""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+# ---------------------------------------------------------------------------------------------------------------
+# Training parity (tests/test_trainer.py, test_counting.py, test_cli_train.py): the reference is ``tokenizers``,
+# trained in the same test with the same settings, its files saved by ``model.save``.
+# ---------------------------------------------------------------------------------------------------------------
+
+COURSE = [
+    "This is the Hugging Face Course.\n",
+    "This chapter is about tokenization.\n",
+    "This section shows several tokenizer algorithms.\n",
+    "Hopefully, you will be able to understand how they are trained and generate tokens.\n",
+]
+
+
+def reference_train(
+    source: Sequence[str | Path] | Iterable[str],
+    out: Path,
+    *,
+    files: bool = True,
+    vocab_size: int = 30000,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = (),
+    add_prefix_space: bool = False,
+    max_token_length: int | None = None,
+    limit_alphabet: int | None = None,
+) -> tuple[str, str]:
+    """Train ``tokenizers``' BpeTrainer with the ByteLevel pre-tokenizer; return (vocab.json, merges.txt) text."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+    optional = {"max_token_length": max_token_length, "limit_alphabet": limit_alphabet}
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=list(special_tokens),
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+        **{name: value for name, value in optional.items() if value is not None},
+    )
+    if files:
+        tokenizer.train([str(p) for p in source], trainer)
+    else:
+        tokenizer.train_from_iterator(source, trainer)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer.model.save(str(out))
+    return (out / "vocab.json").read_text(encoding="utf-8"), (out / "merges.txt").read_text(encoding="utf-8")
+
+
+def reference_train_counts(counts: Mapping[str, int], out: Path, **options) -> tuple[str, str]:
+    """The reference trained on word counts: each word (letters only, so it is one pre-token) fed ``count`` times."""
+    for word in counts:
+        if not word.isalpha() or not word.isascii():
+            raise ValueError(f"{word!r}: only ASCII letters are one pre-token by themselves")
+    return reference_train((word for word, count in counts.items() for _ in range(count)), out, files=False, **options)
+
+
+def ours(result) -> tuple[str, str]:
+    """(vocab.json, merges.txt) text of a TrainResult, as hf_bpe writes them."""
+    from hf_bpe.files import format_merges, format_vocab
+
+    return format_vocab(result.vocab), format_merges(result.merges)
+
+
+@pytest.fixture
+def reference() -> Callable[..., tuple[str, str]]:
+    return reference_train
+
+
+@pytest.fixture
+def course_file(tmp_path: Path) -> Path:
+    path = tmp_path / "course.txt"
+    path.write_text("".join(COURSE), encoding="utf-8", newline="")
+    return path
+
+
+def multilingual_text(lines: int, seed: int = 0) -> str:
+    """Deterministic mixed text: Latin, Cyrillic, CJK without spaces, emoji, combining marks, digits, odd white
+    space (tabs, NBSP, ideographic space, runs of spaces), CRLF and lone CR line ends, contractions."""
+    rng = random.Random(seed)
+    latin = ["the", "of", "and", "to", "in", "is", "was", "for", "on", "that", "with", "as", "by", "at", "from", "hello", "world", "naïve", "café", "straße"]
+    cyrillic = ["привет", "мир", "это", "тест", "слово", "язык", "книга", "время", "человек"]
+    cjk = ["日本語", "東京", "の", "は", "テキスト", "トークン", "中文", "分词", "한국어", "です"]
+    emoji = ["😀", "👍🏽", "🇯🇵", "❤️", "👨‍👩‍👧"]
+    combining = ["e\u0301", "a\u0308", "n\u0303o", "\u0915\u094d\u0937"]
+    spaces = [" ", " ", " ", "  ", "\t", "\u00a0", "\u3000", "   "]
+    ends = ["\n", "\n", "\n", "\r\n", "\r", " \n", "\n\n", "  \n"]
+    out = []
+    for _ in range(lines):
+        words = []
+        for _ in range(rng.randint(0, 12)):
+            kind = rng.random()
+            if kind < 0.45:
+                word = rng.choice(latin) + rng.choice(["", "", "'s", "'ll", ",", ".", "!?"])
+            elif kind < 0.6:
+                word = rng.choice(cyrillic)
+            elif kind < 0.75:
+                word = "".join(rng.choice(cjk) for _ in range(rng.randint(1, 6)))
+            elif kind < 0.82:
+                word = rng.choice(emoji)
+            elif kind < 0.9:
+                word = rng.choice(combining)
+            else:
+                word = str(rng.randint(0, 99999))
+            words.append(word)
+            words.append(rng.choice(spaces))
+        out.append("".join(words) + rng.choice(ends))
+    return "".join(out)
+
+
+@pytest.fixture(scope="session")
+def stdlib_files() -> list[Path]:
+    """A handful of the running interpreter's standard-library sources (about 600 KB, ASCII and not)."""
+    root = Path(sys.modules["os"].__file__).parent
+    names = ["argparse.py", "typing.py", "inspect.py", "difflib.py", "pydoc_data/topics.py", "tarfile.py"]
+    return [root / name for name in names if (root / name).is_file()]
