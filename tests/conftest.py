@@ -88,7 +88,28 @@ def multilingual_text(lines: int, seed: int = 0) -> str:
     """Deterministic mixed text: Latin, Cyrillic, CJK without spaces, emoji, combining marks, digits, odd white
     space (tabs, NBSP, ideographic space, runs of spaces), CRLF and lone CR line ends, contractions."""
     rng = random.Random(seed)
-    latin = ["the", "of", "and", "to", "in", "is", "was", "for", "on", "that", "with", "as", "by", "at", "from", "hello", "world", "naïve", "café", "straße"]
+    latin = [
+        "the",
+        "of",
+        "and",
+        "to",
+        "in",
+        "is",
+        "was",
+        "for",
+        "on",
+        "that",
+        "with",
+        "as",
+        "by",
+        "at",
+        "from",
+        "hello",
+        "world",
+        "naïve",
+        "café",
+        "straße",
+    ]
     cyrillic = ["привет", "мир", "это", "тест", "слово", "язык", "книга", "время", "человек"]
     cjk = ["日本語", "東京", "の", "は", "テキスト", "トークン", "中文", "分词", "한국어", "です"]
     emoji = ["😀", "👍🏽", "🇯🇵", "❤️", "👨‍👩‍👧"]
