@@ -1,0 +1,151 @@
+"""Counting on datatrove: the same counts as one process and as the process pool; training from them matches
+``tokenizers`` on the same files; broken runs and files are refused by name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+import hf_bpe.counting
+from hf_bpe.count_files import iter_counts, read_bucket, read_manifest, write_counts
+from hf_bpe.counting import count_files
+from hf_bpe.distributed import count_with_datatrove
+from hf_bpe.training import train_from_counts
+
+TRAPS = [
+    "first line\r\n",
+    "lone\rcarriage return\n",
+    "line\u2028separator and next\u0085line\n",
+    "form\ffeed\x0bvertical tab\n",
+    "\n",
+    "\n",
+    "   indented   with trailing spaces   \r\n",
+    "日本語のテキスト、改行なし。\n",
+    "ends without newline",
+]
+
+
+@pytest.fixture
+def trap_files(tmp_path, monkeypatch):
+    """Two files full of line-ending traps, cut into many small shards."""
+    monkeypatch.setattr(hf_bpe.counting, "SHARD_BYTES", 64)
+    first = tmp_path / "first.txt"
+    second = tmp_path / "second.txt"
+    first.write_bytes("".join(TRAPS * 7).encode("utf-8"))
+    second.write_bytes("".join(reversed(TRAPS * 3)).encode("utf-8") + b"\r\n\r")
+    return [first, second]
+
+
+def reference_training(files, vocab_size):
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tokenizer.train([str(path) for path in files], trainer)
+    saved = json.loads(tokenizer.to_str())["model"]
+    return saved["vocab"], [tuple(merge) for merge in saved["merges"]]
+
+
+def test_datatrove_counts_equal_pool_and_single_process(trap_files, tmp_path):
+    manifest = count_with_datatrove(trap_files, tmp_path / "counts", tasks=3, workers=2, buckets=4)
+    from_datatrove = dict(iter_counts(tmp_path / "counts"))
+    single = count_files(trap_files, workers=1).counts
+    pool = count_files(trap_files, workers=2).counts
+    assert from_datatrove == dict(single) == dict(pool)
+    assert from_datatrove["čĊ"] > 0 and from_datatrove["č"] > 0  # CRLF kept; a lone CR is white space
+    described = read_manifest(tmp_path / "counts")
+    assert described["total"] == sum(single.values())
+    assert described["pre_tokens"] == len(single)
+    assert manifest.name == "manifest.json"
+    assert not (tmp_path / "counts" / "partial").exists()
+
+
+def test_training_from_datatrove_counts_matches_tokenizers(trap_files, tmp_path):
+    count_with_datatrove(trap_files, tmp_path / "counts", tasks=2, workers=2)
+    result = train_from_counts(dict(iter_counts(tmp_path / "counts")), vocab_size=400)
+    vocab, merges = reference_training(trap_files, 400)
+    assert result.vocab == vocab
+    assert result.merges == merges
+
+
+@pytest.mark.slow
+def test_ray_executor_counts_equal_single_process(trap_files, tmp_path):
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
+    try:
+        count_with_datatrove(
+            trap_files,
+            tmp_path / "counts",
+            tasks=3,
+            workers=2,
+            executor="ray",
+            executor_options={"mem_per_cpu_gb": 0.5},
+        )
+    finally:
+        ray.shutdown()
+    assert dict(iter_counts(tmp_path / "counts")) == dict(count_files(trap_files, workers=1).counts)
+
+
+def test_invalid_utf8_in_a_shard_names_file_and_line_and_writes_no_manifest(tmp_path):
+    good = tmp_path / "good.txt"
+    bad = tmp_path / "bad.txt"
+    good.write_text("fine\n", encoding="utf-8")
+    bad.write_bytes(b"ok\nstill ok\n\xff broken\n")
+    with pytest.raises(ValueError, match=r"bad\.txt:3: invalid UTF-8 at byte offset 12"):
+        count_with_datatrove([good, bad], tmp_path / "counts", tasks=2, workers=2)
+    assert not (tmp_path / "counts" / "manifest.json").exists()
+    with pytest.raises(FileNotFoundError, match="not a finished counts directory"):
+        read_manifest(tmp_path / "counts")
+
+
+def test_missing_input_is_named_before_any_work(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"nowhere\.txt: no such file"):
+        count_with_datatrove([tmp_path / "nowhere.txt"], tmp_path / "counts")
+    assert not (tmp_path / "counts").exists()
+
+
+@pytest.fixture
+def counts_dir(tmp_path):
+    write_counts(tmp_path / "counts", {"Ġthe": 5, "cat": 2, "ĊĊ": 1}, settings={"add_prefix_space": False}, buckets=2)
+    return tmp_path / "counts"
+
+
+def test_truncated_bucket_file_is_named(counts_dir):
+    bucket = next(path for path in sorted(counts_dir.glob("bucket-*.jsonl")) if path.stat().st_size > 0)
+    bucket.write_bytes(bucket.read_bytes()[:-3])
+    with pytest.raises(ValueError, match=rf"{bucket.name}:\d+: corrupt counts line"):
+        dict(iter_counts(counts_dir))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param(b'["x", -1]\n', id="negative"),
+        pytest.param(b'["x", 1.5]\n', id="float"),
+        pytest.param(b'{"x": 1}\n', id="object"),
+        pytest.param(b"not json\n", id="not-json"),
+    ],
+)
+def test_corrupt_counts_line_is_named(tmp_path, line):
+    path = tmp_path / "bucket-00000.jsonl"
+    path.write_bytes(b'["fine", 1]\n' + line)
+    with pytest.raises(ValueError, match=r"bucket-00000\.jsonl:2: corrupt counts line"):
+        list(read_bucket(path))
+
+
+def test_other_format_version_is_refused(counts_dir):
+    manifest = json.loads((counts_dir / "manifest.json").read_text(encoding="utf-8"))
+    manifest["version"] = 2
+    (counts_dir / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ValueError, match="counts format version 2, this hf_bpe reads version 1"):
+        dict(iter_counts(counts_dir))
+
+
+def test_missing_bucket_file_is_named(counts_dir):
+    (counts_dir / "bucket-00001.jsonl").unlink()
+    with pytest.raises(ValueError, match="lists bucket-00001.jsonl, which is missing"):
+        read_manifest(counts_dir)
