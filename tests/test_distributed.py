@@ -147,5 +147,5 @@ def test_other_format_version_is_refused(counts_dir):
 
 def test_missing_bucket_file_is_named(counts_dir):
     (counts_dir / "bucket-00001.jsonl").unlink()
-    with pytest.raises(ValueError, match="lists bucket-00001.jsonl, which is missing"):
+    with pytest.raises(ValueError, match=r"lists bucket-00001\.jsonl, which is missing"):
         read_manifest(counts_dir)
