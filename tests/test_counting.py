@@ -1,0 +1,154 @@
+"""Pre-token counting against ``tokenizers``' own pre-tokenizer and trainer."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import multilingual_text, ours, reference_train
+from tokenizers import pre_tokenizers
+
+from hf_bpe import counting
+from hf_bpe.counting import count_dataset, count_files, count_sequences
+from hf_bpe.training import train_from_counts, train_from_files
+
+
+def reference_counts(sequences, *, add_prefix_space=False) -> Counter[str]:
+    """What the reference's ByteLevel pre-tokenizer makes of each sequence, counted."""
+    pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+    return Counter(piece for sequence in sequences for piece, _ in pre_tokenizer.pre_tokenize_str(sequence))
+
+
+@pytest.mark.parametrize("add_prefix_space", [False, True], ids=["plain", "prefix-space"])
+def test_files_are_counted_line_by_line(tmp_path, add_prefix_space):
+    text = multilingual_text(500, seed=11) + "last line without end  "
+    path = tmp_path / "a.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    lines = [line + "\n" for line in text.split("\n")[:-1]] + [text.split("\n")[-1]]
+    result = count_files([path], add_prefix_space=add_prefix_space, workers=1)
+    assert result.counts == reference_counts(lines, add_prefix_space=add_prefix_space)
+    assert result.lines == len(lines) and result.bytes_read == len(text.encode())
+
+
+def test_white_space_never_crosses_a_line_end(tmp_path):
+    """``a\\n  \\nb`` cut whole would give ``\\n  ``; line by line it is ``\\n`` then ``  \\n``."""
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"a\n  \nb\r\n\r\n \t \r \n")
+    counts = count_files([path], workers=1).counts
+    assert counts == reference_counts(["a\n", "  \n", "b\r\n", "\r\n", " \t \r \n"])
+    assert "ĠĠĊ" in counts and "ĊĠĠ" not in counts
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_shards_and_workers_give_the_same_counts(tmp_path, monkeypatch, workers):
+    monkeypatch.setattr(counting, "SHARD_BYTES", 3000)
+    monkeypatch.setattr(counting, "BLOCK_BYTES", 700)
+    paths = []
+    for seed in range(3):
+        path = tmp_path / f"{seed}.txt"
+        path.write_text(multilingual_text(300, seed), encoding="utf-8", newline="")
+        paths.append(path)
+    result = count_files(paths, workers=workers)
+    expected: Counter[str] = Counter()
+    for path in paths:
+        text = path.read_bytes().decode("utf-8")
+        pieces = text.split("\n")
+        expected += reference_counts([p + "\n" for p in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else []))
+    assert result.counts == expected
+    assert ours(train_from_counts(result.counts, vocab_size=1000)) == reference_train(
+        paths, tmp_path / "ref", vocab_size=1000
+    )
+
+
+def test_counts_add_up_across_parts():
+    texts = multilingual_text(200, seed=5).split("\n")
+    whole = count_sequences(texts)
+    assert count_sequences(texts[:77]) + count_sequences(texts[77:]) == whole
+    assert whole == reference_counts(texts)
+
+
+def test_an_iterator_item_is_one_sequence_and_batches_flatten():
+    items = ["one\n\n  two", ["three  \n", "four"], ("five",)]
+    assert count_sequences(items) == reference_counts(["one\n\n  two", "three  \n", "four", "five"])
+    with pytest.raises(TypeError, match=r"item 1 of the training iterator is a int"):
+        count_sequences(["ok", 3])
+
+
+def test_dataset_column():
+    import datasets
+
+    rows = multilingual_text(100, seed=2).split("\n")
+    dataset = datasets.Dataset.from_dict({"text": rows})
+    assert count_dataset(dataset, "text", batch_size=7) == reference_counts(rows)
+
+
+def test_invalid_utf8_names_file_line_and_offset(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"fine\nstill fine\nbad \xff here\nok\n")
+    with pytest.raises(ValueError, match=r"bad\.txt:3: invalid UTF-8 at byte offset 20"):
+        count_files([path], workers=1)
+    # The reference refuses such a file too.
+    with pytest.raises(Exception, match="UTF-8"):
+        reference_train([path], tmp_path / "ref")
+    result = count_files([path], workers=1, errors="replace")
+    assert result.replaced_lines == 1 and result.lines == 4
+    assert result.counts == reference_counts(["fine\n", "still fine\n", "bad \ufffd here\n", "ok\n"])
+
+
+def test_missing_file_and_bad_options(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"nope\.txt: no such file"):
+        count_files([tmp_path / "nope.txt"])
+    with pytest.raises(ValueError, match="errors='ignore'"):
+        count_files([], errors="ignore")
+    with pytest.raises(ValueError, match="workers=0"):
+        count_files([], workers=0)
+
+
+def test_special_tokens_are_text_unless_excluded(tmp_path):
+    """The reference counts special tokens found in the text as ordinary text (tokenizers#1616)."""
+    path = tmp_path / "a.txt"
+    path.write_text("hello<|endoftext|>world <|endoftext|> hello\n" * 20, encoding="utf-8")
+    specials = ["<|endoftext|>"]
+    default = train_from_files([path], vocab_size=320, special_tokens=specials, workers=1)
+    assert ours(default) == reference_train([path], tmp_path / "ref", vocab_size=320, special_tokens=specials)
+    assert "<|" in count_files([path], special_tokens=specials, workers=1).counts
+    excluded = count_files([path], special_tokens=specials, exclude_special_tokens=True, workers=1).counts
+    assert excluded == reference_counts(["hello", "world ", " hello\n"] * 20)
+    assert not any("|" in key for key in excluded)
+
+
+DETERMINISM_SCRIPT = """
+import hashlib, sys
+from hf_bpe import counting
+from hf_bpe.files import format_merges, format_vocab
+from hf_bpe.training import train_from_files
+counting.SHARD_BYTES = 5000
+result = train_from_files(sys.argv[2:], vocab_size=1200, workers=int(sys.argv[1]))
+print(hashlib.sha256((format_vocab(result.vocab) + format_merges(result.merges)).encode()).hexdigest())
+"""
+
+
+def test_same_result_for_any_worker_count_and_hash_seed(tmp_path):
+    paths = []
+    for seed in range(2):
+        path = tmp_path / f"{seed}.txt"
+        path.write_text(multilingual_text(400, seed), encoding="utf-8", newline="")
+        paths.append(str(path))
+    vocab_text, merges_text = reference_train(paths, tmp_path / "ref", vocab_size=1200)
+    expected = hashlib.sha256((vocab_text + merges_text).encode()).hexdigest()
+    for workers, seed in [(1, "0"), (2, "1"), (3, "12345"), (2, "random")]:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        output = subprocess.run(
+            [sys.executable, "-c", DETERMINISM_SCRIPT, str(workers), *paths],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).parent.parent,
+        ).stdout.strip()
+        assert output == expected, (workers, seed)
