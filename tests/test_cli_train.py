@@ -1,0 +1,135 @@
+"""``hf-bpe train`` as a user runs it: a subprocess, files compared with ``tokenizers``' own."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import multilingual_text, reference_train
+
+CONFIGS = Path(__file__).parent.parent / "configs"
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hf_bpe.cli", *map(str, args)], capture_output=True, text=True, timeout=300
+    )
+
+
+def read_output(directory: Path) -> tuple[str, str]:
+    return (directory / "vocab.json").read_text(encoding="utf-8"), (directory / "merges.txt").read_text(
+        encoding="utf-8"
+    )
+
+
+def corpus(tmp_path: Path, count: int = 2) -> list[Path]:
+    paths = []
+    for seed in range(count):
+        path = tmp_path / f"corpus{seed}.txt"
+        path.write_text(multilingual_text(300, seed), encoding="utf-8", newline="")
+        paths.append(path)
+    return paths
+
+
+def test_train_writes_the_reference_files(tmp_path):
+    paths = corpus(tmp_path)
+    done = run("train", *paths, "--output", tmp_path / "out", "--vocab-size", "1500", "--special-tokens", "<s>", "</s>",
+               "--min-frequency", "2", "--add-prefix-space", "--workers", "2", "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    expected = reference_train(
+        paths, tmp_path / "ref", vocab_size=1500, special_tokens=["<s>", "</s>"], min_frequency=2, add_prefix_space=True
+    )
+    assert read_output(tmp_path / "out") == expected
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "merges.txt",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "vocab.json",
+    ]
+    assert "vocab size 823, 565 merges learned, stopped: min_frequency" in done.stdout and "out" in done.stdout
+    assert done.stderr == ""  # --no-progress
+
+
+def test_progress_bars_go_to_stderr(tmp_path):
+    paths = corpus(tmp_path, 1)
+    done = run("train", *paths, "--output", tmp_path / "out", "--vocab-size", "400")
+    assert done.returncode == 0, done.stderr
+    assert "counting" in done.stderr and "merging" in done.stderr
+    assert read_output(tmp_path / "out") == reference_train(paths, tmp_path / "ref", vocab_size=400)
+
+
+def test_config_with_command_line_override(tmp_path):
+    paths = corpus(tmp_path, 1)
+    done = run("train", *paths, "-o", tmp_path / "out", "--config", CONFIGS / "gpt2.json", "--vocab-size", "700",
+               "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert read_output(tmp_path / "out") == reference_train(
+        paths, tmp_path / "ref", vocab_size=700, special_tokens=["<|endoftext|>"]
+    )
+    config = json.loads((tmp_path / "out" / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["eos_token"] == "<|endoftext|>"
+
+
+def test_presets_are_valid(tmp_path):
+    from hf_bpe.cli import read_config
+
+    assert read_config(str(CONFIGS / "gpt2.json"))["vocab_size"] == 50257
+    assert read_config(str(CONFIGS / "demo.json"))["vocab_size"] == 2000
+    code = read_config(str(CONFIGS / "code.json"))
+    paths = corpus(tmp_path, 1)
+    done = run("train", *paths, "-o", tmp_path / "out", "--config", CONFIGS / "code.json", "--vocab-size", "600",
+               "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert read_output(tmp_path / "out") == reference_train(
+        paths,
+        tmp_path / "ref",
+        vocab_size=600,
+        min_frequency=code["min_frequency"],
+        max_token_length=code["max_token_length"],
+        special_tokens=code["special_tokens"],
+    )
+    config = json.loads((tmp_path / "out" / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["pad_token"] == "<|pad|>"
+
+
+def test_role_tokens_and_exclusion(tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text("hello<eos>world <eos>\n" * 30, encoding="utf-8")
+    done = run("train", path, "-o", tmp_path / "out", "--vocab-size", "300", "--eos-token", "<eos>",
+               "--exclude-special-tokens", "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    vocab = json.loads((tmp_path / "out" / "vocab.json").read_text(encoding="utf-8"))
+    assert vocab["<eos>"] == 0
+    assert not any("eos" in token for token in vocab if token != "<eos>")  # never counted as text
+    # Without exclusion the reference's behaviour: the special token's text is counted like any other text.
+    done = run("train", path, "-o", tmp_path / "out2", "--vocab-size", "300", "--eos-token", "<eos>", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert read_output(tmp_path / "out2") == reference_train(
+        [path], tmp_path / "ref", vocab_size=300, special_tokens=["<eos>"]
+    )
+
+
+def test_user_errors_are_one_line_without_traceback(tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text("hello\n", encoding="utf-8")
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok\n\xc3\x28\n")
+    config = tmp_path / "preset.json"
+    config.write_text('{"vocab_size": 100, "colour": "blue"}', encoding="utf-8")
+    cases = [
+        (["train", tmp_path / "missing.txt", "-o", tmp_path / "o"], 1, "missing.txt: no such file"),
+        (["train", bad, "-o", tmp_path / "o"], 1, "bad.txt:2: invalid UTF-8 at byte offset 3"),
+        (["train", good, "-o", tmp_path / "o", "--config", config], 2, "unknown option 'colour'"),
+        (["train", good, "-o", tmp_path / "o", "--config", tmp_path / "nope.json"], 2, "nope.json: no such file"),
+        (["train", good, "-o", tmp_path / "o", "--vocab-size", "many"], 2, "'many' is not an integer"),
+        (["train", good], 2, "--output"),
+        (["train", good, "-o", good], 1, "is a file, not a directory"),
+    ]
+    for args, status, message in cases:
+        done = run(*args, "--no-progress") if "--vocab-size" not in args else run(*args)
+        assert done.returncode == status, (args, done.stderr)
+        assert message in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+        assert not (tmp_path / "o").exists()
