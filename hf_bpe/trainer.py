@@ -276,41 +276,44 @@ def _merge_loop(
 
         for index in positions:
             word = words[index]
-            if a not in word:
-                continue
-            count = word_counts[index]
-            i = 0
             size = len(word)
-            # Word::merge: scan left to right, merge each (a, b), update the neighbours' pairs.
-            while i < size - 1:
-                if word[i] != a or word[i + 1] != b:
+            count = word_counts[index]
+            # Word::merge: scan left to right, merge each (a, b), update the neighbours' pairs. list.index finds
+            # the candidates in C; a word without one ends in ValueError.
+            i = 0
+            try:
+                while True:
+                    i = word.index(a, i, size - 1)
+                    if word[i + 1] != b:
+                        i += 1
+                        continue
+                    if i > 0:
+                        before = word[i - 1]
+                        key = before << shift | a
+                        pair_counts[key] = get(key, 0) - count
+                        if limit < 0 or lengths[before] + new_length < limit:
+                            key = before << shift | new
+                            pair_counts[key] = get(key, 0) + count
+                            if key in where:
+                                where[key].add(index)
+                            else:
+                                where[key] = {index}
+                    word[i : i + 2] = (new,)
+                    size -= 1
                     i += 1
-                    continue
-                if i > 0:
-                    before = word[i - 1]
-                    key = before << shift | a
-                    pair_counts[key] = get(key, 0) - count
-                    if limit < 0 or lengths[before] + new_length < limit:
-                        key = before << shift | new
-                        pair_counts[key] = get(key, 0) + count
-                        if key in where:
-                            where[key].add(index)
-                        else:
-                            where[key] = {index}
-                word[i : i + 2] = (new,)
-                size -= 1
-                if i < size - 1:
-                    after = word[i + 1]
-                    key = b << shift | after
-                    pair_counts[key] = get(key, 0) - count
-                    if limit < 0 or new_length + lengths[after] < limit:
-                        key = new_left | after
-                        pair_counts[key] = get(key, 0) + count
-                        if key in where:
-                            where[key].add(index)
-                        else:
-                            where[key] = {index}
-                i += 1
+                    if i < size:
+                        after = word[i]
+                        key = b << shift | after
+                        pair_counts[key] = get(key, 0) - count
+                        if limit < 0 or new_length + lengths[after] < limit:
+                            key = new_left | after
+                            pair_counts[key] = get(key, 0) + count
+                            if key in where:
+                                where[key].add(index)
+                            else:
+                                where[key] = {index}
+            except ValueError:
+                pass
         for key, gained in where.items():
             count = pair_counts[key]
             if count > 0:
@@ -324,5 +327,7 @@ def _merge_loop(
 
     # The reference keeps merges in a map from pair to (rank, id): a pair merged twice keeps its last rank.
     last = {pair: rank for rank, pair in enumerate(merges)}
-    ordered = [(tokens[a], tokens[b]) for rank, (a, b) in enumerate(merges) if last[(a, b)] == rank]
+    if len(last) < len(merges):
+        merges = [pair for rank, pair in enumerate(merges) if last[pair] == rank]
+    ordered = [(tokens[a], tokens[b]) for a, b in merges]
     return ordered, len(merges), stop
