@@ -145,3 +145,10 @@ def stdlib_files() -> list[Path]:
     root = Path(sys.modules["os"].__file__).parent
     names = ["argparse.py", "typing.py", "inspect.py", "difflib.py", "pydoc_data/topics.py", "tarfile.py"]
     return [root / name for name in names if (root / name).is_file()]
+
+
+@pytest.fixture(scope="session")
+def stdlib_all_files() -> list[Path]:
+    """Every top-level ``.py`` file of the standard library (about 5 MB), for the slow parity runs."""
+    root = Path(sys.modules["os"].__file__).parent
+    return sorted(root.glob("*.py"))

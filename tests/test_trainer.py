@@ -101,9 +101,9 @@ def test_stdlib_sources(stdlib_files, tmp_path, vocab_size):
         pytest.param({"vocab_size": 32000, "max_token_length": 16}, id="32k-maxlen16"),
     ],
 )
-def test_stdlib_sources_big(stdlib_files, tmp_path, options):
-    expected = reference_train(stdlib_files, tmp_path / "ref", **options)
-    assert ours(train_from_files(stdlib_files, workers=2, **options)) == expected
+def test_stdlib_sources_big(stdlib_all_files, tmp_path, options):
+    expected = reference_train(stdlib_all_files, tmp_path / "ref", **options)
+    assert ours(train_from_files(stdlib_all_files, workers=2, **options)) == expected
 
 
 def test_iterator_and_batches(tmp_path):
