@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, bytes_to_unicode
 from hf_bpe.files import Merges, Vocab, read_merges, read_vocab, write_merges, write_vocab
+from hf_bpe.trainer import TrainResult
+from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
 
 __version__ = "0.1.0"
 
@@ -16,11 +18,16 @@ __all__ = [
     "GPT2_SPLIT_PATTERN",
     "Merges",
     "SplitPattern",
+    "TrainResult",
     "Vocab",
     "__version__",
     "bytes_to_unicode",
     "read_merges",
     "read_vocab",
+    "train_from_counts",
+    "train_from_dataset",
+    "train_from_files",
+    "train_from_iterator",
     "write_merges",
     "write_vocab",
 ]
