@@ -105,7 +105,7 @@ def train_bpe(
         limit_alphabet: keep at most this many alphabet characters, the most frequent ones; the initial
             alphabet counts as most frequent. (With the full byte alphabet as initial alphabet and a limit below
             256, the reference picks among equally "frequent" characters in hash order, so it is not
-            deterministic; here the lowest code points are kept.)
+            deterministic; here the characters most frequent in the text are kept, then the lowest code points.)
         initial_alphabet: characters always in the alphabet (default: the 256 byte-level characters).
         max_token_length: merged tokens are made only below this many characters (see the module docstring).
         progress: called as ``progress(merges_done, merges_wanted)`` during merging.
@@ -137,7 +137,8 @@ def train_bpe(
         for word, count in counts.items():
             for char in word:
                 frequency[char] += count
-        # Rarest first; initial characters count as infinitely frequent. Ties: higher code points go first.
+        # Rarest first; initial characters go last (the reference: infinitely frequent), and among them the rarer in
+        # the text, then higher code points, go first (the reference leaves that order to hash iteration).
         ranked = sorted(alphabet, key=lambda c: (c in initial, frequency.get(c, 0), -ord(c)))
         alphabet = set(ranked[len(alphabet) - limit_alphabet :])
     for char in sorted(alphabet):
