@@ -1,0 +1,105 @@
+"""GPT-2's real vocabulary without the model hub: fetched from the package index, verified, converted, cached.
+
+OpenAI's ``openai-whisper`` source distribution ships GPT-2's byte-pair ranks as ``whisper/assets/gpt2.tiktoken``.
+:func:`gpt2_files` downloads that sdist with pip (the package index is the only network it needs), checks the
+file's SHA-256, converts it with :mod:`hf_bpe.tiktoken_files` and caches ``vocab.json`` + ``merges.txt`` (and the
+rank file itself, for tiktoken) under ``$HF_BPE_CACHE`` (default ``~/.cache/hf_bpe``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.files import GPT2_SPECIAL_TOKEN, format_merges, format_vocab, write_files
+from hf_bpe.tiktoken_files import ranks_to_vocab_and_merges, read_tiktoken_ranks
+
+WHISPER_SDIST = "openai-whisper==20250625"
+RANKS_MEMBER = "whisper/assets/gpt2.tiktoken"
+RANKS_SHA256 = "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930"
+RANKS_FILE = "gpt2.tiktoken"
+#: GPT-2's split pattern in tiktoken's spelling (the same pre-tokens as hf_bpe's ``GPT2_SPLIT_PATTERN``).
+TIKTOKEN_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+GPT2_VOCAB_SIZE = 50257
+
+
+def cache_dir() -> Path:
+    """Where GPT-2's files are kept: ``$HF_BPE_CACHE/gpt2`` or ``~/.cache/hf_bpe/gpt2``."""
+    root = os.environ.get("HF_BPE_CACHE") or Path.home() / ".cache" / "hf_bpe"
+    return Path(root) / "gpt2"
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _download_ranks(target: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="hf-bpe-whisper-") as scratch:
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
+        done = subprocess.run([*command, "--dest", scratch, WHISPER_SDIST], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"pip could not download {WHISPER_SDIST}: {done.stderr.strip()[-500:]}")
+        archives = list(Path(scratch).glob("*.tar.gz"))
+        if not archives:
+            raise RuntimeError(f"pip downloaded no source archive of {WHISPER_SDIST} into {scratch}")
+        with tarfile.open(archives[0]) as archive:
+            member = next((m for m in archive.getmembers() if m.name.endswith("/" + RANKS_MEMBER)), None)
+            if member is None or not member.isfile():
+                raise RuntimeError(f"{archives[0].name} has no {RANKS_MEMBER}")
+            extracted = archive.extractfile(member)
+            assert extracted is not None  # a regular file always has contents
+            data = extracted.read()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != RANKS_SHA256:
+        raise RuntimeError(f"{RANKS_MEMBER} from {WHISPER_SDIST} has SHA-256 {digest}, expected {RANKS_SHA256}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_suffix(".partial")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
+
+
+def gpt2_files(directory: str | os.PathLike[str] | None = None) -> Path:
+    """A directory with GPT-2's ``vocab.json``, ``merges.txt`` and ``gpt2.tiktoken``, made on first use.
+
+    Args:
+        directory: where to keep them (default: :func:`cache_dir`).
+
+    Returns:
+        The directory.
+
+    Raises:
+        RuntimeError: if the download fails or the rank file's checksum is wrong.
+    """
+    directory = Path(directory) if directory is not None else cache_dir()
+    ranks_path = directory / RANKS_FILE
+    if not ranks_path.is_file() or _sha256(ranks_path) != RANKS_SHA256:
+        _download_ranks(ranks_path)
+    if not (directory / "vocab.json").is_file() or not (directory / "merges.txt").is_file():
+        vocab, merges = ranks_to_vocab_and_merges(
+            read_tiktoken_ranks(ranks_path), {GPT2_SPECIAL_TOKEN: GPT2_VOCAB_SIZE - 1}
+        )
+        write_files(directory, {"vocab.json": format_vocab(vocab), "merges.txt": format_merges(merges)})
+    return directory
+
+
+def tiktoken_gpt2(directory: str | os.PathLike[str] | None = None) -> Any:
+    """tiktoken's GPT-2 encoding built from the same rank file (the reference for GPT-2's ids).
+
+    Needs ``tiktoken`` installed (a test dependency).
+    """
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    ranks = load_tiktoken_bpe(str(gpt2_files(directory) / RANKS_FILE))
+    return tiktoken.Encoding(
+        "gpt2-hf-bpe",
+        pat_str=TIKTOKEN_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens={GPT2_SPECIAL_TOKEN: GPT2_VOCAB_SIZE - 1},
+    )

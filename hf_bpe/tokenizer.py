@@ -1,0 +1,352 @@
+"""The transformers tokenizer class: GPT-2-style byte-level BPE on transformers v5's Python backend.
+
+:class:`BPETokenizer` is a ``PreTrainedTokenizer`` (v5's ``PythonBackend``) that loads ``vocab.json`` +
+``merges.txt`` (hf_bpe's or GPT-2's own) and gives exactly GPT-2's ids. The BPE work is
+:class:`hf_bpe.bpe.BytePairEncoder`'s; this module adapts it to transformers: special and added tokens, the
+backend hooks, saving, pickling, and a fast path for the common ``tok(texts)`` call that skips transformers'
+per-token Python loop (the generic path is several times slower than the Rust backend).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import regex
+from transformers import BatchEncoding, PreTrainedTokenizer
+from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
+
+from hf_bpe.bpe import BytePairEncoder
+from hf_bpe.byte_level import from_byte_level
+from hf_bpe.files import (
+    GPT2_SPECIAL_TOKEN,
+    MERGES_FILE,
+    VOCAB_FILE,
+    format_merges,
+    format_vocab,
+    read_merges,
+    read_vocab,
+    write_files,
+)
+
+
+class BPETokenizer(PreTrainedTokenizer):
+    """Byte-level BPE tokenizer for transformers, identical in its ids to GPT-2's tokenizer.
+
+    Args:
+        vocab_file: path to ``vocab.json``.
+        merges_file: path to ``merges.txt``.
+        errors: how ``decode`` treats invalid UTF-8 (as ``bytes.decode``).
+        unk_token: the unknown token (GPT-2: ``<|endoftext|>``).
+        bos_token: the beginning-of-sequence token (GPT-2: ``<|endoftext|>``).
+        eos_token: the end-of-sequence token (GPT-2: ``<|endoftext|>``).
+        pad_token: the padding token (GPT-2 has none).
+        add_prefix_space: add a space before the text, so the first word is encoded like any other.
+        add_bos_token: put ``bos_token`` in front of every sequence.
+        clean_up_tokenization_spaces: off by default, so that ``decode(encode(s)) == s``.
+
+    >>> import hf_bpe, tempfile
+    >>> directory = tempfile.mkdtemp()
+    >>> _ = hf_bpe.train_from_iterator(["hug pug hug"], vocab_size=260).save(directory)
+    >>> tok = BPETokenizer.from_pretrained(directory)
+    >>> tok("hug pug")["input_ids"], tok.decode(tok("hug pug")["input_ids"])
+    ([257, 220, 258], 'hug pug')
+    """
+
+    vocab_files_names = {"vocab_file": VOCAB_FILE, "merges_file": MERGES_FILE}  # noqa: RUF012 (transformers' API)
+    model_input_names = ["input_ids", "attention_mask"]  # noqa: RUF012
+
+    def __init__(
+        self,
+        vocab_file: str | os.PathLike[str],
+        merges_file: str | os.PathLike[str],
+        errors: str = "replace",
+        unk_token: Any = GPT2_SPECIAL_TOKEN,
+        bos_token: Any = GPT2_SPECIAL_TOKEN,
+        eos_token: Any = GPT2_SPECIAL_TOKEN,
+        pad_token: Any = None,
+        add_prefix_space: bool = False,
+        add_bos_token: bool = False,
+        clean_up_tokenization_spaces: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        self.encoder = read_vocab(vocab_file)
+        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
+        self.merges = read_merges(merges_file, self.encoder)
+        self.bpe = BytePairEncoder(self.encoder, self.merges, add_prefix_space=False)
+        self.errors = errors
+        self.add_prefix_space = add_prefix_space
+        self.add_bos_token = add_bos_token
+        self._added_pattern: regex.Pattern[str] | None = None
+        self._added_pattern_key: tuple[str, ...] | None = None
+        super().__init__(
+            errors=errors,
+            unk_token=unk_token,
+            bos_token=bos_token,
+            eos_token=eos_token,
+            pad_token=pad_token,
+            add_prefix_space=add_prefix_space,
+            add_bos_token=add_bos_token,
+            clean_up_tokenization_spaces=clean_up_tokenization_spaces,
+            **kwargs,
+        )
+
+    # -- vocabulary ---------------------------------------------------------------------------------------------
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.encoder)
+
+    def get_vocab(self) -> dict[str, int]:
+        return {**self.encoder, **self.added_tokens_encoder}
+
+    def _convert_token_to_id(self, token: str) -> int:
+        found = self.encoder.get(token)
+        if found is None:
+            found = self.encoder.get(str(self.unk_token)) if self.unk_token is not None else None
+        if found is None:
+            raise KeyError(f"token {token!r} is not in the vocabulary and there is no unk_token")
+        return found
+
+    def _convert_id_to_token(self, index: int) -> str:
+        token = self.decoder.get(index)
+        if token is None:
+            raise IndexError(f"id {index} is not in the vocabulary (size {len(self.encoder)})")
+        return token
+
+    # -- encoding -----------------------------------------------------------------------------------------------
+
+    def prepare_for_tokenization(
+        self, text: str, is_split_into_words: bool = False, **kwargs: Any
+    ) -> tuple[str, dict[str, Any]]:
+        add_prefix_space = kwargs.pop("add_prefix_space", self.add_prefix_space)
+        if (is_split_into_words or add_prefix_space) and text and not text[0].isspace():
+            text = " " + text
+        return text, kwargs
+
+    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
+        """Byte-level tokens of ``text`` (no special-token matching; transformers' slow path does that)."""
+        return [self.decoder[token_id] for token_id in self.bpe.encode_ordinary(_replace_surrogates(text))]
+
+    def _added_tokens_pattern(self) -> regex.Pattern[str] | None:
+        """A pattern matching every added token whole, longest first (rebuilt when the added tokens change)."""
+        key = tuple(self._added_tokens_encoder)
+        if key != self._added_pattern_key:
+            ordered = sorted(key, key=lambda token: (-len(token), token))
+            self._added_pattern = regex.compile("|".join(map(regex.escape, ordered))) if ordered else None
+            self._added_pattern_key = key
+        return self._added_pattern
+
+    def _fast_path_ok(self) -> bool:
+        """Whether no added token needs transformers' own handling (lstrip/rstrip/single_word/normalized)."""
+        return not any(
+            token.lstrip or token.rstrip or token.single_word for token in self._added_tokens_decoder.values()
+        )
+
+    def encode_text(
+        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None
+    ) -> list[int]:
+        """The ids of one text, added and special tokens matched whole (unless ``split_special_tokens``).
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
+        text = _replace_surrogates(text)
+        prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
+        if prefix and text and not text[0].isspace():
+            text = " " + text
+        encode = self.bpe.encode_ordinary
+        pattern = None if split_special_tokens else self._added_tokens_pattern()
+        if pattern is None:
+            return encode(text)
+        ids: list[int] = []
+        start = 0
+        added = self._added_tokens_encoder
+        for match in pattern.finditer(text):
+            if match.start() > start:
+                ids += encode(text[start : match.start()])
+            ids.append(added[match.group()])
+            start = match.end()
+        if start < len(text):
+            ids += encode(text[start:])
+        return ids
+
+    def _encode_plus(  # type: ignore[override]
+        self,
+        text: Any,
+        text_pair: Any = None,
+        add_special_tokens: bool = True,
+        padding_strategy: PaddingStrategy = PaddingStrategy.DO_NOT_PAD,
+        truncation_strategy: TruncationStrategy = TruncationStrategy.DO_NOT_TRUNCATE,
+        max_length: int | None = None,
+        stride: int = 0,
+        is_split_into_words: bool = False,
+        pad_to_multiple_of: int | None = None,
+        padding_side: str | None = None,
+        return_tensors: Any = None,
+        return_token_type_ids: bool | None = None,
+        return_attention_mask: bool | None = None,
+        return_overflowing_tokens: bool = False,
+        return_special_tokens_mask: bool = False,
+        return_length: bool = False,
+        verbose: bool = True,
+        **kwargs: Any,
+    ) -> BatchEncoding:
+        texts = [text] if isinstance(text, str) else text
+        simple = (
+            text_pair is None
+            and not is_split_into_words
+            and isinstance(texts, (list, tuple))
+            and all(isinstance(t, str) for t in texts)
+            and not (set(kwargs) - {"split_special_tokens", "add_prefix_space"})
+            and self._fast_path_ok()
+        )
+        if not simple:
+            return super()._encode_plus(
+                text,
+                text_pair=text_pair,
+                add_special_tokens=add_special_tokens,
+                padding_strategy=padding_strategy,
+                truncation_strategy=truncation_strategy,
+                max_length=max_length,
+                stride=stride,
+                is_split_into_words=is_split_into_words,
+                pad_to_multiple_of=pad_to_multiple_of,
+                padding_side=padding_side,
+                return_tensors=return_tensors,
+                return_token_type_ids=return_token_type_ids,
+                return_attention_mask=return_attention_mask,
+                return_overflowing_tokens=return_overflowing_tokens,
+                return_special_tokens_mask=return_special_tokens_mask,
+                return_length=return_length,
+                verbose=verbose,
+                **kwargs,
+            )
+        split = kwargs.get("split_special_tokens", self.split_special_tokens)
+        prefix = kwargs.get("add_prefix_space")
+        encoded = [self.encode_text(t, split_special_tokens=split, add_prefix_space=prefix) for t in texts]
+        plain = (
+            padding_strategy == PaddingStrategy.DO_NOT_PAD
+            and truncation_strategy == TruncationStrategy.DO_NOT_TRUNCATE
+            and not return_overflowing_tokens
+            and not return_special_tokens_mask
+            and not return_length
+            and not return_token_type_ids
+        )
+        if not plain:
+            # transformers does truncation, padding and the extra outputs from ids.
+            ids: Any = encoded[0] if isinstance(text, str) else encoded
+            return super()._encode_plus(
+                ids,
+                add_special_tokens=add_special_tokens,
+                padding_strategy=padding_strategy,
+                truncation_strategy=truncation_strategy,
+                max_length=max_length,
+                stride=stride,
+                pad_to_multiple_of=pad_to_multiple_of,
+                padding_side=padding_side,
+                return_tensors=return_tensors,
+                return_token_type_ids=return_token_type_ids,
+                return_attention_mask=return_attention_mask,
+                return_overflowing_tokens=return_overflowing_tokens,
+                return_special_tokens_mask=return_special_tokens_mask,
+                return_length=return_length,
+                verbose=verbose,
+            )
+        if add_special_tokens and self.add_bos_token and self.bos_token_id is not None:
+            bos = [self.bos_token_id]
+            encoded = [bos + ids for ids in encoded]
+        data: dict[str, Any] = {"input_ids": encoded}
+        if return_attention_mask is None:
+            return_attention_mask = "attention_mask" in self.model_input_names
+        if return_attention_mask:
+            data["attention_mask"] = [[1] * len(ids) for ids in encoded]
+        if isinstance(text, str):
+            data = {key: value[0] for key, value in data.items()}
+            return BatchEncoding(data, tensor_type=return_tensors, prepend_batch_axis=return_tensors is not None)
+        return BatchEncoding(data, tensor_type=return_tensors)
+
+    def build_inputs_with_special_tokens(
+        self, token_ids_0: list[int], token_ids_1: list[int] | None = None
+    ) -> list[int]:
+        bos = [self.bos_token_id] if self.add_bos_token and self.bos_token_id is not None else []
+        output = bos + token_ids_0
+        if token_ids_1 is not None:
+            output = output + bos + token_ids_1
+        return output
+
+    def get_special_tokens_mask(
+        self, token_ids_0: list[int], token_ids_1: list[int] | None = None, already_has_special_tokens: bool = False
+    ) -> list[int]:
+        if already_has_special_tokens:
+            special = set(self.all_special_ids)
+            return [1 if token_id in special else 0 for token_id in token_ids_0]
+        bos = [1] if self.add_bos_token and self.bos_token_id is not None else []
+        mask = bos + [0] * len(token_ids_0)
+        if token_ids_1 is not None:
+            mask += bos + [0] * len(token_ids_1)
+        return mask
+
+    def num_special_tokens_to_add(self, pair: bool = False) -> int:
+        return (2 if pair else 1) if self.add_bos_token and self.bos_token_id is not None else 0
+
+    # -- decoding -----------------------------------------------------------------------------------------------
+
+    def convert_tokens_to_string(self, tokens: list[str]) -> str:
+        data = bytearray()
+        added = self._added_tokens_encoder
+        for token in tokens:
+            data += token.encode("utf-8") if token in added else from_byte_level(token)
+        return data.decode("utf-8", self.errors)
+
+    def _decode(
+        self,
+        token_ids: int | Sequence[int],
+        skip_special_tokens: bool = False,
+        clean_up_tokenization_spaces: bool | None = None,
+        **kwargs: Any,
+    ) -> str:
+        ids = [token_ids] if isinstance(token_ids, int) else token_ids
+        added = self._added_tokens_decoder
+        special = set(self.all_special_ids) if skip_special_tokens else set()
+        decoder = self.decoder
+        data = bytearray()
+        for token_id in ids:
+            token_id = int(token_id)
+            if token_id in special:
+                continue
+            if token_id in added:
+                data += added[token_id].content.encode("utf-8")
+            else:
+                token = decoder.get(token_id)
+                if token is None:
+                    raise IndexError(f"id {token_id} is not in the vocabulary (size {len(self)})")
+                data += from_byte_level(token)
+        text = data.decode("utf-8", self.errors)
+        clean = (
+            self.clean_up_tokenization_spaces if clean_up_tokenization_spaces is None else clean_up_tokenization_spaces
+        )
+        return self.clean_up_tokenization(text) if clean else text
+
+    # -- saving and pickling ------------------------------------------------------------------------------------
+
+    def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
+        prefix = f"{filename_prefix}-" if filename_prefix else ""
+        names = (prefix + VOCAB_FILE, prefix + MERGES_FILE)
+        write_files(save_directory, {names[0]: format_vocab(self.encoder), names[1]: format_merges(self.merges)})
+        return tuple(os.path.join(save_directory, name) for name in names)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_added_pattern"] = None
+        state["_added_pattern_key"] = None
+        return state
+
+
+def _replace_surrogates(text: str) -> str:
+    from hf_bpe.byte_level import replace_surrogates
+
+    return replace_surrogates(text)
