@@ -30,6 +30,18 @@ from hf_bpe.files import (
     write_files,
 )
 
+#: The module ``save_pretrained`` writes beside the files after ``register_for_auto_class()``.
+REMOTE_CODE_MODULE = """\
+# Written by hf_bpe for AutoTokenizer.from_pretrained(..., trust_remote_code=True).
+# The tokenizer class is hf_bpe's BPETokenizer, from the installed package.
+try:
+    from hf_bpe.tokenizer import BPETokenizer
+except ImportError as error:
+    raise ImportError("this tokenizer needs the hf_bpe package: pip install hf-bpe") from error
+
+__all__ = ["BPETokenizer"]
+"""
+
 
 class BPETokenizer(PreTrainedTokenizer):
     """Byte-level BPE tokenizer for transformers, identical in its ids to GPT-2's tokenizer.
@@ -334,10 +346,31 @@ class BPETokenizer(PreTrainedTokenizer):
     # -- saving and pickling ------------------------------------------------------------------------------------
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
+        """Write ``vocab.json``, ``merges.txt`` and, for loading without hf_bpe, ``tokenizer.json``."""
         prefix = f"{filename_prefix}-" if filename_prefix else ""
-        names = (prefix + VOCAB_FILE, prefix + MERGES_FILE)
-        write_files(save_directory, {names[0]: format_vocab(self.encoder), names[1]: format_merges(self.merges)})
-        return tuple(os.path.join(save_directory, name) for name in names)
+        specials = [token for token in self._added_tokens_encoder if token in self.encoder]
+        files = {
+            prefix + VOCAB_FILE: format_vocab(self.encoder),
+            prefix + MERGES_FILE: format_merges(self.merges),
+            prefix + TOKENIZER_FILE: tokenizer_json(
+                self.encoder, self.merges, specials, add_prefix_space=self.add_prefix_space
+            ),
+        }
+        write_files(save_directory, files)
+        return tuple(os.path.join(save_directory, name) for name in files)
+
+    def save_pretrained(self, save_directory: str | os.PathLike[str], *args: Any, **kwargs: Any) -> tuple[str, ...]:
+        """transformers' ``save_pretrained``; after ``register_for_auto_class()`` it also writes the module file.
+
+        transformers copies the class's module for ``trust_remote_code``; hf_bpe writes a two-line module that
+        imports the class from the installed package instead, so a load gets this very class (and a clear
+        error naming the package to install where hf_bpe is missing).
+        """
+        saved = super().save_pretrained(save_directory, *args, **kwargs)
+        if getattr(self, "_auto_class", None):
+            module = os.path.join(save_directory, os.path.basename(__file__))
+            write_files(save_directory, {os.path.basename(module): REMOTE_CODE_MODULE})
+        return tuple(saved)
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
