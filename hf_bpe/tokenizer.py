@@ -18,15 +18,17 @@ from transformers import BatchEncoding, PreTrainedTokenizer
 from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
 
 from hf_bpe.bpe import BytePairEncoder
-from hf_bpe.byte_level import from_byte_level
+from hf_bpe.byte_level import from_byte_level, replace_surrogates
 from hf_bpe.files import (
     GPT2_SPECIAL_TOKEN,
     MERGES_FILE,
+    TOKENIZER_FILE,
     VOCAB_FILE,
     format_merges,
     format_vocab,
     read_merges,
     read_vocab,
+    tokenizer_json,
     write_files,
 )
 
@@ -139,7 +141,7 @@ class BPETokenizer(PreTrainedTokenizer):
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         """Byte-level tokens of ``text`` (no special-token matching; transformers' slow path does that)."""
-        return [self.decoder[token_id] for token_id in self.bpe.encode_ordinary(_replace_surrogates(text))]
+        return [self.decoder[token_id] for token_id in self.bpe.encode_ordinary(replace_surrogates(text))]
 
     def _added_tokens_pattern(self) -> regex.Pattern[str] | None:
         """A pattern matching every added token whole, longest first (rebuilt when the added tokens change)."""
@@ -166,7 +168,7 @@ class BPETokenizer(PreTrainedTokenizer):
         """
         if not isinstance(text, str):
             raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        text = _replace_surrogates(text)
+        text = replace_surrogates(text)
         prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
         if prefix and text and not text[0].isspace():
             text = " " + text
@@ -377,9 +379,3 @@ class BPETokenizer(PreTrainedTokenizer):
         state["_added_pattern"] = None
         state["_added_pattern_key"] = None
         return state
-
-
-def _replace_surrogates(text: str) -> str:
-    from hf_bpe.byte_level import replace_surrogates
-
-    return replace_surrogates(text)
