@@ -152,3 +152,62 @@ def stdlib_all_files() -> list[Path]:
     """Every top-level ``.py`` file of the standard library (about 5 MB), for the slow parity runs."""
     root = Path(sys.modules["os"].__file__).parent
     return sorted(root.glob("*.py"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Encoding parity (tests/test_gpt2_parity.py, test_tokenizer.py, test_auto.py, test_datasets.py): GPT-2's real
+# vocabulary from the openai-whisper sdist (hf_bpe.gpt2), against tiktoken and transformers' Rust GPT2Tokenizer.
+# ---------------------------------------------------------------------------------------------------------------
+
+ADVERSARIAL = [
+    "",
+    " ",
+    "     ",
+    "a     b",
+    "\t\t\tx\t",
+    "\n\n\n",
+    "line\r\nline\r\n\r\n",
+    "trailing spaces   ",
+    "nbsp\u00a0and\u3000ideographic\u2028separator",
+    "I'M SURE YOU'RE RIGHT, it's what we'd've done. 'll 've",
+    "digits 0123 ١٢٣ ४५६ ０１２ 𝟘𝟙𝟚 ⅫⅩ ²³",
+    "emoji 👨\u200d👩\u200d👧\u200d👦 👍🏽 🇯🇵 ❤️",
+    "combining e\u0301 a\u0308\u0301 \u0915\u094d\u0937",
+    "control \x00\x01\x07\x1b[0m\x7f\x85 end",
+    "x<|endoftext|>y<|endoftext|><|endoftext|> <|endoftext|>\n",
+    "in<|endoftext|>side words and <|endof text|> broken",
+    "new code points \u0558\u0559 \ua7ce\ua7cf \U00010940 \U00018e00 \U0001e5d0",
+    "supercalifragilistic" * 50,
+    "日本語のテキストはスペースなしで続きます。" * 20,
+    "a" * 3000 + " " + "ab" * 2000,
+    "\u200b\u200c\u200d\ufeff zero widths",
+]
+
+
+@pytest.fixture(scope="session")
+def gpt2_dir() -> Path:
+    """GPT-2's vocab.json + merges.txt (+ gpt2.tiktoken), downloaded once and cached by hf_bpe.gpt2."""
+    from hf_bpe.gpt2 import gpt2_files
+
+    return gpt2_files()
+
+
+@pytest.fixture(scope="session")
+def gpt2_tiktoken(gpt2_dir: Path):
+    from hf_bpe.gpt2 import tiktoken_gpt2
+
+    return tiktoken_gpt2(gpt2_dir)
+
+
+@pytest.fixture(scope="session")
+def gpt2_rust(gpt2_dir: Path):
+    from transformers import GPT2Tokenizer
+
+    return GPT2Tokenizer.from_pretrained(str(gpt2_dir))
+
+
+@pytest.fixture(scope="session")
+def gpt2_ours(gpt2_dir: Path):
+    from hf_bpe import BPETokenizer
+
+    return BPETokenizer.from_pretrained(str(gpt2_dir))
