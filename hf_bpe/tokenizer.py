@@ -209,6 +209,10 @@ class BPETokenizer(PreTrainedTokenizer):
         verbose: bool = True,
         **kwargs: Any,
     ) -> BatchEncoding:
+        if not isinstance(text, (str, list, tuple)):
+            raise TypeError(
+                f"expected a string or a list of strings to encode, got {type(text).__name__}: {text!r:.60}"
+            )
         texts = [text] if isinstance(text, str) else text
         simple = (
             text_pair is None

@@ -1,0 +1,176 @@
+"""BPETokenizer on hand-made and trained vocabularies, against the Rust backend loaded from the same files."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from transformers import GPT2Tokenizer, PreTrainedTokenizer
+
+import hf_bpe
+from hf_bpe import BPETokenizer
+from hf_bpe.files import write_tokenizer_dir
+from tests.conftest import COURSE, multilingual_text
+
+# A toy vocabulary to check on paper. Merge order decides: "a b" before "b c" makes "abc" -> "ab" "c"; the
+# tie "a a" in "aaa" goes to the leftmost pair, so "aaa" -> "aa" "a".
+TOY_VOCAB = {"a": 0, "b": 1, "c": 2, "Ġ": 3, "ab": 4, "bc": 5, "aa": 6, "Ġab": 7, "abc": 8}
+TOY_MERGES = [("a", "b"), ("b", "c"), ("a", "a"), ("Ġ", "ab"), ("ab", "c")]
+
+
+@pytest.fixture(scope="module")
+def toy_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("toy")
+    write_tokenizer_dir(directory, TOY_VOCAB, TOY_MERGES)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def trained_dir(tmp_path_factory):
+    """A tokenizer trained by hf_bpe with three special tokens and explicit roles."""
+    directory = tmp_path_factory.mktemp("trained")
+    text = [*COURSE, multilingual_text(400, seed=2)]
+    result = hf_bpe.train_from_iterator(text, vocab_size=700, special_tokens=["<s>", "</s>", "<pad>", "<extra>"])
+    result.save(directory, roles={"bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>"})
+    return directory
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        pytest.param("abc", ["abc"], id="ab-then-c"),
+        pytest.param("bc", ["bc"], id="bc"),
+        pytest.param("aaa", ["aa", "a"], id="leftmost-on-tie"),
+        pytest.param("aaaa", ["aa", "aa"], id="left-to-right"),
+        pytest.param(" abc ab", ["Ġab", "c", "Ġab"], id="prefix-space-merge-first"),
+        pytest.param("cab", ["c", "ab"], id="no-cross-merge"),
+    ],
+)
+def test_toy_vocabulary_by_hand(toy_dir, text, tokens):
+    ours = BPETokenizer.from_pretrained(toy_dir, unk_token=None, bos_token=None, eos_token=None)
+    rust = GPT2Tokenizer.from_pretrained(str(toy_dir), unk_token=None, bos_token=None, eos_token=None)
+    ids = ours(text)["input_ids"]
+    assert ours.convert_ids_to_tokens(ids) == tokens
+    assert ids == rust(text)["input_ids"]
+
+
+def test_is_a_python_backend_tokenizer(trained_dir):
+    tok = BPETokenizer.from_pretrained(trained_dir)
+    assert isinstance(tok, PreTrainedTokenizer)
+    assert not tok.is_fast
+
+
+def test_trained_tokenizer_matches_rust_backend(trained_dir):
+    ours = BPETokenizer.from_pretrained(trained_dir)
+    rust = GPT2Tokenizer.from_pretrained(str(trained_dir))
+    docs = [*COURSE, multilingual_text(300, seed=9), "<s>hello</s> world<pad><extra>x"]
+    assert ours(docs)["input_ids"] == rust(docs)["input_ids"]
+
+
+def test_special_tokens_from_training_roles(trained_dir):
+    tok = BPETokenizer.from_pretrained(trained_dir)
+    assert (tok.bos_token, tok.eos_token, tok.pad_token, tok.unk_token) == ("<s>", "</s>", "<pad>", None)
+    assert tok.extra_special_tokens == ["<extra>"]
+    assert tok.all_special_ids == [0, 1, 2, 3] or sorted(tok.all_special_ids) == [0, 1, 2, 3]
+    ids = tok("a<s>b</s><extra>")["input_ids"]
+    assert [i for i in ids if i < 4] == [0, 1, 3]  # matched whole, never split
+    assert tok.decode(ids) == "a<s>b</s><extra>"
+    assert tok.decode(ids, skip_special_tokens=True) == "ab"
+
+
+def test_padding_truncation_and_numpy(trained_dir):
+    ours = BPETokenizer.from_pretrained(trained_dir)
+    rust = GPT2Tokenizer.from_pretrained(str(trained_dir))
+    docs = ["This is the Hugging Face Course.", "short", "This chapter is about tokenization."]
+    for options in (
+        {"padding": True},
+        {"padding": "max_length", "max_length": 12, "truncation": True},
+        {"truncation": True, "max_length": 4},
+        {"padding": True, "return_tensors": "np"},
+        {"padding": True, "padding_side": "left"},
+    ):
+        mine, theirs = ours(docs, **options), rust(docs, **options)
+        assert set(mine) == {"input_ids", "attention_mask"}, options
+        for key in mine:
+            assert np.array_equal(np.asarray(mine[key]), np.asarray(theirs[key])), (options, key)
+    batch = ours(docs, padding=True, return_tensors="np")
+    assert isinstance(batch["input_ids"], np.ndarray) and batch["input_ids"].shape[0] == 3
+    assert ours.batch_decode(batch["input_ids"], skip_special_tokens=True) == docs
+
+
+def test_single_text_and_pairs_take_transformers_path(trained_dir):
+    ours = BPETokenizer.from_pretrained(trained_dir)
+    rust = GPT2Tokenizer.from_pretrained(str(trained_dir))
+    assert ours("one text")["input_ids"] == rust("one text")["input_ids"]
+    assert ours.encode("one text") == rust.encode("one text")
+    assert ours("first", "second")["input_ids"] == rust("first", "second")["input_ids"]
+    assert ours(["a", "b"], return_length=True)["length"] == rust(["a", "b"], return_length=True)["length"]
+
+
+def test_add_bos_token_and_prefix_space(trained_dir):
+    tok = BPETokenizer.from_pretrained(trained_dir, add_bos_token=True, add_prefix_space=True)
+    plain = BPETokenizer.from_pretrained(trained_dir)
+    assert tok("hello")["input_ids"] == [0, *plain(" hello")["input_ids"]]
+    assert tok("hello", add_special_tokens=False)["input_ids"] == plain(" hello")["input_ids"]
+
+
+def test_save_pretrained_round_trip(trained_dir, tmp_path):
+    tok = BPETokenizer.from_pretrained(trained_dir)
+    tok.save_pretrained(tmp_path / "saved")
+    again = BPETokenizer.from_pretrained(tmp_path / "saved")
+    for name in ("vocab.json", "merges.txt"):
+        assert (tmp_path / "saved" / name).read_bytes() == (trained_dir / name).read_bytes()
+    text = "<s>Hopefully, you will understand</s>"
+    assert again(text)["input_ids"] == tok(text)["input_ids"]
+    assert again.all_special_tokens == tok.all_special_tokens
+    rust = GPT2Tokenizer.from_pretrained(str(tmp_path / "saved"))
+    assert rust(text)["input_ids"] == tok(text)["input_ids"]
+
+
+def test_loads_directory_with_only_vocab_and_merges(gpt2_dir, tmp_path):
+    for name in ("vocab.json", "merges.txt"):
+        (tmp_path / name).write_bytes((gpt2_dir / name).read_bytes())
+    tok = BPETokenizer.from_pretrained(tmp_path)
+    assert tok.bos_token == tok.eos_token == tok.unk_token == "<|endoftext|>"
+    assert tok("Hello world")["input_ids"] == [15496, 995]
+
+
+def test_non_string_is_a_type_error(trained_dir):
+    tok = BPETokenizer.from_pretrained(trained_dir)
+    with pytest.raises(ValueError, match="specify either `text`"):
+        tok(None)
+    with pytest.raises(TypeError, match="expected a string or a list of strings to encode, got float"):
+        tok(1.5)
+    with pytest.raises(TypeError, match="got NoneType"):
+        tok.encode_text(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="expected a string to encode, got int"):
+        tok.encode_text(5)  # type: ignore[arg-type]
+
+
+def test_lone_surrogates_become_replacement_character(gpt2_ours, gpt2_tiktoken):
+    text = "a\ud800b\udfffc"
+    assert gpt2_ours(text)["input_ids"] == gpt2_ours("a\ufffdb\ufffdc")["input_ids"]
+    assert gpt2_ours(text)["input_ids"] == gpt2_tiktoken.encode(text)
+
+
+def test_cache_is_bounded_and_not_pickled(trained_dir, monkeypatch):
+    import hf_bpe.bpe
+
+    monkeypatch.setattr(hf_bpe.bpe, "CACHE_SIZE", 50)
+    tok = BPETokenizer.from_pretrained(trained_dir)
+    tok([f"word{i} " * 3 for i in range(500)])
+    assert 0 < len(tok.bpe._cache) <= 50
+    copy = pickle.loads(pickle.dumps(tok))
+    assert copy.bpe._cache == {}
+    assert copy("word7 word8")["input_ids"] == tok("word7 word8")["input_ids"]
+
+
+def test_added_tokens_are_matched_whole(trained_dir):
+    tok = BPETokenizer.from_pretrained(trained_dir)
+    rust = GPT2Tokenizer.from_pretrained(str(trained_dir))
+    for t in (tok, rust):
+        t.add_tokens(["<new>", "ion"])
+    text = "tokenization<new>station"
+    assert tok(text)["input_ids"] == rust(text)["input_ids"]
+    assert tok.decode(tok(text)["input_ids"]) == text
