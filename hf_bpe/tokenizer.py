@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import regex
 from transformers import BatchEncoding, PreTrainedTokenizer
@@ -224,7 +224,7 @@ class BPETokenizer(PreTrainedTokenizer):
         )
         if not simple:
             return super()._encode_plus(
-                text,
+                cast(Any, text),
                 text_pair=text_pair,
                 add_special_tokens=add_special_tokens,
                 padding_strategy=padding_strategy,
