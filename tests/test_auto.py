@@ -1,0 +1,138 @@
+"""AutoTokenizer integration, each case in a fresh interpreter (nothing imported beforehand)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import hf_bpe
+from tests.conftest import COURSE
+
+TEXT = "This is the Hugging Face Course. naïve café<|endoftext|>!"
+
+
+def run_python(code: str, *, cwd=None) -> list[str]:
+    """Run ``code`` in a fresh interpreter; return its stdout lines (fail with its stderr)."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()
+
+
+@pytest.fixture(scope="module")
+def trained_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("trained")
+    hf_bpe.train_from_iterator(COURSE * 3, vocab_size=320, special_tokens=["<|endoftext|>"]).save(directory)
+    return directory
+
+
+def expected_ids(directory) -> list[int]:
+    return hf_bpe.BPETokenizer.from_pretrained(directory)(TEXT)["input_ids"]
+
+
+def test_import_registers_class_for_trained_dir(trained_dir):
+    lines = run_python(
+        f"""
+        import hf_bpe
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained({str(trained_dir)!r})
+        print(type(tok).__module__ + "." + type(tok).__name__)
+        print(tok({TEXT!r})["input_ids"])
+        """
+    )
+    assert lines == ["hf_bpe.tokenizer.BPETokenizer", str(expected_ids(trained_dir))]
+
+
+def test_registration_is_safe_twice():
+    lines = run_python(
+        """
+        import hf_bpe, hf_bpe._auto
+        hf_bpe._auto.register(); hf_bpe._auto.register()
+        print("ok")
+        """
+    )
+    assert lines == ["ok"]
+
+
+def test_save_pretrained_dir_loads_through_auto(trained_dir, tmp_path):
+    hf_bpe.BPETokenizer.from_pretrained(trained_dir).save_pretrained(tmp_path / "saved")
+    config = json.loads((tmp_path / "saved" / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["tokenizer_class"] == "BPETokenizer"
+    assert "auto_map" not in config
+    lines = run_python(
+        f"""
+        import hf_bpe
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained({str(tmp_path / "saved")!r})
+        print(type(tok).__name__, tok({TEXT!r})["input_ids"])
+        """
+    )
+    assert lines == [f"BPETokenizer {expected_ids(trained_dir)}"]
+
+
+@pytest.mark.parametrize("saved", [False, True], ids=["trained", "save_pretrained"])
+def test_without_hf_bpe_loads_rust_backend_with_same_ids(trained_dir, tmp_path, saved):
+    directory = trained_dir
+    if saved:
+        hf_bpe.BPETokenizer.from_pretrained(trained_dir).save_pretrained(tmp_path / "saved")
+        directory = tmp_path / "saved"
+    assert "auto_map" not in json.loads((directory / "tokenizer_config.json").read_text(encoding="utf-8"))
+    lines = run_python(
+        f"""
+        import sys
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained({str(directory)!r})
+        print(type(tok).__name__, "hf_bpe" in sys.modules)
+        print(tok({TEXT!r})["input_ids"])
+        """
+    )
+    assert lines == ["TokenizersBackend False", str(expected_ids(trained_dir))]
+
+
+def test_trust_remote_code_gives_the_installed_class(trained_dir, tmp_path):
+    tok = hf_bpe.BPETokenizer.from_pretrained(trained_dir)
+    tok.register_for_auto_class()
+    tok.save_pretrained(tmp_path / "remote")
+    config = json.loads((tmp_path / "remote" / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["auto_map"]["AutoTokenizer"][0] == "tokenizer.BPETokenizer"
+    assert "from hf_bpe.tokenizer import BPETokenizer" in (tmp_path / "remote" / "tokenizer.py").read_text()
+    lines = run_python(
+        f"""
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained({str(tmp_path / "remote")!r}, trust_remote_code=True)
+        import hf_bpe
+        print(type(tok) is hf_bpe.BPETokenizer, tok({TEXT!r})["input_ids"])
+        """
+    )
+    assert lines == [f"True {expected_ids(trained_dir)}"]
+
+
+def test_trust_remote_code_without_hf_bpe_says_what_to_install(trained_dir, tmp_path):
+    tok = hf_bpe.BPETokenizer.from_pretrained(trained_dir)
+    tok.register_for_auto_class()
+    tok.save_pretrained(tmp_path / "remote")
+    # A fresh interpreter where hf_bpe cannot be imported (its import raises, as if not installed).
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                import sys
+                sys.modules["hf_bpe"] = None  # makes "import hf_bpe" fail like a missing package
+                from transformers import AutoTokenizer
+                AutoTokenizer.from_pretrained({str(tmp_path / "remote")!r}, trust_remote_code=True)
+                """
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode != 0
+    assert "hf_bpe" in done.stderr and "pip install" in done.stderr
