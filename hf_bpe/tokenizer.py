@@ -219,7 +219,9 @@ class BPETokenizer(PreTrainedTokenizer):
             and not is_split_into_words
             and isinstance(texts, (list, tuple))
             and all(isinstance(t, str) for t in texts)
-            and not (set(kwargs) - {"split_special_tokens", "add_prefix_space"})
+            and not any(
+                value for key, value in kwargs.items() if key not in ("split_special_tokens", "add_prefix_space")
+            )
             and self._fast_path_ok()
         )
         if not simple:
