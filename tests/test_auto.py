@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 import hf_bpe
-from tests.conftest import COURSE
+from conftest import COURSE
 
 TEXT = "This is the Hugging Face Course. naïve café<|endoftext|>!"
 

@@ -14,7 +14,7 @@ import pytest
 from datasets.fingerprint import Hasher
 
 import hf_bpe
-from tests.conftest import COURSE, multilingual_text
+from conftest import COURSE, multilingual_text
 
 
 @pytest.fixture(scope="module")
