@@ -8,9 +8,9 @@ import sys
 import textwrap
 
 import pytest
+from conftest import COURSE
 
 import hf_bpe
-from conftest import COURSE
 
 TEXT = "This is the Hugging Face Course. naïve café<|endoftext|>!"
 

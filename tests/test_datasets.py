@@ -11,10 +11,10 @@ import textwrap
 import datasets
 import dill
 import pytest
+from conftest import COURSE, multilingual_text
 from datasets.fingerprint import Hasher
 
 import hf_bpe
-from conftest import COURSE, multilingual_text
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ import pickle
 
 import numpy as np
 import pytest
+from conftest import COURSE, multilingual_text
 from transformers import GPT2Tokenizer, PreTrainedTokenizer
 
 import hf_bpe
 from hf_bpe import BPETokenizer
 from hf_bpe.files import write_tokenizer_dir
-from conftest import COURSE, multilingual_text
 
 # A toy vocabulary to check on paper. Merge order decides: "a b" before "b c" makes "abc" -> "ab" "c"; the
 # tie "a a" in "aaa" goes to the leftmost pair, so "aaa" -> "aa" "a".
