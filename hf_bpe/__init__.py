@@ -7,6 +7,17 @@ pattern), :mod:`hf_bpe.counting` (text to pre-token counts), :mod:`hf_bpe.traine
 
 from __future__ import annotations
 
+import os as _os
+
+# transformers advises on first import that PyTorch is missing; hf_bpe needs no models, so the advice would only
+# be noise on every `hf-bpe` run. Silence that one import (the user's setting, if any, is left as it was).
+_advisory = _os.environ.get("TRANSFORMERS_NO_ADVISORY_WARNINGS")
+_os.environ["TRANSFORMERS_NO_ADVISORY_WARNINGS"] = "1"
+import transformers  # noqa: F401
+
+if _advisory is None:
+    del _os.environ["TRANSFORMERS_NO_ADVISORY_WARNINGS"]
+
 from hf_bpe import _auto
 from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, bytes_to_unicode
 from hf_bpe.files import Merges, Vocab, read_merges, read_vocab, write_merges, write_vocab

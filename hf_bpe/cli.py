@@ -30,6 +30,7 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "eos_token": None,
     "unk_token": None,
     "pad_token": None,
+    "encoding_errors": "strict",
 }
 _ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 
@@ -45,7 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
     train = commands.add_parser("train", help="train a tokenizer on text files", description="Train on text files.")
-    train.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read line by line")
+    train.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files, read line by line")
+    train.add_argument(
+        "--from-counts", metavar="DIR", help="train on a counts directory written by 'hf-bpe count' instead of files"
+    )
     train.add_argument("--output", "-o", required=True, metavar="DIR", help="directory to write the tokenizer to")
     train.add_argument("--config", metavar="PATH", help="JSON preset; command-line options override it")
     # Defaults are None (SUPPRESS-like) so that we know what was given on the command line.
@@ -64,7 +68,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for role in _ROLES:
         train.add_argument(f"--{role.replace('_', '-')}", default=None, metavar="T", help=f"the {role}")
+    train.add_argument(
+        "--encoding-errors",
+        choices=("strict", "replace"),
+        default=None,
+        help="invalid UTF-8: stop with its file, line and offset (strict, default) or train on with U+FFFD",
+    )
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    count = commands.add_parser(
+        "count",
+        help="count pre-tokens into a counts directory (for 'train --from-counts')",
+        description="Count the pre-tokens of text files, on this machine or with datatrove, into a counts directory.",
+    )
+    count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read line by line")
+    count.add_argument("--output", "-o", required=True, metavar="DIR", help="counts directory to write")
+    count.add_argument("--workers", type=_positive, default=None, metavar="N", help="processes (default: CPUs)")
+    count.add_argument("--engine", choices=("local", "datatrove"), default="local", help="default: local")
+    count.add_argument(
+        "--executor", choices=("local", "ray", "slurm"), default="local", help="datatrove executor (default: local)"
+    )
+    count.add_argument("--tasks", type=_positive, default=None, metavar="N", help="datatrove tasks")
+    count.add_argument("--buckets", type=_positive, default=16, metavar="N", help="bucket files (default: 16)")
+    count.add_argument("--add-prefix-space", action="store_true", help="space before each line")
+    count.add_argument("--special-tokens", nargs="+", default=[], metavar="TOK")
+    count.add_argument("--exclude-special-tokens", action="store_true", help="cut special tokens out of the text")
+    count.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict")
+    count.add_argument("--no-progress", action="store_true", help="no progress bars")
     return parser
 
 
@@ -126,6 +156,8 @@ def _valid(name: str, value: Any) -> bool:
         return isinstance(value, bool)
     if name in _ROLES:
         return value is None or isinstance(value, str)
+    if name == "encoding_errors":
+        return value in ("strict", "replace")
     if value is None:
         return default is None
     least = 0 if name in ("min_frequency", "limit_alphabet") else 1
@@ -150,50 +182,130 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     return settings
 
 
-def train_command(args: argparse.Namespace) -> int:
-    from hf_bpe.training import train_from_files
+class _Progress:
+    """tqdm bars for the library's ``progress(stage, done, total)`` callbacks: bytes while counting, then merges."""
 
-    settings = _settings(args)
-    roles = {role: settings[role] for role in _ROLES}
-    bars: dict[str, Any] = {}
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bars: dict[str, Any] = {}
 
-    def progress(stage: str, done: int, total: int) -> None:
-        if args.no_progress:
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled:
             return
         from tqdm import tqdm
 
-        if stage not in bars:
-            for bar in bars.values():
-                bar.close()
+        if stage not in self.bars:
+            self.close()
             if stage == "count":
-                bars[stage] = tqdm(total=total, unit="B", unit_scale=True, desc="counting", file=sys.stderr)
+                self.bars[stage] = tqdm(total=total, unit="B", unit_scale=True, desc="counting", file=sys.stderr)
             else:
-                bars[stage] = tqdm(total=total, unit="merge", desc="merging", file=sys.stderr)
-        bar = bars[stage]
+                self.bars[stage] = tqdm(total=total, unit="merge", desc="merging", file=sys.stderr)
+        bar = self.bars[stage]
         bar.update(done - bar.n)
 
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+
+
+def _check_output(path: str) -> None:
+    """Refuse an output path that cannot become a directory, before any work is done."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise NotADirectoryError(f"{path}: is a file, not a directory; choose another output path")
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(f"{path}: {parent} is a file, not a directory; choose another output path")
+            break
+
+
+def train_command(args: argparse.Namespace) -> int:
+    from hf_bpe.count_files import read_manifest
+    from hf_bpe.training import train_from_count_directory, train_from_files
+
+    settings = _settings(args)
+    roles = {role: settings[role] for role in _ROLES}
+    if bool(args.files) == bool(args.from_counts):
+        raise UsageError("give the text FILEs to train on, or --from-counts DIR, but not both")
+    _check_output(args.output)
+    progress = _Progress(not args.no_progress)
     start = time.perf_counter()
     try:
-        result = train_from_files(
-            args.files,
-            vocab_size=settings["vocab_size"],
-            min_frequency=settings["min_frequency"],
-            special_tokens=settings["special_tokens"],
-            add_prefix_space=settings["add_prefix_space"],
-            max_token_length=settings["max_token_length"],
-            limit_alphabet=settings["limit_alphabet"],
-            workers=settings["workers"],
-            exclude_special_tokens=settings["exclude_special_tokens"],
-            progress=progress,
-        )
+        if args.from_counts:
+            recorded = read_manifest(args.from_counts)["settings"]
+            for name in ("add_prefix_space", "exclude_special_tokens"):
+                if getattr(args, name) is not None and bool(getattr(args, name)) != bool(recorded.get(name)):
+                    raise UsageError(
+                        f"--{name.replace('_', '-')} differs from how {args.from_counts} was counted "
+                        f"({name}={recorded.get(name)}); recount, or leave the option out"
+                    )
+            result = train_from_count_directory(
+                args.from_counts,
+                vocab_size=settings["vocab_size"],
+                min_frequency=settings["min_frequency"],
+                special_tokens=settings["special_tokens"],
+                max_token_length=settings["max_token_length"],
+                limit_alphabet=settings["limit_alphabet"],
+                progress=progress,
+            )
+        else:
+            result = train_from_files(
+                args.files,
+                vocab_size=settings["vocab_size"],
+                min_frequency=settings["min_frequency"],
+                special_tokens=settings["special_tokens"],
+                add_prefix_space=settings["add_prefix_space"],
+                max_token_length=settings["max_token_length"],
+                limit_alphabet=settings["limit_alphabet"],
+                workers=settings["workers"],
+                exclude_special_tokens=settings["exclude_special_tokens"],
+                errors=settings["encoding_errors"],
+                progress=progress,
+            )
     finally:
-        for bar in bars.values():
-            bar.close()
+        progress.close()
     result.save(args.output, roles=roles)
     elapsed = time.perf_counter() - start
+    if result.replaced_lines:
+        print(
+            f"hf-bpe: warning: replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)", file=sys.stderr
+        )
     print(
         f"vocab size {len(result.vocab)}, {result.merges_learned} merges learned, "
         f"stopped: {result.stop_reason}, {elapsed:.1f} s, written to {args.output}"
+    )
+    return 0
+
+
+def count_command(args: argparse.Namespace) -> int:
+    from hf_bpe.count_files import read_manifest
+    from hf_bpe.training import count_to_directory
+
+    _check_output(args.output)
+    progress = _Progress(not args.no_progress and args.engine == "local")
+    start = time.perf_counter()
+    try:
+        manifest = count_to_directory(
+            args.files,
+            args.output,
+            add_prefix_space=args.add_prefix_space,
+            special_tokens=args.special_tokens,
+            exclude_special_tokens=args.exclude_special_tokens,
+            errors=args.encoding_errors,
+            engine=args.engine,
+            workers=args.workers,
+            buckets=args.buckets,
+            executor=args.executor,
+            tasks=args.tasks,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    described = read_manifest(manifest.parent)
+    print(
+        f"{described['pre_tokens']} distinct pre-tokens, {described['total']} in all, "
+        f"{time.perf_counter() - start:.1f} s, written to {args.output}"
     )
     return 0
 
@@ -205,6 +317,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "train":
             return train_command(args)
+        if args.command == "count":
+            return count_command(args)
     except UsageError as e:
         print(f"hf-bpe: error: {e}", file=sys.stderr)
         return 2

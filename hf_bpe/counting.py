@@ -56,6 +56,18 @@ class Counting:
     pattern: str = GPT2_SPLIT_PATTERN
 
 
+def counting_settings(counting: Counting, errors: str = "strict") -> dict[str, Any]:
+    """The settings a counts directory records: how the text was cut, and how invalid UTF-8 was handled.
+
+    >>> counting_settings(Counting(add_prefix_space=True))["add_prefix_space"]
+    True
+    """
+    settings = dataclasses.asdict(counting)
+    settings["special_tokens"] = list(counting.special_tokens)
+    settings["errors"] = errors
+    return settings
+
+
 @dataclasses.dataclass(frozen=True)
 class FileCounts:
     """What :func:`count_files` found.

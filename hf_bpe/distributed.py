@@ -21,7 +21,6 @@ import this module.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import tempfile
@@ -39,7 +38,7 @@ from hf_bpe.count_files import (
     sum_counts,
     write_counts_manifest,
 )
-from hf_bpe.counting import Counting, _shard_ranges, count_byte_range, to_byte_level_counts
+from hf_bpe.counting import Counting, _shard_ranges, count_byte_range, counting_settings, to_byte_level_counts
 from hf_bpe.files import write_files
 
 try:
@@ -223,7 +222,7 @@ def count_with_datatrove(
         manifest = write_counts_manifest(
             output,
             buckets=buckets,
-            settings={**dataclasses.asdict(counting), "errors": errors},
+            settings=counting_settings(counting, errors),
             sources=[str(Path(p)) for p in paths],
         )
     finally:

@@ -55,6 +55,7 @@ class TrainResult:
         merges_learned: how many merges were made (a merge made twice counts twice; ``len(merges)`` does not).
         special_tokens: the special tokens, first in the vocabulary.
         add_prefix_space: how the text was pre-tokenized (recorded in the tokenizer files).
+        replaced_lines: input lines whose invalid UTF-8 was replaced by U+FFFD (``errors="replace"``).
     """
 
     vocab: Vocab
@@ -63,6 +64,7 @@ class TrainResult:
     merges_learned: int
     special_tokens: tuple[str, ...] = ()
     add_prefix_space: bool = False
+    replaced_lines: int = 0
 
     def save(self, directory: str | os.PathLike[str], *, roles: Mapping[str, str | None] | None = None) -> list[Path]:
         """Write ``vocab.json``, ``merges.txt``, ``tokenizer_config.json`` and ``tokenizer.json``, all or none.

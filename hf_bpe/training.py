@@ -12,14 +12,29 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from hf_bpe.counting import count_dataset, count_files, count_sequences
+from hf_bpe.count_files import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
+from hf_bpe.counting import Counting, count_dataset, count_files, count_sequences, counting_settings
 from hf_bpe.trainer import TrainResult, train_bpe
 
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(stage, done, total)``: stage ``"count"`` (bytes for files, sequences for iterators, where
 ``total`` is 0 when unknown), then stage ``"merge"`` (merges made, merges wanted)."""
+
+
+def _count_progress(progress: Progress | None, total: int) -> Callable[[int], None]:
+    """Turn counting's ``step`` callbacks into ``progress("count", done, total)`` calls."""
+    done = 0
+
+    def step(amount: int) -> None:
+        nonlocal done
+        done += amount
+        if progress is not None:
+            progress("count", done, total)
+
+    return step
 
 
 def train_from_counts(
@@ -94,14 +109,7 @@ def train_from_files(
     [('u', 'g'), ('h', 'ug')]
     """
     paths = list(paths)
-    total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
-    done = 0
-
-    def count_progress(step: int) -> None:
-        nonlocal done
-        done += step
-        if progress is not None:
-            progress("count", done, total)
+    count_progress = _count_progress(progress, sum(os.path.getsize(p) for p in paths if os.path.isfile(p)))
 
     counted = count_files(
         paths,
@@ -112,7 +120,7 @@ def train_from_files(
         errors=errors,
         progress=count_progress,
     )
-    return train_from_counts(
+    result = train_from_counts(
         counted.counts,
         vocab_size=vocab_size,
         min_frequency=min_frequency,
@@ -122,6 +130,7 @@ def train_from_files(
         limit_alphabet=limit_alphabet,
         progress=progress,
     )
+    return dataclasses.replace(result, replaced_lines=counted.replaced_lines)
 
 
 def train_from_iterator(
@@ -144,13 +153,7 @@ def train_from_iterator(
     >>> train_from_iterator(["hug pug", ["hug"]], vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
     """
-    done = 0
-
-    def count_progress(step: int) -> None:
-        nonlocal done
-        done += step
-        if progress is not None:
-            progress("count", done, 0)
+    count_progress = _count_progress(progress, 0)
 
     counts = count_sequences(
         sequences,
@@ -193,14 +196,7 @@ def train_from_dataset(
     >>> train_from_dataset(datasets.Dataset.from_dict({"text": ["hug pug", "hug"]}), "text", vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
     """
-    total = len(dataset)
-    done = 0
-
-    def count_progress(step: int) -> None:
-        nonlocal done
-        done += step
-        if progress is not None:
-            progress("count", done, total)
+    count_progress = _count_progress(progress, len(dataset))
 
     counts = count_dataset(
         dataset,
@@ -216,6 +212,116 @@ def train_from_dataset(
         min_frequency=min_frequency,
         special_tokens=special_tokens,
         add_prefix_space=add_prefix_space,
+        max_token_length=max_token_length,
+        limit_alphabet=limit_alphabet,
+        progress=progress,
+    )
+
+
+def count_to_directory(
+    paths: Sequence[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    *,
+    add_prefix_space: bool = False,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    errors: str = "strict",
+    engine: str = "local",
+    workers: int | None = None,
+    buckets: int = DEFAULT_BUCKETS,
+    executor: str = "local",
+    tasks: int | None = None,
+    progress: Progress | None = None,
+) -> Path:
+    """Count the pre-tokens of text files into a counts directory (:mod:`hf_bpe.count_files`).
+
+    Args:
+        paths: the text files, read as :func:`train_from_files` reads them.
+        output: the counts directory to write.
+        add_prefix_space: see :func:`train_from_files`.
+        special_tokens: see :func:`train_from_files` (used with ``exclude_special_tokens``).
+        exclude_special_tokens: see :func:`train_from_files`.
+        errors: ``"strict"`` or ``"replace"`` for invalid UTF-8.
+        engine: ``"local"`` (this machine's process pool) or ``"datatrove"`` (see :mod:`hf_bpe.distributed`).
+        workers: processes (local engine) or tasks run at once (datatrove).
+        buckets: how many bucket files to spread the counts over.
+        executor: datatrove's executor: ``"local"``, ``"ray"`` or ``"slurm"``.
+        tasks: datatrove tasks (default: 4 per worker).
+        progress: see :data:`Progress` (local engine only).
+
+    Returns:
+        The manifest's path.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = path.write_text("hug pug hug\\n", encoding="utf-8")
+    >>> manifest = count_to_directory([path], path.parent / "counts", workers=1)
+    >>> train_from_count_directory(manifest.parent, vocab_size=258).merges
+    [('u', 'g'), ('h', 'ug')]
+    """
+    counting = Counting(bool(add_prefix_space), tuple(special_tokens), bool(exclude_special_tokens))
+    if engine == "datatrove":
+        from hf_bpe.distributed import count_with_datatrove
+
+        parallel = workers or os.cpu_count() or 1
+        return count_with_datatrove(
+            paths,
+            output,
+            counting=counting,
+            tasks=tasks or 4 * parallel,
+            workers=parallel,
+            buckets=buckets,
+            executor=executor,
+            errors=errors,
+        )
+    if engine != "local":
+        raise ValueError(f"engine {engine!r}: choose 'local' or 'datatrove'")
+    paths = list(paths)
+    count_progress = _count_progress(progress, sum(os.path.getsize(p) for p in paths if os.path.isfile(p)))
+
+    counted = count_files(
+        paths,
+        add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens,
+        exclude_special_tokens=exclude_special_tokens,
+        workers=workers,
+        errors=errors,
+        progress=count_progress,
+    )
+    return write_counts(
+        output,
+        counted.counts,
+        settings=counting_settings(counting, errors),
+        buckets=buckets,
+        sources=[str(Path(p).resolve()) for p in paths],
+    )
+
+
+def train_from_count_directory(
+    directory: str | os.PathLike[str],
+    *,
+    vocab_size: int = 30000,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = (),
+    max_token_length: int | None = None,
+    limit_alphabet: int | None = None,
+    progress: Progress | None = None,
+) -> TrainResult:
+    """Train on a counts directory written by :func:`count_to_directory` (or ``hf-bpe count``).
+
+    The pre-tokenizing settings (prefix space, special tokens cut out) are the ones recorded in the directory.
+
+    Raises:
+        FileNotFoundError: if the directory has no manifest (an unfinished or foreign directory).
+        ValueError: naming a corrupt file, or counts of another format version.
+    """
+    settings = read_manifest(directory)["settings"]
+    return train_from_counts(
+        dict(iter_counts(directory)),
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+        add_prefix_space=bool(settings.get("add_prefix_space", False)),
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
         progress=progress,
