@@ -92,8 +92,7 @@ class BPETokenizer(PreTrainedTokenizer):
         self.errors = errors
         self.add_prefix_space = add_prefix_space
         self.add_bos_token = add_bos_token
-        self._added_pattern: regex.Pattern[str] | None = None
-        self._added_pattern_key: tuple[str, ...] | None = None
+        self._added_matcher = _AddedTokenMatcher()
         super().__init__(
             errors=errors,
             unk_token=unk_token,
@@ -143,15 +142,6 @@ class BPETokenizer(PreTrainedTokenizer):
         """Byte-level tokens of ``text`` (no special-token matching; transformers' slow path does that)."""
         return [self.decoder[token_id] for token_id in self.bpe.encode_ordinary(replace_surrogates(text))]
 
-    def _added_tokens_pattern(self) -> regex.Pattern[str] | None:
-        """A pattern matching every added token whole, longest first (rebuilt when the added tokens change)."""
-        key = tuple(self._added_tokens_encoder)
-        if key != self._added_pattern_key:
-            ordered = sorted(key, key=lambda token: (-len(token), token))
-            self._added_pattern = regex.compile("|".join(map(regex.escape, ordered))) if ordered else None
-            self._added_pattern_key = key
-        return self._added_pattern
-
     def _fast_path_ok(self) -> bool:
         """Whether no added token needs transformers' own handling (lstrip/rstrip/single_word/normalized)."""
         return not any(
@@ -173,7 +163,7 @@ class BPETokenizer(PreTrainedTokenizer):
         if prefix and text and not text[0].isspace():
             text = " " + text
         encode = self.bpe.encode_ordinary
-        pattern = None if split_special_tokens else self._added_tokens_pattern()
+        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
         if pattern is None:
             return encode(text)
         ids: list[int] = []
@@ -380,8 +370,28 @@ class BPETokenizer(PreTrainedTokenizer):
             write_files(save_directory, {os.path.basename(module): REMOTE_CODE_MODULE})
         return tuple(saved)
 
+
+class _AddedTokenMatcher:
+    """A pattern matching every added token whole, longest first, rebuilt when the added tokens change.
+
+    It holds only what can be derived again, so it pickles as nothing: a tokenizer's pickle, and ``datasets``'
+    fingerprint of it (which hashes the tokenizer's ``__dict__``), do not depend on whether it was used.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[str, ...] | None = None
+        self._pattern: regex.Pattern[str] | None = None
+
+    def pattern(self, tokens: dict[str, int]) -> regex.Pattern[str] | None:
+        key = tuple(tokens)
+        if key != self._key:
+            ordered = sorted(key, key=lambda token: (-len(token), token))
+            self._pattern = regex.compile("|".join(map(regex.escape, ordered))) if ordered else None
+            self._key = key
+        return self._pattern
+
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_added_pattern"] = None
-        state["_added_pattern_key"] = None
-        return state
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
