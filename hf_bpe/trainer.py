@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import os
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -213,22 +214,20 @@ def _merge_loop(
     shift = max(20, (vocab_size + len(tokens)).bit_length() + 1)
     mask = (1 << shift) - 1
     limit = max_token_length if max_token_length is not None else -1
+    unlimited = max_token_length is None
     lengths = [len(t) for t in tokens]  # token lengths in characters, for max_token_length
 
     # Initial pair counts and the words each pair occurs in (BpeTrainer::count_pairs).
-    pair_counts: dict[int, int] = {}
-    where: dict[int, set[int]] = {}
-    get = pair_counts.get
+    # defaultdicts: a missing pair counts 0 (the reference's entry().or_default()), without a method call.
+    pair_counts: defaultdict[int, int] = defaultdict(int)
+    where: defaultdict[int, set[int]] = defaultdict(set)
     for index, word in enumerate(words):
         count = word_counts[index]
         left = word[0]
         for right in word[1:]:
             pair = left << shift | right
-            pair_counts[pair] = get(pair, 0) + count
-            if pair in where:
-                where[pair].add(index)
-            else:
-                where[pair] = {index}
+            pair_counts[pair] += count
+            where[pair].add(index)
             left = right
 
     # Max-heap via negated counts; ties: smaller pair, then older entry. An entry is (-count, pair, seq, words).
@@ -240,7 +239,7 @@ def _merge_loop(
             heap.append((-count, pair, seq, positions))
             seq += 1
     heapq.heapify(heap)
-    where = {}
+    where = defaultdict(set)
 
     merges: list[tuple[int, int]] = []
     pop, push = heapq.heappop, heapq.heappush
@@ -276,6 +275,7 @@ def _merge_loop(
         merges.append((a, b))
         new_length = lengths[new]
         new_left = new << shift
+        b_left = b << shift
 
         for index in positions:
             word = words[index]
@@ -290,31 +290,24 @@ def _merge_loop(
                     if word[i + 1] != b:
                         i += 1
                         continue
-                    if i > 0:
+                    if i:
                         before = word[i - 1]
-                        key = before << shift | a
-                        pair_counts[key] = get(key, 0) - count
-                        if limit < 0 or lengths[before] + new_length < limit:
-                            key = before << shift | new
-                            pair_counts[key] = get(key, 0) + count
-                            if key in where:
-                                where[key].add(index)
-                            else:
-                                where[key] = {index}
+                        key = before << shift
+                        pair_counts[key | a] -= count
+                        if unlimited or lengths[before] + new_length < limit:
+                            key |= new
+                            pair_counts[key] += count
+                            where[key].add(index)
                     word[i : i + 2] = (new,)
                     size -= 1
                     i += 1
                     if i < size:
                         after = word[i]
-                        key = b << shift | after
-                        pair_counts[key] = get(key, 0) - count
-                        if limit < 0 or new_length + lengths[after] < limit:
+                        pair_counts[b_left | after] -= count
+                        if unlimited or new_length + lengths[after] < limit:
                             key = new_left | after
-                            pair_counts[key] = get(key, 0) + count
-                            if key in where:
-                                where[key].add(index)
-                            else:
-                                where[key] = {index}
+                            pair_counts[key] += count
+                            where[key].add(index)
             except ValueError:
                 pass
         for key, gained in where.items():
@@ -322,7 +315,7 @@ def _merge_loop(
             if count > 0:
                 push(heap, (-count, key, seq, gained))
                 seq += 1
-        where = {}
+        where = defaultdict(set)
         if progress is not None and len(merges) % report_every == 0:
             progress(len(merges), wanted)
     if progress is not None:
