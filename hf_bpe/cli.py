@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -267,6 +268,18 @@ def train_command(args: argparse.Namespace) -> int:
         progress.close()
     result.save(args.output, roles=roles)
     elapsed = time.perf_counter() - start
+    if len(result.vocab) > settings["vocab_size"]:
+        print(
+            f"hf-bpe: warning: --vocab-size {settings['vocab_size']} is below the alphabet plus special tokens; "
+            f"the vocabulary has {len(result.vocab)} tokens (as tokenizers gives) and no merges",
+            file=sys.stderr,
+        )
+    elif result.merges_learned == 0:
+        print(
+            "hf-bpe: warning: nothing to merge (is the corpus empty?); "
+            f"the vocabulary is the alphabet and special tokens ({len(result.vocab)} tokens)",
+            file=sys.stderr,
+        )
     if result.replaced_lines:
         print(
             f"hf-bpe: warning: replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)", file=sys.stderr
@@ -310,10 +323,20 @@ def count_command(args: argparse.Namespace) -> int:
     return 0
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived (exit status 143)."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``hf-bpe``; returns the exit status (0 ok, 1 runtime error, 2 usage error)."""
+    """Run ``hf-bpe``; returns the exit status (0 ok, 1 runtime error, 2 usage error, 130/143 interrupted)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so temporary files are removed and earlier output stays as it was.
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         if args.command == "train":
             return train_command(args)
@@ -323,11 +346,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hf-bpe: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("hf-bpe: interrupted", file=sys.stderr)
+        print("hf-bpe: interrupted; nothing was written", file=sys.stderr)
         return 130
-    except (OSError, ValueError, TypeError, KeyError) as e:
+    except Terminated:
+        print("hf-bpe: terminated; nothing was written", file=sys.stderr)
+        return 143
+    except (OSError, ValueError, TypeError, KeyError, RuntimeError) as e:
         print(f"hf-bpe: error: {e}", file=sys.stderr)
         return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     parser.error(f"unknown command {args.command!r}")
     return 2  # pragma: no cover
 

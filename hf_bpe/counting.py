@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import signal
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -280,7 +281,7 @@ def count_files(
             if progress is not None:
                 progress(part_bytes)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_parent) as pool:
             # map keeps shard order, so the counter's key order (first occurrence) is the same for any worker count
             for part, part_lines, part_replaced, part_bytes in pool.map(_count_range_job, jobs):
                 raw.update(part)
@@ -289,6 +290,11 @@ def count_files(
                 if progress is not None:
                     progress(part_bytes)
     return FileCounts(to_byte_level_counts(raw), total, lines, replaced)
+
+
+def _leave_interrupts_to_parent() -> None:
+    """Workers ignore Ctrl-C: the parent stops the pool and reports once, with no traceback from each worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _counting(add_prefix_space: bool, special_tokens: Sequence[str], exclude_special_tokens: bool) -> Counting:

@@ -241,11 +241,17 @@ def write_files(directory: str | os.PathLike[str], files: Mapping[str, str]) -> 
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise NotADirectoryError(f"{directory}: is a file, not a directory; choose another output path")
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except PermissionError as e:
+        raise PermissionError(f"{directory}: cannot create it ({e.strerror}); choose another output path") from e
     temporary: dict[str, Path] = {}
     try:
         for name, text in files.items():
-            handle, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+            try:
+                handle, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+            except PermissionError as e:
+                raise PermissionError(f"{directory}: cannot write there ({e.strerror})") from e
             temporary[name] = Path(temp_name)
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 stream.write(text)

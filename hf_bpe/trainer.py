@@ -194,9 +194,13 @@ def _check_options(
             continue
         if not isinstance(value, int) or isinstance(value, bool) or value < least:
             raise ValueError(f"{name}={value!r}: must be an integer of at least {least}")
+    seen: set[str] = set()
     for token in special_tokens:
         if not isinstance(token, str) or not token:
             raise ValueError(f"special token {token!r}: special tokens must be non-empty strings")
+        if token in seen:
+            raise ValueError(f"special token {token!r} is given twice; list each special token once")
+        seen.add(token)
 
 
 def _merge_loop(
