@@ -1,0 +1,207 @@
+"""Hostile input and interruptions: clear one-line errors, nothing half-written, correct ids on hostile text."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import reference_train
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import hf_bpe.counting
+import hf_bpe.files
+from hf_bpe import cli
+from hf_bpe.training import train_from_files
+
+
+def run(*args, **options):
+    return subprocess.run(
+        [sys.executable, "-m", "hf_bpe.cli", *map(str, args)], capture_output=True, text=True, timeout=300, **options
+    )
+
+
+def snapshot(directory: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(directory.iterdir())}
+
+
+@pytest.fixture
+def previous_output(tmp_path):
+    """An output directory from an earlier run, which failed or interrupted runs must leave exactly as it is."""
+    out = tmp_path / "out"
+    source = tmp_path / "earlier.txt"
+    source.write_text("an earlier corpus\n" * 20, encoding="utf-8")
+    assert run("train", source, "-o", out, "--vocab-size", "270", "--no-progress").returncode == 0
+    return out
+
+
+def test_directory_given_as_file(tmp_path, previous_output):
+    before = snapshot(previous_output)
+    done = run("train", tmp_path, "-o", previous_output, "--no-progress")
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"hf-bpe: error: {tmp_path}: is a directory, expected a text file"
+    assert snapshot(previous_output) == before
+
+
+def test_unreadable_file_is_named(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "secret.txt"
+    path.write_text("text\n", encoding="utf-8")
+
+    def refuse(name, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(name))
+
+    monkeypatch.setattr(hf_bpe.counting, "open", refuse, raising=False)
+    status = cli.main(["train", str(path), "-o", str(tmp_path / "out"), "--workers", "1", "--no-progress"])
+    assert status == 1
+    error = capsys.readouterr().err
+    assert error.startswith("hf-bpe: error: ") and "Permission denied" in error and str(path) in error
+    assert not (tmp_path / "out").exists()
+
+
+def test_unwritable_output_directory_is_named_and_left_alone(tmp_path, previous_output, monkeypatch, capsys):
+    before = snapshot(previous_output)
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(hf_bpe.files.tempfile, "mkstemp", refuse)
+    source = tmp_path / "a.txt"
+    source.write_text("hello world\n", encoding="utf-8")
+    status = cli.main(["train", str(source), "-o", str(previous_output), "--workers", "1", "--no-progress"])
+    assert status == 1
+    assert (
+        capsys.readouterr().err.strip() == f"hf-bpe: error: {previous_output}: cannot write there (Permission denied)"
+    )
+    assert snapshot(previous_output) == before
+
+
+def test_invalid_utf8_replaced_on_request_and_counted(tmp_path):
+    path = tmp_path / "mixed.txt"
+    path.write_bytes(b"good line\nbad \xff line\nalso \xc3 bad\nfine\n")
+    done = run("train", path, "-o", tmp_path / "out", "--vocab-size", "300", "--encoding-errors", "replace",
+               "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "replaced invalid UTF-8 with U+FFFD on 2 line(s)" in done.stderr
+    replaced = tmp_path / "replaced.txt"
+    replaced.write_bytes(path.read_bytes().decode("utf-8", "replace").encode("utf-8"))
+    expected = reference_train([replaced], tmp_path / "ref", vocab_size=300)
+    assert (tmp_path / "out" / "merges.txt").read_text(encoding="utf-8") == expected[1]
+
+
+def test_empty_corpus_and_tiny_vocab_warn_and_match_reference(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    done = run("train", empty, "-o", tmp_path / "out", "--special-tokens", "<s>", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "nothing to merge (is the corpus empty?)" in done.stderr
+    assert (tmp_path / "out" / "vocab.json").read_text(encoding="utf-8") == reference_train(
+        [empty], tmp_path / "ref", special_tokens=["<s>"]
+    )[0]
+    small = tmp_path / "small.txt"
+    small.write_text("hello hello\n", encoding="utf-8")
+    done = run("train", small, "-o", tmp_path / "out2", "--vocab-size", "10", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "--vocab-size 10 is below the alphabet plus special tokens; the vocabulary has 256 tokens" in done.stderr
+    assert (tmp_path / "out2" / "vocab.json").read_text(encoding="utf-8") == reference_train(
+        [small], tmp_path / "ref2", vocab_size=10
+    )[0]
+
+
+@pytest.mark.parametrize(
+    ("tokens", "message"),
+    [(["<s>", "<s>"], "special token '<s>' is given twice"), (["<s>", ""], "special token '': special tokens must")],
+    ids=["duplicate", "empty"],
+)
+def test_bad_special_tokens(tmp_path, tokens, message):
+    source = tmp_path / "a.txt"
+    source.write_text("text\n", encoding="utf-8")
+    done = run("train", source, "-o", tmp_path / "out", "--special-tokens", *tokens, "--no-progress")
+    assert done.returncode == 1
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture(scope="module")
+def big_corpus(tmp_path_factory):
+    """Many distinct random words (about 8 MB): still counting or merging when the signal comes."""
+    path = tmp_path_factory.mktemp("big") / "big.txt"
+    rng = random.Random(11)
+    letters = "abcdefghijklmnopqrstuvwxyzéüßабвгд"
+    lines = (" ".join("".join(rng.choices(letters, k=rng.randint(2, 12))) for _ in range(12)) for _ in range(100_000))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("sig", "status", "message"),
+    [
+        (signal.SIGINT, 130, "hf-bpe: interrupted; nothing was written"),
+        (signal.SIGTERM, 143, "hf-bpe: terminated; nothing was written"),
+    ],
+    ids=["sigint", "sigterm"],
+)
+def test_signal_during_training_leaves_previous_output(big_corpus, previous_output, sig, status, message):
+    before = snapshot(previous_output)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hf_bpe.cli", "train", str(big_corpus), "-o", str(previous_output), "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)  # imports done, counting or merging under way
+    assert process.poll() is None, "training finished before the signal; make the corpus bigger"
+    sent = time.monotonic()
+    process.send_signal(sig)
+    _out, err = process.communicate(timeout=60)
+    assert process.returncode == status, err
+    assert time.monotonic() - sent < 20
+    assert err.strip().splitlines()[-1] == message
+    assert "Traceback" not in err
+    assert snapshot(previous_output) == before  # no temporary files, nothing replaced
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(min_size=0, max_size=300))
+def test_random_bytes_train_like_reference_or_fail_clearly(tmp_path, data):
+    path = tmp_path / "random.bin"
+    path.write_bytes(data)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        with pytest.raises(ValueError, match=rf"random\.bin:{line}: invalid UTF-8 at byte offset {e.start}"):
+            train_from_files([path], vocab_size=300, workers=1)
+        return
+    result = train_from_files([path], vocab_size=300, workers=1)
+    vocab, merges = reference_train([path], tmp_path / "ref", vocab_size=300)
+    from conftest import ours
+
+    assert ours(result) == (vocab, merges)
+
+
+def test_million_spaces_and_million_letter_word(gpt2_dir, gpt2_ours, gpt2_tiktoken):
+    """Pre-tokens of a million characters. Both references' regex engines give up on a million spaces (stack
+    size), so there the reference is the Rust BPE model applied to the two pre-tokens GPT-2's pattern makes."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    bpe = Tokenizer(models.BPE.from_file(str(gpt2_dir / "vocab.json"), str(gpt2_dir / "merges.txt")))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    spaces = " " * 1_000_000 + "x"
+    assert gpt2_ours(spaces)["input_ids"] == bpe.encode(" " * 999_999).ids + bpe.encode(" x").ids
+    rng = random.Random(3)
+    word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(1_000_000))
+    assert gpt2_ours(word)["input_ids"] == gpt2_tiktoken.encode(word)
+    assert gpt2_ours.decode(gpt2_ours(word)["input_ids"]) == word
+
+
+def test_loading_never_unpickles():
+    sources = "".join(path.read_text(encoding="utf-8") for path in Path(hf_bpe.files.__file__).parent.glob("*.py"))
+    assert "pickle.load" not in sources and "import pickle" not in sources
+    assert os.path.basename(hf_bpe.files.__file__) == "files.py"
