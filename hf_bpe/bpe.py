@@ -19,7 +19,7 @@ from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, from_byte_level,
 from hf_bpe.files import Merges
 
 #: Pre-tokens longer than this are merged with a heap over a linked list (n log n) instead of the simple loop.
-LONG_PIECE = 64
+LONG_PIECE = 16
 #: How many distinct pre-tokens the cache remembers before it starts over.
 CACHE_SIZE = 100_000
 
