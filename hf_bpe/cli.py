@@ -40,6 +40,33 @@ class UsageError(Exception):
     """A mistake in the command line or the config file (exit status 2)."""
 
 
+def _add_training_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``train`` and ``verify train`` share (defaults None, so given ones can override a preset)."""
+    parser.add_argument("--config", metavar="PATH", help="JSON preset; command-line options override it")
+    # Defaults are None (SUPPRESS-like) so that we know what was given on the command line.
+    parser.add_argument("--vocab-size", type=_positive, default=None, metavar="N", help="default 30000")
+    parser.add_argument("--min-frequency", type=_non_negative, default=None, metavar="N", help="default 0")
+    parser.add_argument("--special-tokens", nargs="+", default=None, metavar="TOK", help="first ids, in order")
+    parser.add_argument("--add-prefix-space", action="store_true", default=None, help="space before each line")
+    parser.add_argument("--max-token-length", type=_positive, default=None, metavar="N")
+    parser.add_argument("--limit-alphabet", type=_non_negative, default=None, metavar="N")
+    parser.add_argument("--workers", type=_positive, default=None, metavar="N", help="counting processes")
+    parser.add_argument(
+        "--exclude-special-tokens",
+        action="store_true",
+        default=None,
+        help="cut special tokens out of the text before counting (tokenizers counts them as text)",
+    )
+    for role in _ROLES:
+        parser.add_argument(f"--{role.replace('_', '-')}", default=None, metavar="T", help=f"the {role}")
+    parser.add_argument(
+        "--encoding-errors",
+        choices=("strict", "replace"),
+        default=None,
+        help="invalid UTF-8: stop with its file, line and offset (strict, default) or train on with U+FFFD",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hf-bpe", description="Byte-level BPE training identical to HuggingFace tokenizers."
@@ -52,29 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--from-counts", metavar="DIR", help="train on a counts directory written by 'hf-bpe count' instead of files"
     )
     train.add_argument("--output", "-o", required=True, metavar="DIR", help="directory to write the tokenizer to")
-    train.add_argument("--config", metavar="PATH", help="JSON preset; command-line options override it")
-    # Defaults are None (SUPPRESS-like) so that we know what was given on the command line.
-    train.add_argument("--vocab-size", type=_positive, default=None, metavar="N", help="default 30000")
-    train.add_argument("--min-frequency", type=_non_negative, default=None, metavar="N", help="default 0")
-    train.add_argument("--special-tokens", nargs="+", default=None, metavar="TOK", help="first ids, in order")
-    train.add_argument("--add-prefix-space", action="store_true", default=None, help="space before each line")
-    train.add_argument("--max-token-length", type=_positive, default=None, metavar="N")
-    train.add_argument("--limit-alphabet", type=_non_negative, default=None, metavar="N")
-    train.add_argument("--workers", type=_positive, default=None, metavar="N", help="counting processes")
-    train.add_argument(
-        "--exclude-special-tokens",
-        action="store_true",
-        default=None,
-        help="cut special tokens out of the text before counting (tokenizers counts them as text)",
-    )
-    for role in _ROLES:
-        train.add_argument(f"--{role.replace('_', '-')}", default=None, metavar="T", help=f"the {role}")
-    train.add_argument(
-        "--encoding-errors",
-        choices=("strict", "replace"),
-        default=None,
-        help="invalid UTF-8: stop with its file, line and offset (strict, default) or train on with U+FFFD",
-    )
+    _add_training_options(train)
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
 
     count = commands.add_parser(
@@ -96,6 +101,32 @@ def build_parser() -> argparse.ArgumentParser:
     count.add_argument("--exclude-special-tokens", action="store_true", help="cut special tokens out of the text")
     count.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict")
     count.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    verify = commands.add_parser("verify", help="check parity with the references on your own data")
+    checks = verify.add_subparsers(dest="check", metavar="CHECK")
+    checks.required = True
+    encode = checks.add_parser(
+        "encode",
+        help="encode with hf_bpe and a reference, report differences",
+        description="Encode every line (or document) with hf_bpe and with a reference; exit 0 only if all match.",
+    )
+    encode.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
+    encode.add_argument("--tokenizer", required=True, metavar="DIR|gpt2", help="a tokenizer directory, or gpt2")
+    encode.add_argument("--against", choices=("tiktoken", "transformers"), default="transformers")
+    encode.add_argument("--ranks", metavar="PATH", help="tiktoken rank file for --against tiktoken (default: GPT-2's)")
+    encode.add_argument("--unit", choices=("line", "document"), default="line", help="default: line")
+    encode.add_argument("--examples", type=_positive, default=5, metavar="N", help="differences shown in full")
+    encode.add_argument("--json", action="store_true", help="print the report as JSON")
+    encode.add_argument("--no-progress", action="store_true", help="no progress bar")
+    training = checks.add_parser(
+        "train",
+        help="train with hf_bpe and tokenizers, compare",
+        description="Train with hf_bpe and with tokenizers the same way; compare ids and merges.",
+    )
+    training.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read line by line")
+    _add_training_options(training)
+    training.add_argument("--json", action="store_true", help="print the report as JSON")
+    training.add_argument("--no-progress", action="store_true", help="no progress bars")
     return parser
 
 
@@ -323,6 +354,92 @@ def count_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reference_encoder(args: argparse.Namespace, directory: Path) -> tuple[Any, str]:
+    """The reference's text-to-ids function for ``verify encode``, and its name in the report."""
+    if args.against == "tiktoken":
+        import tiktoken
+        from tiktoken.load import load_tiktoken_bpe
+
+        from hf_bpe.files import GPT2_SPECIAL_TOKEN
+        from hf_bpe.gpt2 import RANKS_FILE, TIKTOKEN_PATTERN, gpt2_files
+
+        ranks_path = Path(args.ranks) if args.ranks else gpt2_files() / RANKS_FILE
+        if not ranks_path.is_file():
+            raise UsageError(f"--ranks {ranks_path}: no such file")
+        ranks = load_tiktoken_bpe(str(ranks_path))
+        encoding = tiktoken.Encoding(
+            ranks_path.stem,
+            pat_str=TIKTOKEN_PATTERN,
+            mergeable_ranks=ranks,
+            special_tokens={GPT2_SPECIAL_TOKEN: len(ranks)},
+        )
+        return (lambda text: encoding.encode(text, allowed_special="all")), f"tiktoken ({ranks_path.name})"
+    from transformers import GPT2Tokenizer
+
+    rust = GPT2Tokenizer.from_pretrained(str(directory))
+    return (lambda text: rust(text)["input_ids"]), "transformers' Rust GPT2Tokenizer"
+
+
+def verify_encode_command(args: argparse.Namespace) -> int:
+    from hf_bpe import BPETokenizer
+    from hf_bpe.verify import asdict, format_encoding_report, units, verify_encoding
+
+    if args.tokenizer == "gpt2":
+        from hf_bpe.gpt2 import gpt2_files
+
+        directory = gpt2_files()
+    else:
+        directory = Path(args.tokenizer)
+        if not (directory / "vocab.json").is_file():
+            raise FileNotFoundError(f"{directory}: no vocab.json there; give a tokenizer directory or gpt2")
+    tokenizer = BPETokenizer.from_pretrained(str(directory))
+    reference, name = _reference_encoder(args, directory)
+    texts = list(units(args.files, args.unit))
+    bar = None
+    if not args.no_progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(texts), unit=args.unit, desc="verifying", file=sys.stderr)
+    try:
+        report = verify_encoding(
+            tokenizer,
+            reference,
+            iter(texts),
+            reference_name=name,
+            examples=args.examples,
+            progress=bar.update if bar is not None else None,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    print(json.dumps(asdict(report), ensure_ascii=False, indent=2) if args.json else format_encoding_report(report))
+    return 0 if report.ok else 1
+
+
+def verify_train_command(args: argparse.Namespace) -> int:
+    from hf_bpe.counting import count_files
+    from hf_bpe.trainer import train_bpe
+    from hf_bpe.verify import asdict, compare_training, format_training_report, reference_training
+
+    settings = _settings(args)
+    options = {
+        name: settings[name]
+        for name in ("vocab_size", "min_frequency", "special_tokens", "max_token_length", "limit_alphabet")
+    }
+    counts = count_files(
+        args.files,
+        add_prefix_space=settings["add_prefix_space"],
+        special_tokens=settings["special_tokens"],
+        exclude_special_tokens=settings["exclude_special_tokens"],
+        workers=settings["workers"],
+    ).counts
+    ours = train_bpe(counts, **options)
+    reference = reference_training(args.files, add_prefix_space=settings["add_prefix_space"], **options)
+    report = compare_training((ours.vocab, ours.merges), reference, counts)
+    print(json.dumps(asdict(report), ensure_ascii=False, indent=2) if args.json else format_training_report(report))
+    return 0 if report.ok else 1
+
+
 class Terminated(BaseException):
     """SIGTERM arrived (exit status 143)."""
 
@@ -342,6 +459,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return train_command(args)
         if args.command == "count":
             return count_command(args)
+        if args.command == "verify":
+            return verify_encode_command(args) if args.check == "encode" else verify_train_command(args)
     except UsageError as e:
         print(f"hf-bpe: error: {e}", file=sys.stderr)
         return 2
