@@ -205,3 +205,28 @@ def test_loading_never_unpickles():
     sources = "".join(path.read_text(encoding="utf-8") for path in Path(hf_bpe.files.__file__).parent.glob("*.py"))
     assert "pickle.load" not in sources and "import pickle" not in sources
     assert os.path.basename(hf_bpe.files.__file__) == "files.py"
+
+
+@pytest.mark.slow
+def test_hundred_megabyte_document_in_bounded_memory(gpt2_dir, stdlib_files, tmp_path):
+    """A 100 MB document encodes to tiktoken's ids; peak memory stays a small multiple of the ids' own size."""
+    block = "".join(path.read_text(encoding="utf-8") for path in stdlib_files)
+    document = tmp_path / "big.txt"
+    document.write_text(block * (100_000_000 // len(block.encode()) + 1), encoding="utf-8")
+    code = f"""
+import resource, sys, numpy
+from hf_bpe import BPETokenizer
+from hf_bpe.gpt2 import tiktoken_gpt2
+text = open({str(document)!r}, encoding="utf-8").read()
+ours = numpy.array(BPETokenizer.from_pretrained({str(gpt2_dir)!r})(text)["input_ids"], dtype=numpy.int32)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+theirs = numpy.array(tiktoken_gpt2({str(gpt2_dir)!r}).encode_ordinary(text), dtype=numpy.int32)
+print(len(text.encode()), len(ours), int((ours == theirs).all()) if len(ours) == len(theirs) else 0, peak)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    size, tokens, same, peak = map(int, done.stdout.split())
+    assert size >= 100_000_000 and tokens > 20_000_000
+    assert same == 1
+    # The text (100 MB), its UTF-8 copy and a list of ids (8 bytes a pointer, plus int objects) dominate.
+    assert peak < 4 * size + 60 * tokens, f"peak RSS {peak / 1e9:.1f} GB for {size / 1e6:.0f} MB of text"
