@@ -182,6 +182,18 @@ def count_sequences(
     return to_byte_level_counts(raw)
 
 
+def dataset_rows(dataset: Any, column: str, *, batch_size: int = 1000) -> Iterator[str]:
+    """The values of a ``datasets.Dataset`` column, read a batch at a time.
+
+    Raises:
+        KeyError: if the dataset has no column ``column`` (the message lists the columns it has).
+    """
+    names = list(getattr(dataset, "column_names", None) or [])
+    if column not in names:
+        raise KeyError(f"the dataset has no column {column!r}; its columns are {names}")
+    return (row for start in range(0, len(dataset), batch_size) for row in dataset[start : start + batch_size][column])
+
+
 def count_dataset(
     dataset: Any,
     column: str,
@@ -201,12 +213,8 @@ def count_dataset(
     >>> count_dataset(datasets.Dataset.from_dict({"text": ["a b", "a"]}), "text")
     Counter({'a': 2, 'Ġb': 1})
     """
-    names = list(getattr(dataset, "column_names", None) or [])
-    if column not in names:
-        raise KeyError(f"the dataset has no column {column!r}; its columns are {names}")
-    batches = (dataset[start : start + batch_size][column] for start in range(0, len(dataset), batch_size))
     return count_sequences(
-        (row for batch in batches for row in batch),
+        dataset_rows(dataset, column, batch_size=batch_size),
         add_prefix_space=add_prefix_space,
         special_tokens=special_tokens,
         exclude_special_tokens=exclude_special_tokens,

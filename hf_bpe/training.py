@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.count_files import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
-from hf_bpe.counting import Counting, count_dataset, count_files, count_sequences, counting_settings
+from hf_bpe.counting import Counting, count_files, count_sequences, counting_settings, dataset_rows
 from hf_bpe.trainer import TrainResult, train_bpe
 
 Progress = Callable[[str, int, int], None]
@@ -153,24 +153,40 @@ def train_from_iterator(
     >>> train_from_iterator(["hug pug", ["hug"]], vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
     """
-    count_progress = _count_progress(progress, 0)
-
-    counts = count_sequences(
+    return _train_from_sequences(
         sequences,
-        add_prefix_space=add_prefix_space,
-        special_tokens=special_tokens,
-        exclude_special_tokens=exclude_special_tokens,
-        progress=count_progress,
-    )
-    return train_from_counts(
-        counts,
+        0,
         vocab_size=vocab_size,
         min_frequency=min_frequency,
         special_tokens=special_tokens,
         add_prefix_space=add_prefix_space,
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
+        exclude_special_tokens=exclude_special_tokens,
         progress=progress,
+    )
+
+
+def _train_from_sequences(
+    sequences: Iterable[str | Sequence[str]],
+    total: int,
+    *,
+    special_tokens: Sequence[str],
+    add_prefix_space: bool,
+    exclude_special_tokens: bool,
+    progress: Progress | None,
+    **merging: Any,
+) -> TrainResult:
+    """Count ``sequences`` (``total`` of them, 0 if unknown) and train on the counts."""
+    counts = count_sequences(
+        sequences,
+        add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens,
+        exclude_special_tokens=exclude_special_tokens,
+        progress=_count_progress(progress, total),
+    )
+    return train_from_counts(
+        counts, special_tokens=special_tokens, add_prefix_space=add_prefix_space, progress=progress, **merging
     )
 
 
@@ -196,24 +212,16 @@ def train_from_dataset(
     >>> train_from_dataset(datasets.Dataset.from_dict({"text": ["hug pug", "hug"]}), "text", vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
     """
-    count_progress = _count_progress(progress, len(dataset))
-
-    counts = count_dataset(
-        dataset,
-        column,
-        add_prefix_space=add_prefix_space,
-        special_tokens=special_tokens,
-        exclude_special_tokens=exclude_special_tokens,
-        progress=count_progress,
-    )
-    return train_from_counts(
-        counts,
+    return _train_from_sequences(
+        dataset_rows(dataset, column),
+        len(dataset),
         vocab_size=vocab_size,
         min_frequency=min_frequency,
         special_tokens=special_tokens,
         add_prefix_space=add_prefix_space,
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
+        exclude_special_tokens=exclude_special_tokens,
         progress=progress,
     )
 
