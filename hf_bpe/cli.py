@@ -240,6 +240,12 @@ class _Progress:
             bar.close()
 
 
+def _merging_options(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings the merge loop takes (the rest are about reading and cutting the text)."""
+    names = ("vocab_size", "min_frequency", "special_tokens", "max_token_length", "limit_alphabet")
+    return {name: settings[name] for name in names}
+
+
 def _check_output(path: str) -> None:
     """Refuse an output path that cannot become a directory, before any work is done."""
     target = Path(path)
@@ -272,28 +278,16 @@ def train_command(args: argparse.Namespace) -> int:
                         f"--{name.replace('_', '-')} differs from how {args.from_counts} was counted "
                         f"({name}={recorded.get(name)}); recount, or leave the option out"
                     )
-            result = train_from_count_directory(
-                args.from_counts,
-                vocab_size=settings["vocab_size"],
-                min_frequency=settings["min_frequency"],
-                special_tokens=settings["special_tokens"],
-                max_token_length=settings["max_token_length"],
-                limit_alphabet=settings["limit_alphabet"],
-                progress=progress,
-            )
+            result = train_from_count_directory(args.from_counts, progress=progress, **_merging_options(settings))
         else:
             result = train_from_files(
                 args.files,
-                vocab_size=settings["vocab_size"],
-                min_frequency=settings["min_frequency"],
-                special_tokens=settings["special_tokens"],
                 add_prefix_space=settings["add_prefix_space"],
-                max_token_length=settings["max_token_length"],
-                limit_alphabet=settings["limit_alphabet"],
                 workers=settings["workers"],
                 exclude_special_tokens=settings["exclude_special_tokens"],
                 errors=settings["encoding_errors"],
                 progress=progress,
+                **_merging_options(settings),
             )
     finally:
         progress.close()
@@ -422,10 +416,7 @@ def verify_train_command(args: argparse.Namespace) -> int:
     from hf_bpe.verify import asdict, compare_training, format_training_report, reference_training
 
     settings = _settings(args)
-    options = {
-        name: settings[name]
-        for name in ("vocab_size", "min_frequency", "special_tokens", "max_token_length", "limit_alphabet")
-    }
+    options = _merging_options(settings)
     counts = count_files(
         args.files,
         add_prefix_space=settings["add_prefix_space"],
