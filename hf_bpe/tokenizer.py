@@ -214,26 +214,26 @@ class BPETokenizer(PreTrainedTokenizer):
             )
             and self._fast_path_ok()
         )
+        # What transformers' own path needs, for the cases it handles (pairs, truncation, padding, ...).
+        options: dict[str, Any] = {
+            "add_special_tokens": add_special_tokens,
+            "padding_strategy": padding_strategy,
+            "truncation_strategy": truncation_strategy,
+            "max_length": max_length,
+            "stride": stride,
+            "pad_to_multiple_of": pad_to_multiple_of,
+            "padding_side": padding_side,
+            "return_tensors": return_tensors,
+            "return_token_type_ids": return_token_type_ids,
+            "return_attention_mask": return_attention_mask,
+            "return_overflowing_tokens": return_overflowing_tokens,
+            "return_special_tokens_mask": return_special_tokens_mask,
+            "return_length": return_length,
+            "verbose": verbose,
+        }
         if not simple:
             return super()._encode_plus(
-                cast(Any, text),
-                text_pair=text_pair,
-                add_special_tokens=add_special_tokens,
-                padding_strategy=padding_strategy,
-                truncation_strategy=truncation_strategy,
-                max_length=max_length,
-                stride=stride,
-                is_split_into_words=is_split_into_words,
-                pad_to_multiple_of=pad_to_multiple_of,
-                padding_side=padding_side,
-                return_tensors=return_tensors,
-                return_token_type_ids=return_token_type_ids,
-                return_attention_mask=return_attention_mask,
-                return_overflowing_tokens=return_overflowing_tokens,
-                return_special_tokens_mask=return_special_tokens_mask,
-                return_length=return_length,
-                verbose=verbose,
-                **kwargs,
+                cast(Any, text), text_pair=text_pair, is_split_into_words=is_split_into_words, **options, **kwargs
             )
         split = kwargs.get("split_special_tokens", self.split_special_tokens)
         prefix = kwargs.get("add_prefix_space")
@@ -249,23 +249,7 @@ class BPETokenizer(PreTrainedTokenizer):
         if not plain:
             # transformers does truncation, padding and the extra outputs from ids.
             ids: Any = encoded[0] if isinstance(text, str) else encoded
-            return super()._encode_plus(
-                ids,
-                add_special_tokens=add_special_tokens,
-                padding_strategy=padding_strategy,
-                truncation_strategy=truncation_strategy,
-                max_length=max_length,
-                stride=stride,
-                pad_to_multiple_of=pad_to_multiple_of,
-                padding_side=padding_side,
-                return_tensors=return_tensors,
-                return_token_type_ids=return_token_type_ids,
-                return_attention_mask=return_attention_mask,
-                return_overflowing_tokens=return_overflowing_tokens,
-                return_special_tokens_mask=return_special_tokens_mask,
-                return_length=return_length,
-                verbose=verbose,
-            )
+            return super()._encode_plus(ids, **options)
         if add_special_tokens and self.add_bos_token and self.bos_token_id is not None:
             bos = [self.bos_token_id]
             encoded = [bos + ids for ids in encoded]
