@@ -49,12 +49,38 @@ class Counting:
             text are ordinary text; if true, they are removed and the text around them is pre-tokenized as
             separate pieces (as the tokenizer does when it encodes).
         pattern: the split pattern.
+        byte_level: spell pre-tokens with the byte-level alphabet (false for char-level BPE, where pre-tokens are
+            the text's own characters).
+        lowercase: lowercase the text first (``tokenizers``' ``Lowercase`` normalizer; char-level BPE).
     """
 
     add_prefix_space: bool = False
     special_tokens: tuple[str, ...] = ()
     exclude_special_tokens: bool = False
     pattern: str = GPT2_SPLIT_PATTERN
+    byte_level: bool = True
+    lowercase: bool = False
+
+
+#: ``tokenizers``' ``WhitespaceSplit``: maximal runs of non-white-space characters (char-level BPE).
+WHITESPACE_SPLIT_PATTERN = r"\S+"
+
+
+def char_level_counting(
+    *, lowercase: bool = False, special_tokens: Sequence[str] = (), exclude_special_tokens: bool = False
+) -> Counting:
+    """How char-level BPE (GPT-1 / Sennrich style) cuts text: words split on white space, no byte mapping.
+
+    >>> count_sequences(["Low lower  low"], counting=char_level_counting(lowercase=True))
+    Counter({'low': 2, 'lower': 1})
+    """
+    return Counting(
+        special_tokens=tuple(special_tokens),
+        exclude_special_tokens=exclude_special_tokens,
+        pattern=WHITESPACE_SPLIT_PATTERN,
+        byte_level=False,
+        lowercase=lowercase,
+    )
 
 
 def counting_settings(counting: Counting, errors: str = "strict") -> dict[str, Any]:
@@ -102,10 +128,13 @@ class _Cutter:
         """All pre-tokens of ``sequences``, each sequence cut on its own."""
         split = self._split
         prefix = self.counting.add_prefix_space
+        lowercase = self.counting.lowercase
         special = self._special
         out: list[str] = []
         extend = out.extend
         for sequence in sequences:
+            if lowercase:
+                sequence = sequence.lower()
             parts = special.split(sequence) if special is not None else (sequence,)
             for part in parts:
                 if not part:
@@ -114,6 +143,11 @@ class _Cutter:
                     part = " " + part
                 extend(split(part))
         return out
+
+
+def spelled_counts(raw: Counter[str], counting: Counting) -> Counter[str]:
+    """Counts of raw-text pre-tokens in the spelling of the tokens: byte-level, or as they are (char-level)."""
+    return to_byte_level_counts(raw) if counting.byte_level else raw
 
 
 def to_byte_level_counts(raw: Counter[str]) -> Counter[str]:
@@ -134,6 +168,7 @@ def count_sequences(
     add_prefix_space: bool = False,
     special_tokens: Sequence[str] = (),
     exclude_special_tokens: bool = False,
+    counting: Counting | None = None,
     progress: ProgressCallback | None = None,
 ) -> Counter[str]:
     """Count the pre-tokens of an iterable of sequences, as ``Tokenizer.train_from_iterator`` sees it.
@@ -146,6 +181,7 @@ def count_sequences(
         add_prefix_space: see :class:`Counting`.
         special_tokens: see :class:`Counting`.
         exclude_special_tokens: see :class:`Counting`.
+        counting: all of the cutting settings at once (overrides the three above), e.g. char-level's.
         progress: called with the number of sequences counted, now and then.
 
     Returns:
@@ -157,7 +193,8 @@ def count_sequences(
     >>> count_sequences(["the cat", ["the dog"]])
     Counter({'the': 2, 'Ġcat': 1, 'Ġdog': 1})
     """
-    cutter = _Cutter(_counting(add_prefix_space, special_tokens, exclude_special_tokens))
+    counting = counting or _counting(add_prefix_space, special_tokens, exclude_special_tokens)
+    cutter = _Cutter(counting)
     raw: Counter[str] = Counter()
     batch: list[str] = []
     for index, item in enumerate(sequences):
@@ -179,7 +216,7 @@ def count_sequences(
         raw.update(cutter.pieces(batch))
         if progress is not None:
             progress(len(batch))
-    return to_byte_level_counts(raw)
+    return spelled_counts(raw, counting)
 
 
 def dataset_rows(dataset: Any, column: str, *, batch_size: int = 1000) -> Iterator[str]:
@@ -230,6 +267,7 @@ def count_files(
     exclude_special_tokens: bool = False,
     workers: int | None = None,
     errors: str = "strict",
+    counting: Counting | None = None,
     progress: ProgressCallback | None = None,
 ) -> FileCounts:
     """Count the pre-tokens of text files, line by line as ``Tokenizer.train(files)`` does.
@@ -246,6 +284,7 @@ def count_files(
         workers: worker processes (default: the CPU count; ``1`` counts in this process).
         errors: ``"strict"`` raises on invalid UTF-8; ``"replace"`` replaces it with U+FFFD and counts the
             lines where it did.
+        counting: all of the cutting settings at once (overrides the three above), e.g. char-level's.
         progress: called with the number of bytes just counted.
 
     Raises:
@@ -263,7 +302,7 @@ def count_files(
         raise ValueError(f"errors={errors!r}: choose 'strict' or 'replace'")
     if workers is not None and workers < 1:
         raise ValueError(f"workers={workers}: must be at least 1")
-    counting = _counting(add_prefix_space, special_tokens, exclude_special_tokens)
+    counting = counting or _counting(add_prefix_space, special_tokens, exclude_special_tokens)
     files = [Path(p) for p in paths]
     shards: list[tuple[str, int, int]] = []
     total = 0
@@ -297,7 +336,7 @@ def count_files(
                 replaced += part_replaced
                 if progress is not None:
                     progress(part_bytes)
-    return FileCounts(to_byte_level_counts(raw), total, lines, replaced)
+    return FileCounts(spelled_counts(raw, counting), total, lines, replaced)
 
 
 def _leave_interrupts_to_parent() -> None:

@@ -38,7 +38,7 @@ from hf_bpe.count_files import (
     sum_counts,
     write_counts_manifest,
 )
-from hf_bpe.counting import Counting, _shard_ranges, count_byte_range, counting_settings, to_byte_level_counts
+from hf_bpe.counting import Counting, _shard_ranges, count_byte_range, counting_settings, spelled_counts
 from hf_bpe.files import write_files
 
 try:
@@ -76,7 +76,7 @@ class CountShards(PipelineStep):
             raw.update(counted)
             self.stat_update("lines", value=lines)
             self.stat_update("bytes", value=end - start)
-        counts = to_byte_level_counts(raw)
+        counts = spelled_counts(raw, self.counting)
         for bucket, part in enumerate(split_into_buckets(counts, self.buckets)):
             write_files(_partial_dir(Path(self.output), bucket), {f"task-{rank:05d}.jsonl": format_bucket(part)})
         if data:

@@ -96,6 +96,8 @@ def train_bpe(
     limit_alphabet: int | None = None,
     initial_alphabet: Iterable[str] = BYTE_ALPHABET,
     max_token_length: int | None = None,
+    end_of_word_suffix: str | None = None,
+    continuing_subword_prefix: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> TrainResult:
     """Learn BPE merges from pre-token counts, exactly as ``tokenizers``' ``BpeTrainer`` does.
@@ -111,6 +113,8 @@ def train_bpe(
             deterministic; here the characters most frequent in the text are kept, then the lowest code points.)
         initial_alphabet: characters always in the alphabet (default: the 256 byte-level characters).
         max_token_length: merged tokens are made only below this many characters (see the module docstring).
+        end_of_word_suffix: char-level BPE: appended to the last character of every word (e.g. ``"</w>"``).
+        continuing_subword_prefix: char-level BPE: prepended to every character but a word's first (e.g. ``"##"``).
         progress: called as ``progress(merges_done, merges_wanted)`` during merging.
 
     Returns:
@@ -151,10 +155,38 @@ def train_bpe(
 
     # Words as lists of ids (BpeTrainer::tokenize_words). Characters outside the vocabulary are dropped. Words
     # of fewer than two symbols have no pair and never change, so they are left out.
-    char_id = {char: vocab[char] for char in alphabet | seen if char in vocab}
+    if end_of_word_suffix or continuing_subword_prefix:
+        words, word_counts = _affixed_words(
+            counts, vocab, tokens, end_of_word_suffix or "", continuing_subword_prefix or ""
+        )
+    else:
+        words, word_counts = _plain_words(counts, vocab, alphabet | seen)
+    # How many characters each symbol spans (affixes do not count), as the reference's Word keeps them: one for
+    # the alphabet and affixed characters; a special token's length for a special token (it can only reach a
+    # word as a merge result equal to it).
+    lengths = [len(token) if token in special_tokens else 1 for token in tokens]
+
+    result_merges, learned, stop = _merge_loop(
+        words,
+        word_counts,
+        vocab,
+        tokens,
+        lengths,
+        vocab_size,
+        min_frequency,
+        max_token_length,
+        continuing_subword_prefix or "",
+        progress,
+    )
+    return TrainResult(vocab, result_merges, stop, learned, tuple(special_tokens))
+
+
+def _plain_words(counts: Mapping[str, int], vocab: Vocab, chars: set[str]) -> tuple[list[list[int]], list[int]]:
+    """Words as lists of character ids (characters outside the vocabulary dropped), with their counts."""
+    char_id = {char: vocab[char] for char in chars if char in vocab}
+    dropped = chars - char_id.keys()
     words: list[list[int]] = []
     word_counts: list[int] = []
-    dropped = seen - char_id.keys()
     for word, count in counts.items():
         if count < 0:
             raise ValueError(f"pre-token {word!r} has count {count}; counts must be non-negative")
@@ -168,11 +200,36 @@ def train_bpe(
             ids = [char_id[c] for c in word]
         words.append(ids)
         word_counts.append(count)
+    return words, word_counts
 
-    result_merges, learned, stop = _merge_loop(
-        words, word_counts, vocab, tokens, vocab_size, min_frequency, max_token_length, progress
-    )
-    return TrainResult(vocab, result_merges, stop, learned, tuple(special_tokens))
+
+def _affixed_words(
+    counts: Mapping[str, int], vocab: Vocab, tokens: list[str], suffix: str, prefix: str
+) -> tuple[list[list[int]], list[int]]:
+    """Words as symbol ids for char-level BPE: every character but the first carries ``prefix``, the last
+    one ``suffix`` (first and last by position in the word, also where a character is dropped, as
+    BpeTrainer::tokenize_words has it).
+
+    The reference numbers the new affixed symbols (``"t</w>"``) in hash-map order, which changes from run to
+    run; here they are numbered right after the alphabet in code-point order of their spelling.
+    """
+    spelled: list[tuple[list[str], int]] = []
+    for word, count in counts.items():
+        if count < 0:
+            raise ValueError(f"pre-token {word!r} has count {count}; counts must be non-negative")
+        symbols = []
+        last = len(word) - 1
+        for position, char in enumerate(word):
+            if char not in vocab:
+                continue
+            symbols.append(f"{prefix if position else ''}{char}{suffix if position == last else ''}")
+        spelled.append((symbols, count))
+    for symbol in sorted({symbol for symbols, _ in spelled for symbol in symbols} - vocab.keys()):
+        vocab[symbol] = len(tokens)
+        tokens.append(symbol)
+    words = [[vocab[symbol] for symbol in symbols] for symbols, _ in spelled if len(symbols) > 1]
+    word_counts = [count for symbols, count in spelled if len(symbols) > 1]
+    return words, word_counts
 
 
 def _check_options(
@@ -208,18 +265,22 @@ def _merge_loop(
     word_counts: list[int],
     vocab: Vocab,
     tokens: list[str],
+    lengths: list[int],
     vocab_size: int,
     min_frequency: int,
     max_token_length: int | None,
+    prefix: str,
     progress: ProgressCallback | None,
 ) -> tuple[Merges, int, str]:
-    """The merge loop; ``vocab`` and ``tokens`` grow in place. Returns merges, merges made, stop reason."""
+    """The merge loop; ``vocab``, ``tokens`` and ``lengths`` (symbols a token spans) grow in place.
+
+    Returns merges, merges made, stop reason.
+    """
     # A pair (left, right) is the int left << SHIFT | right: cheaper to hash than a tuple, same order.
     shift = max(20, (vocab_size + len(tokens)).bit_length() + 1)
     mask = (1 << shift) - 1
     limit = max_token_length if max_token_length is not None else -1
     unlimited = max_token_length is None
-    lengths = [len(t) for t in tokens]  # token lengths in characters, for max_token_length
 
     # Initial pair counts and the words each pair occurs in (BpeTrainer::count_pairs).
     # defaultdicts: a missing pair counts 0 (the reference's entry().or_default()), without a method call.
@@ -269,13 +330,14 @@ def _merge_loop(
             break
         a = pair >> shift
         b = pair & mask
-        token = tokens[a] + tokens[b]
+        second = tokens[b]
+        token = tokens[a] + (second[len(prefix) :] if prefix and second.startswith(prefix) else second)
         new = vocab.get(token)
         if new is None:
             new = len(tokens)
             vocab[token] = new
             tokens.append(token)
-            lengths.append(len(token))
+            lengths.append(lengths[a] + lengths[b])
         merges.append((a, b))
         new_length = lengths[new]
         new_left = new << shift
