@@ -13,6 +13,7 @@ together, so an error or Ctrl-C never leaves a half-written or mixed directory b
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -23,6 +24,23 @@ from pathlib import Path
 
 Vocab = dict[str, int]
 Merges = list[tuple[str, str]]
+
+
+@dataclasses.dataclass(frozen=True)
+class CharLevel:
+    """Char-level BPE (GPT-1 / Sennrich style) instead of byte-level: words split on white space, tokens spelled
+    with the text's own characters, the last character of a word marked with a suffix.
+
+    Attributes:
+        end_of_word_suffix: glued to the last character of every word (``"</w>"``), or None.
+        continuing_subword_prefix: glued to every character but a word's first (``"##"``), or None.
+        lowercase: lowercase the text first.
+    """
+
+    end_of_word_suffix: str | None = "</w>"
+    continuing_subword_prefix: str | None = None
+    lowercase: bool = False
+
 
 MERGES_HEADER = "#version: 0.2"
 VOCAB_FILE = "vocab.json"
@@ -163,6 +181,7 @@ def tokenizer_config(
     roles: Mapping[str, str | None] | None = None,
     *,
     add_prefix_space: bool = False,
+    char_level: CharLevel | None = None,
 ) -> dict[str, object]:
     """The ``tokenizer_config.json`` contents that make transformers load the files with :data:`TOKENIZER_CLASS`.
 
@@ -172,7 +191,8 @@ def tokenizer_config(
     named = special_token_roles(special_tokens, roles)
     extra = [token for token in special_tokens if token not in named.values()]
     return {
-        "tokenizer_class": TOKENIZER_CLASS,
+        # Char-level directories load through tokenizer.json (transformers' Rust backend).
+        "tokenizer_class": "TokenizersBackend" if char_level else TOKENIZER_CLASS,
         **named,
         "extra_special_tokens": extra,
         "add_prefix_space": add_prefix_space,
@@ -182,19 +202,38 @@ def tokenizer_config(
 
 
 def tokenizer_json(
-    vocab: Mapping[str, int], merges: Merges, special_tokens: Sequence[str], *, add_prefix_space: bool = False
+    vocab: Mapping[str, int],
+    merges: Merges,
+    special_tokens: Sequence[str],
+    *,
+    add_prefix_space: bool = False,
+    char_level: CharLevel | None = None,
+    unk_token: str | None = None,
 ) -> str:
     """``tokenizer.json`` for the same vocabulary, built with the ``tokenizers`` library.
 
     It lets transformers' Rust backend (``TokenizersBackend``) load the directory when hf_bpe is not installed,
     with the same ids.
     """
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, processors
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-    tokenizer = Tokenizer(models.BPE(vocab=dict(vocab), merges=list(merges)))
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=True)
-    tokenizer.decoder = decoders.ByteLevel()
-    tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
+    if char_level is not None:
+        affixes = {
+            "end_of_word_suffix": char_level.end_of_word_suffix,
+            "continuing_subword_prefix": char_level.continuing_subword_prefix,
+            "unk_token": unk_token,
+        }
+        model = models.BPE(vocab=dict(vocab), merges=list(merges), **{k: v for k, v in affixes.items() if v})
+        tokenizer = Tokenizer(model)
+        tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+        if char_level.lowercase:
+            tokenizer.normalizer = normalizers.Lowercase()
+        tokenizer.decoder = decoders.BPEDecoder(suffix=char_level.end_of_word_suffix or "")
+    else:
+        tokenizer = Tokenizer(models.BPE(vocab=dict(vocab), merges=list(merges)))
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=True)
+        tokenizer.decoder = decoders.ByteLevel()
+        tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
     tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
     return tokenizer.to_str()
 
@@ -207,6 +246,7 @@ def write_tokenizer_dir(
     special_tokens: Sequence[str] = (),
     roles: Mapping[str, str | None] | None = None,
     add_prefix_space: bool = False,
+    char_level: CharLevel | None = None,
 ) -> list[Path]:
     """Write a complete tokenizer directory, all files or none.
 
@@ -216,12 +256,15 @@ def write_tokenizer_dir(
     Returns:
         The paths written.
     """
-    config = tokenizer_config(special_tokens, roles, add_prefix_space=add_prefix_space)
+    config = tokenizer_config(special_tokens, roles, add_prefix_space=add_prefix_space, char_level=char_level)
+    unk = special_token_roles(special_tokens, roles)["unk_token"]
     files = {
         VOCAB_FILE: format_vocab(vocab),
         MERGES_FILE: format_merges(merges),
         TOKENIZER_CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
-        TOKENIZER_FILE: tokenizer_json(vocab, merges, special_tokens, add_prefix_space=add_prefix_space),
+        TOKENIZER_FILE: tokenizer_json(
+            vocab, merges, special_tokens, add_prefix_space=add_prefix_space, char_level=char_level, unk_token=unk
+        ),
     }
     write_files(directory, files)
     return [Path(directory) / name for name in files]

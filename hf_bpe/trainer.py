@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from hf_bpe.byte_level import BYTE_ALPHABET
-from hf_bpe.files import Merges, Vocab, write_tokenizer_dir
+from hf_bpe.files import CharLevel, Merges, Vocab, write_tokenizer_dir
 
 #: Why training stopped.
 STOP_VOCAB_SIZE = "vocab_size"
@@ -57,6 +57,7 @@ class TrainResult:
         special_tokens: the special tokens, first in the vocabulary.
         add_prefix_space: how the text was pre-tokenized (recorded in the tokenizer files).
         replaced_lines: input lines whose invalid UTF-8 was replaced by U+FFFD (``errors="replace"``).
+        char_level: how a char-level vocabulary was made (None for byte-level).
     """
 
     vocab: Vocab
@@ -66,6 +67,7 @@ class TrainResult:
     special_tokens: tuple[str, ...] = ()
     add_prefix_space: bool = False
     replaced_lines: int = 0
+    char_level: CharLevel | None = None
 
     def save(self, directory: str | os.PathLike[str], *, roles: Mapping[str, str | None] | None = None) -> list[Path]:
         """Write ``vocab.json``, ``merges.txt``, ``tokenizer_config.json`` and ``tokenizer.json``, all or none.
@@ -84,6 +86,7 @@ class TrainResult:
             special_tokens=self.special_tokens,
             roles=roles,
             add_prefix_space=self.add_prefix_space,
+            char_level=self.char_level,
         )
 
 

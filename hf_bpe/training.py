@@ -15,8 +15,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hf_bpe.byte_level import BYTE_ALPHABET
 from hf_bpe.count_files import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
-from hf_bpe.counting import Counting, count_files, count_sequences, counting_settings, dataset_rows
+from hf_bpe.counting import (
+    Counting,
+    char_level_counting,
+    count_files,
+    count_sequences,
+    counting_settings,
+    dataset_rows,
+)
+from hf_bpe.files import CharLevel
 from hf_bpe.trainer import TrainResult, train_bpe
 
 Progress = Callable[[str, int, int], None]
@@ -46,11 +55,13 @@ def train_from_counts(
     add_prefix_space: bool = False,
     max_token_length: int | None = None,
     limit_alphabet: int | None = None,
+    char_level: CharLevel | None = None,
     progress: Progress | None = None,
 ) -> TrainResult:
     """Train on pre-token counts (byte-level spelling), e.g. from :mod:`hf_bpe.count_files`.
 
-    ``add_prefix_space`` only records how the counts were made, for the tokenizer files.
+    ``add_prefix_space`` only records how the counts were made, for the tokenizer files. With ``char_level``
+    the counts are of words in their own characters, and the alphabet is the characters seen.
 
     >>> train_from_counts({"Ġhug": 3, "Ġpug": 2}, vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
@@ -63,9 +74,12 @@ def train_from_counts(
         special_tokens=special_tokens,
         limit_alphabet=limit_alphabet,
         max_token_length=max_token_length,
+        initial_alphabet=() if char_level else BYTE_ALPHABET,
+        end_of_word_suffix=char_level.end_of_word_suffix if char_level else None,
+        continuing_subword_prefix=char_level.continuing_subword_prefix if char_level else None,
         progress=merge_progress,
     )
-    return dataclasses.replace(result, add_prefix_space=bool(add_prefix_space))
+    return dataclasses.replace(result, add_prefix_space=bool(add_prefix_space), char_level=char_level)
 
 
 def train_from_files(
@@ -80,6 +94,7 @@ def train_from_files(
     workers: int | None = None,
     exclude_special_tokens: bool = False,
     errors: str = "strict",
+    char_level: CharLevel | None = None,
     progress: Progress | None = None,
 ) -> TrainResult:
     """Train on text files, read line by line as ``Tokenizer.train(files, trainer)`` reads them.
@@ -96,6 +111,8 @@ def train_from_files(
         exclude_special_tokens: cut special tokens out of the text before counting (the reference counts them as
             ordinary text, tokenizers#1616).
         errors: ``"strict"`` or ``"replace"`` for invalid UTF-8, see :func:`hf_bpe.counting.count_files`.
+        char_level: train char-level BPE (words split on white space, an end-of-word suffix) instead of
+            byte-level, as ``BpeTrainer(end_of_word_suffix=...)`` behind a ``WhitespaceSplit`` pre-tokenizer.
         progress: see :data:`Progress`.
 
     Raises:
@@ -118,6 +135,7 @@ def train_from_files(
         exclude_special_tokens=exclude_special_tokens,
         workers=workers,
         errors=errors,
+        counting=_char_level_counting(char_level, special_tokens, exclude_special_tokens),
         progress=count_progress,
     )
     result = train_from_counts(
@@ -128,6 +146,7 @@ def train_from_files(
         add_prefix_space=add_prefix_space,
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
+        char_level=char_level,
         progress=progress,
     )
     return dataclasses.replace(result, replaced_lines=counted.replaced_lines)
@@ -143,6 +162,7 @@ def train_from_iterator(
     max_token_length: int | None = None,
     limit_alphabet: int | None = None,
     exclude_special_tokens: bool = False,
+    char_level: CharLevel | None = None,
     progress: Progress | None = None,
 ) -> TrainResult:
     """Train on an iterable of strings or of batches (lists) of strings, as ``train_from_iterator`` does.
@@ -163,6 +183,7 @@ def train_from_iterator(
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
         exclude_special_tokens=exclude_special_tokens,
+        char_level=char_level,
         progress=progress,
     )
 
@@ -174,6 +195,7 @@ def _train_from_sequences(
     special_tokens: Sequence[str],
     add_prefix_space: bool,
     exclude_special_tokens: bool,
+    char_level: CharLevel | None,
     progress: Progress | None,
     **merging: Any,
 ) -> TrainResult:
@@ -183,10 +205,27 @@ def _train_from_sequences(
         add_prefix_space=add_prefix_space,
         special_tokens=special_tokens,
         exclude_special_tokens=exclude_special_tokens,
+        counting=_char_level_counting(char_level, special_tokens, exclude_special_tokens),
         progress=_count_progress(progress, total),
     )
     return train_from_counts(
-        counts, special_tokens=special_tokens, add_prefix_space=add_prefix_space, progress=progress, **merging
+        counts,
+        special_tokens=special_tokens,
+        add_prefix_space=add_prefix_space,
+        char_level=char_level,
+        progress=progress,
+        **merging,
+    )
+
+
+def _char_level_counting(
+    char_level: CharLevel | None, special_tokens: Sequence[str], exclude_special_tokens: bool
+) -> Counting | None:
+    """The counting settings for char-level BPE (None: byte-level, from the other options)."""
+    if char_level is None:
+        return None
+    return char_level_counting(
+        lowercase=char_level.lowercase, special_tokens=special_tokens, exclude_special_tokens=exclude_special_tokens
     )
 
 
@@ -201,6 +240,7 @@ def train_from_dataset(
     max_token_length: int | None = None,
     limit_alphabet: int | None = None,
     exclude_special_tokens: bool = False,
+    char_level: CharLevel | None = None,
     progress: Progress | None = None,
 ) -> TrainResult:
     """Train on a ``datasets.Dataset`` column, each row one sequence (as ``train_from_iterator`` over the rows).
@@ -222,6 +262,7 @@ def train_from_dataset(
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
         exclude_special_tokens=exclude_special_tokens,
+        char_level=char_level,
         progress=progress,
     )
 
