@@ -32,6 +32,10 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "unk_token": None,
     "pad_token": None,
     "encoding_errors": "strict",
+    "char_level": False,
+    "end_of_word_suffix": None,
+    "continuing_subword_prefix": None,
+    "lowercase": False,
 }
 _ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 
@@ -65,6 +69,17 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="invalid UTF-8: stop with its file, line and offset (strict, default) or train on with U+FFFD",
     )
+    parser.add_argument(
+        "--char-level",
+        action="store_true",
+        default=None,
+        help="classic char-level BPE (GPT-1 / Sennrich): words split on white space, an end-of-word suffix",
+    )
+    parser.add_argument(
+        "--end-of-word-suffix", default=None, metavar="S", help="with --char-level (default '</w>'; '' for none)"
+    )
+    parser.add_argument("--continuing-subword-prefix", default=None, metavar="P", help="with --char-level")
+    parser.add_argument("--lowercase", action="store_true", default=None, help="with --char-level: lowercase first")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -190,6 +205,8 @@ def _valid(name: str, value: Any) -> bool:
         return value is None or isinstance(value, str)
     if name == "encoding_errors":
         return value in ("strict", "replace")
+    if name in ("end_of_word_suffix", "continuing_subword_prefix"):
+        return value is None or isinstance(value, str)
     if value is None:
         return default is None
     least = 0 if name in ("min_frequency", "limit_alphabet") else 1
@@ -240,6 +257,24 @@ class _Progress:
             bar.close()
 
 
+def _char_level(settings: dict[str, Any]) -> Any:
+    """The CharLevel settings asked for, or None for byte-level training."""
+    from hf_bpe.files import CharLevel
+
+    affixes = ("end_of_word_suffix", "continuing_subword_prefix", "lowercase")
+    if not settings["char_level"]:
+        given = [name for name in affixes if settings[name]]
+        if given:
+            raise UsageError(f"--{given[0].replace('_', '-')} needs --char-level")
+        return None
+    suffix = settings["end_of_word_suffix"]
+    return CharLevel(
+        end_of_word_suffix="</w>" if suffix is None else (suffix or None),
+        continuing_subword_prefix=settings["continuing_subword_prefix"] or None,
+        lowercase=bool(settings["lowercase"]),
+    )
+
+
 def _merging_options(settings: dict[str, Any]) -> dict[str, Any]:
     """The settings the merge loop takes (the rest are about reading and cutting the text)."""
     names = ("vocab_size", "min_frequency", "special_tokens", "max_token_length", "limit_alphabet")
@@ -266,6 +301,8 @@ def train_command(args: argparse.Namespace) -> int:
     roles = {role: settings[role] for role in _ROLES}
     if bool(args.files) == bool(args.from_counts):
         raise UsageError("give the text FILEs to train on, or --from-counts DIR, but not both")
+    if args.from_counts and settings["char_level"]:
+        raise UsageError("counts directories hold byte-level pre-tokens; train --char-level from the text files")
     _check_output(args.output)
     progress = _Progress(not args.no_progress)
     start = time.perf_counter()
@@ -282,6 +319,7 @@ def train_command(args: argparse.Namespace) -> int:
         else:
             result = train_from_files(
                 args.files,
+                char_level=_char_level(settings),
                 add_prefix_space=settings["add_prefix_space"],
                 workers=settings["workers"],
                 exclude_special_tokens=settings["exclude_special_tokens"],
@@ -416,6 +454,8 @@ def verify_train_command(args: argparse.Namespace) -> int:
     from hf_bpe.verify import asdict, compare_training, format_training_report, reference_training
 
     settings = _settings(args)
+    if settings["char_level"]:
+        raise UsageError("verify train compares byte-level training; --char-level is not supported there yet")
     options = _merging_options(settings)
     counts = count_files(
         args.files,
