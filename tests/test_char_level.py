@@ -1,0 +1,138 @@
+"""Char-level BPE (GPT-1 / Sennrich style) against ``tokenizers``' BpeTrainer behind a WhitespaceSplit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+from conftest import COURSE, multilingual_text
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+import hf_bpe
+from hf_bpe.files import CharLevel
+
+CLASSIC = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+
+
+def reference(paths, vocab_size, char_level: CharLevel):
+    """tokenizers' char-level training: returns (vocab, merges) of one run."""
+    affixes = {
+        "end_of_word_suffix": char_level.end_of_word_suffix,
+        "continuing_subword_prefix": char_level.continuing_subword_prefix,
+    }
+    affixes = {name: value for name, value in affixes.items() if value}
+    tokenizer = Tokenizer(models.BPE(**affixes))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    if char_level.lowercase:
+        tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.train([str(p) for p in paths], trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False, **affixes))
+    model = json.loads(tokenizer.to_str())["model"]
+    return model["vocab"], [tuple(merge) for merge in model["merges"]]
+
+
+def stdlib_sources() -> list[Path]:
+    return sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:40]
+
+
+@pytest.fixture(scope="module")
+def course_and_text(tmp_path_factory):
+    path = tmp_path_factory.mktemp("char") / "text.txt"
+    path.write_text("".join(COURSE) * 3 + multilingual_text(500, 1), encoding="utf-8")
+    return [path]
+
+
+@pytest.mark.parametrize(
+    ("corpus", "vocab_size", "char_level"),
+    [
+        pytest.param("course", 300, CharLevel(), id="course-300-suffix"),
+        pytest.param("stdlib", 1000, CharLevel(), id="stdlib-1000-suffix"),
+        pytest.param("stdlib", 600, CharLevel(lowercase=True), id="stdlib-600-lowercase"),
+        pytest.param("stdlib", 500, CharLevel(continuing_subword_prefix="##"), id="stdlib-500-suffix-prefix"),
+        pytest.param(
+            "stdlib", 300, CharLevel(end_of_word_suffix=None, continuing_subword_prefix="##"), id="stdlib-300-prefix"
+        ),
+    ],
+)
+def test_matches_reference_where_it_is_stable(corpus, vocab_size, char_level, course_and_text):
+    """The reference numbers suffixed characters in hash order, so its ids (and, once ties matter, its merges)
+    change from run to run. Where three runs agree on the merges and the token set, ours are the same."""
+    paths = course_and_text if corpus == "course" else stdlib_sources()
+    runs = [reference(paths, vocab_size, char_level) for _ in range(3)]
+    assert all(merges == runs[0][1] and set(vocab) == set(runs[0][0]) for vocab, merges in runs), "not stable"
+    result = hf_bpe.train_from_files(paths, vocab_size=vocab_size, char_level=char_level, workers=1)
+    assert result.merges == runs[0][1]
+    assert set(result.vocab) == set(runs[0][0])
+
+
+def test_classic_example():
+    """The textbook, with ``</w>`` as a symbol of its own, learns ``e s``, ``es t``, ``est </w>``, ``l o``, ``lo w``.
+    With the suffix glued to the last character (tokenizers' formulation), ``st</w>`` is one symbol, so ``est</w>``
+    takes two merges; and ``w</w>`` (end of "low") is not ``w`` (inside "lower"), so ``lo w`` never gets ``low``'s
+    5 + 2: the pair is split into ``lo w</w>`` (5) and ``lo w`` (2), and ``e w`` (6), from "newest", wins first.
+    The tie at count 6 between ``n e``, ``e w`` and ``w est</w>`` goes to the smallest ids: ``e`` < ``n``, ``w``.
+    """
+    result = hf_bpe.train_from_counts(CLASSIC, vocab_size=18, char_level=CharLevel())
+    assert result.merges == [("e", "s"), ("es", "t</w>"), ("l", "o"), ("e", "w"), ("n", "ew")]
+    # Suffixed characters are numbered right after the alphabet, in code-point order.
+    assert [token for token, _ in sorted(result.vocab.items(), key=lambda item: item[1])][10:13] == [
+        "r</w>",
+        "t</w>",
+        "w</w>",
+    ]
+
+
+def test_same_output_across_runs_workers_and_hash_seeds(tmp_path):
+    path = tmp_path / "ties.txt"
+    path.write_text(" ".join(["ab ba abc cab bca"] * 50) + "\n" + multilingual_text(200, 3), encoding="utf-8")
+    code = (
+        "import hf_bpe, sys; from hf_bpe.files import CharLevel, format_merges, format_vocab\n"
+        f"r = hf_bpe.train_from_files([{str(path)!r}], vocab_size=400, workers=int(sys.argv[1]),"
+        " char_level=CharLevel(continuing_subword_prefix='##'))\n"
+        "print(format_vocab(r.vocab)); print(format_merges(r.merges))"
+    )
+    outputs = set()
+    for seed, workers in (("0", "1"), ("1", "2"), ("12345", "2")):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", code, workers], capture_output=True, text=True, env=env, check=True
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+
+
+def test_encoding_and_decoding_with_reference_model(tmp_path):
+    """The saved files, loaded by tokenizers' BPE model with the same suffix and a BPEDecoder."""
+    result = hf_bpe.train_from_iterator([*COURSE] * 5, vocab_size=200, char_level=CharLevel(), special_tokens=["<unk>"])
+    result.save(tmp_path / "out", roles={"unk_token": "<unk>"})
+    model = models.BPE.from_file(
+        str(tmp_path / "out" / "vocab.json"),
+        str(tmp_path / "out" / "merges.txt"),
+        end_of_word_suffix="</w>",
+        unk_token="<unk>",
+    )
+    tokenizer = Tokenizer(model)
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.decoder = decoders.BPEDecoder(suffix="</w>")
+    saved = Tokenizer.from_file(str(tmp_path / "out" / "tokenizer.json"))
+    text = "This is the Hugging Face tokenization Course, zébra!"
+    assert saved.encode(text).ids == tokenizer.encode(text).ids
+    assert "<unk>" in tokenizer.encode(text).tokens  # "é" was never seen
+    assert saved.decode(saved.encode("This is the Course").ids) == "This is the Course"
+
+
+def test_cli_char_level(tmp_path):
+    path = tmp_path / "classic.txt"
+    path.write_text(" ".join(word for word, count in CLASSIC.items() for _ in range(count)) + "\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "hf_bpe.cli", "train", str(path), "-o", str(tmp_path / "out"), "--char-level",
+         "--vocab-size", "18", "--no-progress"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = (tmp_path / "out" / "merges.txt").read_text(encoding="utf-8").splitlines()
+    assert lines == ["#version: 0.2", "e s", "es t</w>", "l o", "e w", "n ew"]
