@@ -20,7 +20,8 @@ if _advisory is None:
 
 from hf_bpe import _auto
 from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, bytes_to_unicode
-from hf_bpe.files import Merges, Vocab, read_merges, read_vocab, write_merges, write_vocab
+from hf_bpe.char_tokenizer import CharBPETokenizer
+from hf_bpe.files import CharLevel, Merges, Vocab, read_merges, read_vocab, write_merges, write_vocab
 from hf_bpe.tokenizer import BPETokenizer
 from hf_bpe.trainer import TrainResult
 from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
@@ -32,6 +33,8 @@ __version__ = "0.1.0"
 __all__ = [
     "GPT2_SPLIT_PATTERN",
     "BPETokenizer",
+    "CharBPETokenizer",
+    "CharLevel",
     "Merges",
     "SplitPattern",
     "TrainResult",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from transformers import AutoConfig, AutoTokenizer, PretrainedConfig
 
+from hf_bpe.char_tokenizer import CharBPETokenizer
 from hf_bpe.tokenizer import BPETokenizer
 
 
@@ -19,7 +20,15 @@ class BPETokenizerConfig(PretrainedConfig):
     model_type = "hf_bpe"
 
 
+class CharBPETokenizerConfig(PretrainedConfig):
+    """The same stand-in for hf_bpe's char-level tokenizer."""
+
+    model_type = "hf_bpe_char"
+
+
 def register() -> None:
-    """Make ``AutoTokenizer.from_pretrained`` return :class:`BPETokenizer` for ``tokenizer_class: BPETokenizer``."""
+    """Make ``AutoTokenizer.from_pretrained`` return hf_bpe's classes for the ``tokenizer_class`` names they own."""
     AutoConfig.register(BPETokenizerConfig.model_type, BPETokenizerConfig, exist_ok=True)
     AutoTokenizer.register(BPETokenizerConfig, tokenizer_class=BPETokenizer, exist_ok=True)
+    AutoConfig.register(CharBPETokenizerConfig.model_type, CharBPETokenizerConfig, exist_ok=True)
+    AutoTokenizer.register(CharBPETokenizerConfig, tokenizer_class=CharBPETokenizer, exist_ok=True)

@@ -49,6 +49,8 @@ TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 TOKENIZER_FILE = "tokenizer.json"
 #: The transformers class that ``tokenizer_config.json`` names (``hf_bpe.tokenizer.BPETokenizer``).
 TOKENIZER_CLASS = "BPETokenizer"
+#: The class for char-level directories (``hf_bpe.char_tokenizer.CharBPETokenizer``).
+CHAR_TOKENIZER_CLASS = "CharBPETokenizer"
 #: GPT-2's one special token, which plays every role (bos, eos, unk) when no roles are given.
 GPT2_SPECIAL_TOKEN = "<|endoftext|>"
 SPECIAL_TOKEN_ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
@@ -190,9 +192,18 @@ def tokenizer_config(
     """
     named = special_token_roles(special_tokens, roles)
     extra = [token for token in special_tokens if token not in named.values()]
+    if char_level is not None:
+        return {
+            "tokenizer_class": CHAR_TOKENIZER_CLASS,
+            **named,
+            "extra_special_tokens": extra,
+            "end_of_word_suffix": char_level.end_of_word_suffix,
+            "continuing_subword_prefix": char_level.continuing_subword_prefix,
+            "lowercase": char_level.lowercase,
+            "clean_up_tokenization_spaces": False,
+        }
     return {
-        # Char-level directories load through tokenizer.json (transformers' Rust backend).
-        "tokenizer_class": "TokenizersBackend" if char_level else TOKENIZER_CLASS,
+        "tokenizer_class": TOKENIZER_CLASS,
         **named,
         "extra_special_tokens": extra,
         "add_prefix_space": add_prefix_space,
