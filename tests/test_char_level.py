@@ -136,3 +136,43 @@ def test_cli_char_level(tmp_path):
     assert done.returncode == 0, done.stderr
     lines = (tmp_path / "out" / "merges.txt").read_text(encoding="utf-8").splitlines()
     assert lines == ["#version: 0.2", "e s", "es t</w>", "l o", "e w", "n ew"]
+
+
+@pytest.mark.parametrize(
+    "char_level",
+    [CharLevel(), CharLevel(lowercase=True), CharLevel(continuing_subword_prefix="##")],
+    ids=["suffix", "lowercase", "suffix-prefix"],
+)
+def test_char_tokenizer_matches_reference_model(tmp_path, char_level):
+    """CharBPETokenizer against tokenizers loading the same directory's tokenizer.json (BPE with the same suffix,
+    WhitespaceSplit, BPEDecoder): same ids, unknown characters as unk, same decoded text."""
+    text = [*COURSE, multilingual_text(200, seed=6)]
+    result = hf_bpe.train_from_iterator(text, vocab_size=500, special_tokens=["<unk>"], char_level=char_level)
+    result.save(tmp_path / "out", roles={"unk_token": "<unk>"})
+    ours = hf_bpe.CharBPETokenizer.from_pretrained(tmp_path / "out")
+    rust = Tokenizer.from_file(str(tmp_path / "out" / "tokenizer.json"))
+    samples = [*COURSE, multilingual_text(50, seed=8), "Zebra quiz: é ü ß Ω never seen ❄ ☃", "   spaced\t\tout\n"]
+    for sample in samples:
+        ids = ours(sample)["input_ids"]
+        assert ids == rust.encode(sample).ids, sample
+        assert ours.decode(ids, skip_special_tokens=True) == rust.decode(ids, skip_special_tokens=True)
+        assert ours.decode(ids) == rust.decode(ids, skip_special_tokens=False)
+    assert ours.unk_token_id in ours("☃")["input_ids"]
+
+
+def test_char_directory_loads_through_auto_tokenizer(tmp_path):
+    hf_bpe.train_from_counts(CLASSIC, vocab_size=18, char_level=CharLevel()).save(tmp_path / "out")
+    code = (
+        "import sys\n"
+        "with_hf_bpe = sys.argv[1] == '1'\n"
+        "if with_hf_bpe: import hf_bpe\n"
+        "from transformers import AutoTokenizer\n"
+        f"tok = AutoTokenizer.from_pretrained({str(tmp_path / 'out')!r})\n"
+        "print(type(tok).__name__, tok('lowest newer')['input_ids'])"
+    )
+    lines = [
+        subprocess.run([sys.executable, "-c", code, flag], capture_output=True, text=True, check=True).stdout.strip()
+        for flag in ("1", "0")
+    ]
+    expected = hf_bpe.CharBPETokenizer.from_pretrained(tmp_path / "out")("lowest newer")["input_ids"]
+    assert lines == [f"CharBPETokenizer {expected}", f"TokenizersBackend {expected}"]
