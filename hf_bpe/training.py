@@ -19,6 +19,7 @@ from hf_bpe.byte_level import BYTE_ALPHABET
 from hf_bpe.count_files import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
 from hf_bpe.counting import (
     Counting,
+    FileCounts,
     char_level_counting,
     count_files,
     count_sequences,
@@ -31,6 +32,13 @@ from hf_bpe.trainer import TrainResult, train_bpe
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(stage, done, total)``: stage ``"count"`` (bytes for files, sequences for iterators, where
 ``total`` is 0 when unknown), then stage ``"merge"`` (merges made, merges wanted)."""
+
+
+def _count_paths(paths: Iterable[str | os.PathLike[str]], progress: Progress | None, **options: Any) -> FileCounts:
+    """:func:`hf_bpe.counting.count_files`, reporting bytes counted out of the files' total size."""
+    paths = list(paths)
+    total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+    return count_files(paths, progress=_count_progress(progress, total), **options)
 
 
 def _count_progress(progress: Progress | None, total: int) -> Callable[[int], None]:
@@ -125,18 +133,15 @@ def train_from_files(
     >>> train_from_files([path], vocab_size=258, workers=1).merges
     [('u', 'g'), ('h', 'ug')]
     """
-    paths = list(paths)
-    count_progress = _count_progress(progress, sum(os.path.getsize(p) for p in paths if os.path.isfile(p)))
-
-    counted = count_files(
+    counted = _count_paths(
         paths,
+        progress,
         add_prefix_space=add_prefix_space,
         special_tokens=special_tokens,
         exclude_special_tokens=exclude_special_tokens,
         workers=workers,
         errors=errors,
         counting=_char_level_counting(char_level, special_tokens, exclude_special_tokens),
-        progress=count_progress,
     )
     result = train_from_counts(
         counted.counts,
@@ -326,16 +331,14 @@ def count_to_directory(
     if engine != "local":
         raise ValueError(f"engine {engine!r}: choose 'local' or 'datatrove'")
     paths = list(paths)
-    count_progress = _count_progress(progress, sum(os.path.getsize(p) for p in paths if os.path.isfile(p)))
-
-    counted = count_files(
+    counted = _count_paths(
         paths,
+        progress,
         add_prefix_space=add_prefix_space,
         special_tokens=special_tokens,
         exclude_special_tokens=exclude_special_tokens,
         workers=workers,
         errors=errors,
-        progress=count_progress,
     )
     return write_counts(
         output,
