@@ -14,25 +14,16 @@ import itertools
 import os
 from typing import Any
 
-from transformers import PreTrainedTokenizer
-
 from hf_bpe.byte_level import SplitPattern
 from hf_bpe.counting import WHITESPACE_SPLIT_PATTERN
 from hf_bpe.files import (
-    MERGES_FILE,
-    TOKENIZER_FILE,
-    VOCAB_FILE,
     CharLevel,
-    format_merges,
-    format_vocab,
-    read_merges,
-    read_vocab,
     tokenizer_json,
-    write_files,
 )
+from hf_bpe.tokenizer import VocabularyFilesTokenizer
 
 
-class CharBPETokenizer(PreTrainedTokenizer):
+class CharBPETokenizer(VocabularyFilesTokenizer):
     """Char-level BPE tokenizer with an end-of-word suffix, for transformers.
 
     Args:
@@ -55,9 +46,6 @@ class CharBPETokenizer(PreTrainedTokenizer):
     'lowest newer'
     """
 
-    vocab_files_names = {"vocab_file": VOCAB_FILE, "merges_file": MERGES_FILE}  # noqa: RUF012 (transformers' API)
-    model_input_names = ["input_ids", "attention_mask"]  # noqa: RUF012
-
     def __init__(
         self,
         vocab_file: str | os.PathLike[str],
@@ -69,9 +57,7 @@ class CharBPETokenizer(PreTrainedTokenizer):
         clean_up_tokenization_spaces: bool = False,
         **kwargs: Any,
     ) -> None:
-        self.encoder = read_vocab(vocab_file)
-        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
-        self.merges = read_merges(merges_file)
+        self._load_files(vocab_file, merges_file, check_merges=not continuing_subword_prefix)
         self.ranks = {pair: rank for rank, pair in reversed(list(enumerate(self.merges)))}
         self.char_level = CharLevel(end_of_word_suffix, continuing_subword_prefix, lowercase)
         self._words = SplitPattern(WHITESPACE_SPLIT_PATTERN)
@@ -83,13 +69,6 @@ class CharBPETokenizer(PreTrainedTokenizer):
             clean_up_tokenization_spaces=clean_up_tokenization_spaces,
             **kwargs,
         )
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.encoder)
-
-    def get_vocab(self) -> dict[str, int]:
-        return {**self.encoder, **self.added_tokens_encoder}
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         if self.char_level.lowercase:
@@ -135,20 +114,6 @@ class CharBPETokenizer(PreTrainedTokenizer):
                     heapq.heappush(heap, (self.ranks[(symbols[a], symbols[b])], at, symbols[a], symbols[b]))
         return [symbol for symbol in symbols if symbol]
 
-    def _convert_token_to_id(self, token: str) -> int:
-        found = self.encoder.get(token)
-        if found is None and self.unk_token is not None:
-            found = self.encoder.get(str(self.unk_token))
-        if found is None:
-            raise KeyError(f"token {token!r} is not in the vocabulary and there is no unk_token")
-        return found
-
-    def _convert_id_to_token(self, index: int) -> str:
-        token = self.decoder.get(index)
-        if token is None:
-            raise IndexError(f"id {index} is not in the vocabulary (size {len(self.encoder)})")
-        return token
-
     def convert_tokens_to_string(self, tokens: list[str]) -> str:
         """``BPEDecoder``: the suffix becomes a space (nothing after the last token); with only a prefix, a token
         without it starts a new word (as WordPiece decoding does)."""
@@ -165,17 +130,6 @@ class CharBPETokenizer(PreTrainedTokenizer):
                 pieces.append((" " if i else "") + token)
         return "".join(pieces)
 
-    def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
-        """Write ``vocab.json``, ``merges.txt`` and, for loading without hf_bpe, ``tokenizer.json``."""
-        prefix = f"{filename_prefix}-" if filename_prefix else ""
-        specials = [token for token in self._added_tokens_encoder if token in self.encoder]
+    def _tokenizer_json(self, special_tokens: list[str]) -> str:
         unk = str(self.unk_token) if self.unk_token is not None else None
-        files = {
-            prefix + VOCAB_FILE: format_vocab(self.encoder),
-            prefix + MERGES_FILE: format_merges(self.merges),
-            prefix + TOKENIZER_FILE: tokenizer_json(
-                self.encoder, self.merges, specials, char_level=self.char_level, unk_token=unk
-            ),
-        }
-        write_files(save_directory, files)
-        return tuple(os.path.join(save_directory, name) for name in files)
+        return tokenizer_json(self.encoder, self.merges, special_tokens, char_level=self.char_level, unk_token=unk)

@@ -45,7 +45,69 @@ __all__ = ["BPETokenizer"]
 """
 
 
-class BPETokenizer(PreTrainedTokenizer):
+class VocabularyFilesTokenizer(PreTrainedTokenizer):
+    """What hf_bpe's transformers classes share: a vocabulary (``encoder``/``decoder``) and ``merges`` read from
+    ``vocab.json`` + ``merges.txt``, the token/id conversions, and saving those files plus a ``tokenizer.json``.
+    """
+
+    vocab_files_names = {"vocab_file": VOCAB_FILE, "merges_file": MERGES_FILE}  # noqa: RUF012 (transformers' API)
+    model_input_names = ["input_ids", "attention_mask"]  # noqa: RUF012
+
+    encoder: dict[str, int]
+    decoder: dict[int, str]
+    merges: list[tuple[str, str]]
+
+    def _load_files(
+        self, vocab_file: str | os.PathLike[str], merges_file: str | os.PathLike[str], *, check_merges: bool = True
+    ) -> None:
+        """Read the files; subclasses call it before ``super().__init__()``.
+
+        ``check_merges`` checks that each merge's parts and result are in the vocabulary (not possible where a
+        merge drops a continuing-subword prefix from its right part).
+        """
+        self.encoder = read_vocab(vocab_file)
+        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
+        self.merges = read_merges(merges_file, self.encoder if check_merges else None)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.encoder)
+
+    def get_vocab(self) -> dict[str, int]:
+        return {**self.encoder, **self.added_tokens_encoder}
+
+    def _convert_token_to_id(self, token: str) -> int:
+        found = self.encoder.get(token)
+        if found is None:
+            found = self.encoder.get(str(self.unk_token)) if self.unk_token is not None else None
+        if found is None:
+            raise KeyError(f"token {token!r} is not in the vocabulary and there is no unk_token")
+        return found
+
+    def _convert_id_to_token(self, index: int) -> str:
+        token = self.decoder.get(index)
+        if token is None:
+            raise IndexError(f"id {index} is not in the vocabulary (size {len(self.encoder)})")
+        return token
+
+    def _tokenizer_json(self, special_tokens: list[str]) -> str:
+        """``tokenizer.json`` for these files (each subclass knows its pre-tokenizer)."""
+        raise NotImplementedError
+
+    def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
+        """Write ``vocab.json``, ``merges.txt`` and, for loading without hf_bpe, ``tokenizer.json``."""
+        prefix = f"{filename_prefix}-" if filename_prefix else ""
+        specials = [token for token in self._added_tokens_encoder if token in self.encoder]
+        files = {
+            prefix + VOCAB_FILE: format_vocab(self.encoder),
+            prefix + MERGES_FILE: format_merges(self.merges),
+            prefix + TOKENIZER_FILE: self._tokenizer_json(specials),
+        }
+        write_files(save_directory, files)
+        return tuple(os.path.join(save_directory, name) for name in files)
+
+
+class BPETokenizer(VocabularyFilesTokenizer):
     """Byte-level BPE tokenizer for transformers, identical in its ids to GPT-2's tokenizer.
 
     Args:
@@ -68,9 +130,6 @@ class BPETokenizer(PreTrainedTokenizer):
     ([257, 220, 258], 'hug pug')
     """
 
-    vocab_files_names = {"vocab_file": VOCAB_FILE, "merges_file": MERGES_FILE}  # noqa: RUF012 (transformers' API)
-    model_input_names = ["input_ids", "attention_mask"]  # noqa: RUF012
-
     def __init__(
         self,
         vocab_file: str | os.PathLike[str],
@@ -85,9 +144,7 @@ class BPETokenizer(PreTrainedTokenizer):
         clean_up_tokenization_spaces: bool = False,
         **kwargs: Any,
     ) -> None:
-        self.encoder = read_vocab(vocab_file)
-        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
-        self.merges = read_merges(merges_file, self.encoder)
+        self._load_files(vocab_file, merges_file)
         self.bpe = BytePairEncoder(self.encoder, self.merges, add_prefix_space=False)
         self.errors = errors
         self.add_prefix_space = add_prefix_space
@@ -104,29 +161,6 @@ class BPETokenizer(PreTrainedTokenizer):
             clean_up_tokenization_spaces=clean_up_tokenization_spaces,
             **kwargs,
         )
-
-    # -- vocabulary ---------------------------------------------------------------------------------------------
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.encoder)
-
-    def get_vocab(self) -> dict[str, int]:
-        return {**self.encoder, **self.added_tokens_encoder}
-
-    def _convert_token_to_id(self, token: str) -> int:
-        found = self.encoder.get(token)
-        if found is None:
-            found = self.encoder.get(str(self.unk_token)) if self.unk_token is not None else None
-        if found is None:
-            raise KeyError(f"token {token!r} is not in the vocabulary and there is no unk_token")
-        return found
-
-    def _convert_id_to_token(self, index: int) -> str:
-        token = self.decoder.get(index)
-        if token is None:
-            raise IndexError(f"id {index} is not in the vocabulary (size {len(self.encoder)})")
-        return token
 
     # -- encoding -----------------------------------------------------------------------------------------------
 
@@ -327,19 +361,8 @@ class BPETokenizer(PreTrainedTokenizer):
 
     # -- saving and pickling ------------------------------------------------------------------------------------
 
-    def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
-        """Write ``vocab.json``, ``merges.txt`` and, for loading without hf_bpe, ``tokenizer.json``."""
-        prefix = f"{filename_prefix}-" if filename_prefix else ""
-        specials = [token for token in self._added_tokens_encoder if token in self.encoder]
-        files = {
-            prefix + VOCAB_FILE: format_vocab(self.encoder),
-            prefix + MERGES_FILE: format_merges(self.merges),
-            prefix + TOKENIZER_FILE: tokenizer_json(
-                self.encoder, self.merges, specials, add_prefix_space=self.add_prefix_space
-            ),
-        }
-        write_files(save_directory, files)
-        return tuple(os.path.join(save_directory, name) for name in files)
+    def _tokenizer_json(self, special_tokens: list[str]) -> str:
+        return tokenizer_json(self.encoder, self.merges, special_tokens, add_prefix_space=self.add_prefix_space)
 
     def save_pretrained(self, save_directory: str | os.PathLike[str], *args: Any, **kwargs: Any) -> tuple[str, ...]:
         """transformers' ``save_pretrained``; after ``register_for_auto_class()`` it also writes the module file.
