@@ -389,22 +389,12 @@ def count_command(args: argparse.Namespace) -> int:
 def _reference_encoder(args: argparse.Namespace, directory: Path) -> tuple[Any, str]:
     """The reference's text-to-ids function for ``verify encode``, and its name in the report."""
     if args.against == "tiktoken":
-        import tiktoken
-        from tiktoken.load import load_tiktoken_bpe
-
-        from hf_bpe.files import GPT2_SPECIAL_TOKEN
-        from hf_bpe.gpt2 import RANKS_FILE, TIKTOKEN_PATTERN, gpt2_files
+        from hf_bpe.gpt2 import RANKS_FILE, gpt2_files, tiktoken_encoding
 
         ranks_path = Path(args.ranks) if args.ranks else gpt2_files() / RANKS_FILE
         if not ranks_path.is_file():
             raise UsageError(f"--ranks {ranks_path}: no such file")
-        ranks = load_tiktoken_bpe(str(ranks_path))
-        encoding = tiktoken.Encoding(
-            ranks_path.stem,
-            pat_str=TIKTOKEN_PATTERN,
-            mergeable_ranks=ranks,
-            special_tokens={GPT2_SPECIAL_TOKEN: len(ranks)},
-        )
+        encoding = tiktoken_encoding(ranks_path)
         return (lambda text: encoding.encode(text, allowed_special="all")), f"tiktoken ({ranks_path.name})"
     from transformers import GPT2Tokenizer
 

@@ -88,18 +88,22 @@ def gpt2_files(directory: str | os.PathLike[str] | None = None) -> Path:
     return directory
 
 
-def tiktoken_gpt2(directory: str | os.PathLike[str] | None = None) -> Any:
-    """tiktoken's GPT-2 encoding built from the same rank file (the reference for GPT-2's ids).
-
-    Needs ``tiktoken`` installed (a test dependency).
+def tiktoken_encoding(ranks_path: str | os.PathLike[str]) -> Any:
+    """tiktoken's encoding for a ``.tiktoken`` rank file, with GPT-2's split pattern and ``<|endoftext|>`` after
+    the ranks (the reference for GPT-2's ids when the file is GPT-2's). Needs ``tiktoken`` (a test dependency).
     """
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    ranks = load_tiktoken_bpe(str(gpt2_files(directory) / RANKS_FILE))
+    ranks = load_tiktoken_bpe(str(ranks_path))
     return tiktoken.Encoding(
-        "gpt2-hf-bpe",
+        Path(ranks_path).stem,
         pat_str=TIKTOKEN_PATTERN,
         mergeable_ranks=ranks,
-        special_tokens={GPT2_SPECIAL_TOKEN: GPT2_VOCAB_SIZE - 1},
+        special_tokens={GPT2_SPECIAL_TOKEN: len(ranks)},
     )
+
+
+def tiktoken_gpt2(directory: str | os.PathLike[str] | None = None) -> Any:
+    """tiktoken's GPT-2 encoding built from the same rank file as :func:`gpt2_files`' vocabulary."""
+    return tiktoken_encoding(gpt2_files(directory) / RANKS_FILE)
