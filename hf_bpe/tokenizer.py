@@ -10,6 +10,7 @@ per-token Python loop (the generic path is several times slower than the Rust ba
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -363,6 +364,50 @@ class BPETokenizer(VocabularyFilesTokenizer):
 
     def _tokenizer_json(self, special_tokens: list[str]) -> str:
         return tokenizer_json(self.encoder, self.merges, special_tokens, add_prefix_space=self.add_prefix_space)
+
+    def train_new_from_iterator(
+        self,
+        text_iterator: Any,
+        vocab_size: int,
+        length: int | None = None,
+        new_special_tokens: list[str] | None = None,
+        special_tokens_map: dict[str, str] | None = None,
+        **kwargs: Any,
+    ) -> BPETokenizer:
+        """Train a new tokenizer like this one (prefix space, special tokens and their roles) with hf_bpe's trainer.
+
+        Args:
+            text_iterator: strings, or batches (lists) of strings; each string is one sequence.
+            vocab_size: the new vocabulary's size, special tokens and the 256 byte characters included.
+            length: ignored (the number of items, for transformers' progress bar).
+            new_special_tokens: special tokens to add after this tokenizer's own.
+            special_tokens_map: renames of special tokens (old text to new text).
+            kwargs: ``min_frequency``, ``max_token_length``, ``limit_alphabet``, as in
+                :func:`hf_bpe.train_from_iterator`.
+        """
+        from hf_bpe.training import train_from_iterator
+
+        renames = special_tokens_map or {}
+        specials = sorted(
+            {token for token in self.all_special_tokens if token in self.encoder}, key=self.encoder.__getitem__
+        )
+        specials = [renames.get(token, token) for token in specials]
+        specials += [token for token in new_special_tokens or [] if token not in specials]
+        roles = {
+            role: renames.get(str(getattr(self, role)), str(getattr(self, role)))
+            for role in ("bos_token", "eos_token", "unk_token", "pad_token")
+            if getattr(self, role) is not None
+        }
+        result = train_from_iterator(
+            text_iterator,
+            vocab_size=vocab_size,
+            special_tokens=specials,
+            add_prefix_space=self.add_prefix_space,
+            **kwargs,
+        )
+        with tempfile.TemporaryDirectory(prefix="hf-bpe-new-") as directory:
+            result.save(directory, roles=roles)
+            return type(self).from_pretrained(directory, errors=self.errors, add_bos_token=self.add_bos_token)
 
     def save_pretrained(self, save_directory: str | os.PathLike[str], *args: Any, **kwargs: Any) -> tuple[str, ...]:
         """transformers' ``save_pretrained``; after ``register_for_auto_class()`` it also writes the module file.

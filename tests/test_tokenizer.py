@@ -174,3 +174,24 @@ def test_added_tokens_are_matched_whole(trained_dir):
     text = "tokenization<new>station"
     assert tok(text)["input_ids"] == rust(text)["input_ids"]
     assert tok.decode(tok(text)["input_ids"]) == text
+
+
+def test_train_new_from_iterator_matches_rust_backend(gpt2_ours, gpt2_rust):
+    """Training a new tokenizer from GPT-2's: same vocabulary as the Rust backend's train_new_from_iterator
+    (tokenizers' trainer), same special tokens and roles."""
+    texts = [*COURSE, *multilingual_text(300, seed=2).splitlines(keepends=True)]
+    ours = gpt2_ours.train_new_from_iterator(iter(texts), 600)
+    rust = gpt2_rust.train_new_from_iterator(iter(texts), 600)
+    assert isinstance(ours, BPETokenizer)
+    assert ours.get_vocab() == rust.get_vocab()
+    assert (ours.bos_token, ours.eos_token, ours.unk_token) == ("<|endoftext|>",) * 3
+    text = "This is the Hugging Face Course<|endoftext|> привет"
+    assert ours(text)["input_ids"] == rust(text)["input_ids"]
+
+
+def test_train_new_from_iterator_keeps_roles_and_adds_tokens(trained_dir):
+    tok = BPETokenizer.from_pretrained(trained_dir)
+    new = tok.train_new_from_iterator([["hello world", "hello there"], "world"], 300, new_special_tokens=["<sep>"])
+    assert (new.bos_token, new.eos_token, new.pad_token) == ("<s>", "</s>", "<pad>")
+    assert new.convert_tokens_to_ids(["<s>", "</s>", "<pad>", "<extra>", "<sep>"]) == [0, 1, 2, 3, 4]
+    assert new("<sep>hello")["input_ids"][0] == 4
