@@ -3,7 +3,9 @@
 Formats are GPT-2's, as ``tokenizers`` writes them with ``model.save``: ``vocab.json`` is one JSON object from
 token to id, ordered by id; ``merges.txt`` starts with ``#version: 0.2`` and has one merge per line, its two
 parts separated by a single space, in the order they were learned. Tokens are spelled with the byte-level
-alphabet (or plain characters for char-level BPE), so they never contain a space or a newline.
+alphabet (or plain characters for char-level BPE, see :class:`CharLevel`), so they never contain a space or a
+newline. A complete output directory adds ``tokenizer_config.json`` (the transformers class, special-token
+roles) and ``tokenizer.json`` (the same vocabulary for the ``tokenizers`` library and transformers' Rust backend).
 
 Reading validates and names the file and line of anything wrong. Writing is atomic: every file is first
 written beside its target under a temporary name and only then renamed over it, all files of a directory
