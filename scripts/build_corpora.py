@@ -1,15 +1,33 @@
-"""Build real-text corpora for the benchmarks from Debian packages (no other download).
+"""Build real-text corpora for benchmarks and slow tests from Debian packages.
 
-Usage: ``python scripts/build_corpora.py [--output cache/corpora] [--english-mb 10] [--japanese-mb 3] [--force]``
+This script owns fetching, extracting and concatenating the corpora; what is done with them (training, parity
+checks, timing) is left to the benchmarks and tests that read ``cache/corpora/``.
 
-* ``english.txt`` — the reST sources of the Python documentation (Debian ``python3.11-doc``,
-  ``usr/share/doc/python3.11/html/_sources/**/*.txt``), concatenated in path order up to the size asked for.
-* ``japanese.txt`` — the Japanese manual pages (Debian ``manpages-ja``, ``usr/share/man/ja/**/*.gz``), gunzipped
-  roff source (macros and all), concatenated in path order up to the size asked for.
+Each corpus comes from one Debian package fetched with ``apt-get download`` (the only network used is
+Debian's archive, through apt) and unpacked with ``dpkg-deb -x``:
 
-Packages are fetched with ``apt-get download`` (run ``apt-get update`` once on a new machine) and unpacked with
-``dpkg-deb -x`` into a temporary directory. A corpus that already has the asked-for size is kept unless
-``--force``. Each file's lines keep their endings; a file is cut only at a line end.
+- ``english``: the reST sources of the Python docs, ``python3.11-doc``
+  (``usr/share/doc/python3.11/html/_sources/**/*.txt``, about 11 MB in Debian 12 "bookworm",
+  3.11.2-6+deb12u8), 10 MB by default.
+- ``japanese``: the Japanese man pages, ``manpages-ja`` (``usr/share/man/ja/**/*.gz``, gzipped roff, all
+  UTF-8 in bookworm's 0.5.0.0.20221215+dfsg-1; symlinked pages are skipped so no page counts twice), 3 MB by
+  default. The pages are kept as gunzipped roff source, macros and all: no lossy cleaning to get wrong, and
+  the corpus stays exactly the package's text (the README's benchmarks were measured on it).
+
+Files are read in sorted path order (compared component by component) and concatenated byte for byte
+(line endings as in the sources; a file not ending in a newline gets one), then cut at the last line end at
+or before the target size. If a package holds less text than asked for, its files are repeated in the same
+order and the script says so. One MB here is 1,000,000 bytes.
+
+Each corpus is written atomically with a ``<name>.json`` record beside it (package, version, size asked
+for, sha256); a later run with the same size and an intact file skips it, ``--force`` rebuilds.
+
+Usage::
+
+    python scripts/build_corpora.py                      # both corpora into cache/corpora/
+    python scripts/build_corpora.py japanese --size-mb japanese=1 --output /tmp/corpora --force
+
+If ``apt-get download`` cannot find a package, run ``apt-get update`` once and retry.
 """
 
 from __future__ import annotations
@@ -17,88 +35,306 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
+import json
+import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-CORPORA = {
-    "english": ("python3.11-doc", "usr/share/doc/python3.11/html/_sources", "*.txt"),
-    "japanese": ("manpages-ja", "usr/share/man/ja", "*.gz"),
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUTPUT = REPO_ROOT / "cache" / "corpora"
+MB = 1_000_000
+# Bump when the selection or cleaning of text changes, so cached corpora are rebuilt.
+FORMAT_VERSION = 1
+
+
+class CorpusError(Exception):
+    """A corpus could not be built; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class CorpusSpec:
+    """Where one corpus comes from and how its files become text."""
+
+    name: str
+    package: str
+    source_dir: str
+    pattern: str
+    default_mb: float
+    read: Callable[[Path], bytes]
+
+
+@dataclass(frozen=True)
+class BuiltCorpus:
+    """What was written (or found already built)."""
+
+    path: Path
+    package: str
+    version: str
+    size_bytes: int
+    lines: int
+    sha256: str
+    repeated: bool
+    skipped: bool
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# sources
+
+
+def _read_plain(path: Path) -> bytes:
+    data = path.read_bytes()
+    data.decode("utf-8")  # fail here, naming the file, rather than write an undecodable corpus
+    return data
+
+
+def _read_man_page(path: Path) -> bytes:
+    data = gzip.decompress(path.read_bytes())
+    data.decode("utf-8")
+    return data
+
+
+CORPORA: dict[str, CorpusSpec] = {
+    "english": CorpusSpec(
+        name="english",
+        package="python3.11-doc",
+        source_dir="usr/share/doc/python3.11/html/_sources",
+        pattern="*.txt",
+        default_mb=10,
+        read=_read_plain,
+    ),
+    "japanese": CorpusSpec(
+        name="japanese",
+        package="manpages-ja",
+        source_dir="usr/share/man/ja",
+        pattern="*.gz",
+        default_mb=3,
+        read=_read_man_page,
+    ),
 }
 
 
-class BuildError(Exception):
-    """A step failed; the message says which and why."""
-
-
-def unpack(package: str, into: Path) -> Path:
-    """Download ``package`` with apt-get and unpack it; return the unpacked root."""
-    done = subprocess.run(["apt-get", "download", package], cwd=into, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise BuildError(f"apt-get download {package} failed: {done.stderr.strip()[-300:]} (try: apt-get update)")
-    debs = sorted(into.glob(f"{package}_*.deb"))
-    if not debs:
-        raise BuildError(f"apt-get download {package} left no .deb in {into}")
-    root = into / package
-    subprocess.run(["dpkg-deb", "-x", str(debs[0]), str(root)], check=True)
-    return root
-
-
-def texts(root: Path, folder: str, pattern: str) -> Iterator[bytes]:
-    for path in sorted((root / folder).rglob(pattern)):
-        if path.is_file() and not path.is_symlink():
-            data = path.read_bytes()
-            data = gzip.decompress(data) if path.suffix == ".gz" else data
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError:
-                continue  # the few files in other encodings are left out, so every corpus is valid UTF-8
-            yield data if data.endswith(b"\n") else data + b"\n"
-
-
-def build(name: str, target: Path, megabytes: float, scratch: Path) -> None:
-    package, folder, pattern = CORPORA[name]
-    root = unpack(package, scratch)
-    budget = int(megabytes * 1e6)
-    parts: list[bytes] = []
-    size = 0
-    for data in texts(root, folder, pattern):
-        if size + len(data) > budget:
-            cut = data.rfind(b"\n", 0, budget - size) + 1
-            parts.append(data[:cut])
-            size += cut
-            break
-        parts.append(data)
-        size += len(data)
-    if size < budget * 0.9:
-        print(f"{name}: {package} has only {size / 1e6:.1f} MB of text; using all of it", file=sys.stderr)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(b"".join(parts))
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=REPO / "cache" / "corpora")
-    parser.add_argument("--english-mb", type=float, default=10.0)
-    parser.add_argument("--japanese-mb", type=float, default=3.0)
-    parser.add_argument("--force", action="store_true", help="rebuild corpora that exist already")
-    args = parser.parse_args()
-    sizes = {"english": args.english_mb, "japanese": args.japanese_mb}
+def _run(cmd: list[str], *, cwd: Path) -> str:
     try:
-        with tempfile.TemporaryDirectory(prefix="hf-bpe-corpora-") as scratch:
-            for name, megabytes in sizes.items():
-                target = args.output / f"{name}.txt"
-                if args.force or not target.is_file() or abs(target.stat().st_size - megabytes * 1e6) > 1e5:
-                    build(name, target, megabytes, Path(scratch))
-                data = target.read_bytes()
-                digest = hashlib.sha256(data).hexdigest()
-                lines = data.count(b"\n")
-                print(f"{target}: {len(data) / 1e6:.2f} MB, {lines} lines, sha256 {digest}")
-    except (BuildError, subprocess.CalledProcessError, OSError) as e:
-        print(f"build_corpora: error: {e}", file=sys.stderr)
+        result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+    except FileNotFoundError as e:
+        raise CorpusError(f"{cmd[0]} not found: this script needs a Debian system with apt and dpkg") from e
+    if result.returncode != 0:
+        lines = [ln for ln in result.stderr.splitlines() if ln.startswith("E:")] or result.stderr.splitlines()
+        detail = lines[-1].strip() if lines else f"exit code {result.returncode}"
+        hint = "; run `apt-get update` and retry" if cmd[:2] == ["apt-get", "download"] else ""
+        raise CorpusError(f"`{' '.join(cmd)}` failed: {detail}{hint}")
+    return result.stdout
+
+
+def fetch_package(package: str, workdir: Path) -> tuple[Path, str]:
+    """Download one package with apt and unpack it.
+
+    Args:
+        package: Debian package name.
+        workdir: An empty scratch directory.
+
+    Returns:
+        The directory the package was unpacked into, and the package version.
+
+    Raises:
+        CorpusError: apt or dpkg failed, or the download left no ``.deb``.
+    """
+    # apt drops privileges to _apt for downloads; let it write here instead of warning and falling back.
+    workdir.chmod(0o777)
+    _run(["apt-get", "download", package], cwd=workdir)
+    debs = sorted(workdir.glob(f"{package}_*.deb"))
+    if len(debs) != 1:
+        raise CorpusError(f"`apt-get download {package}` left {len(debs)} .deb files in {workdir}, expected 1")
+    version = _run(["dpkg-deb", "-f", str(debs[0]), "Version"], cwd=workdir).strip()
+    root = workdir / "root"
+    _run(["dpkg-deb", "-x", str(debs[0]), str(root)], cwd=workdir)
+    return root, version
+
+
+def _source_files(spec: CorpusSpec, root: Path) -> list[Path]:
+    base = root / spec.source_dir
+    if not base.is_dir():
+        raise CorpusError(f"{spec.package} has no {spec.source_dir}/; its layout changed, update CORPORA")
+    files = sorted(
+        (p for p in base.rglob(spec.pattern) if p.is_file() and not p.is_symlink()),
+        key=lambda p: p.relative_to(base).parts,
+    )
+    if not files:
+        raise CorpusError(f"{spec.package} has no {spec.pattern} files under {spec.source_dir}/")
+    return files
+
+
+def _chunks(spec: CorpusSpec, files: list[Path]) -> Iterator[bytes]:
+    for path in files:
+        try:
+            data = spec.read(path)
+        except UnicodeDecodeError as e:
+            raise CorpusError(f"{path.name} in {spec.package} is not UTF-8 ({e}); add a decoder to CORPORA") from e
+        if data and not data.endswith(b"\n"):
+            data += b"\n"
+        yield data
+
+
+def assemble(spec: CorpusSpec, files: list[Path], target: int) -> tuple[bytes, bool]:
+    """Concatenate files in order up to ``target`` bytes, cut at a line end; repeat them if too short.
+
+    Returns:
+        The corpus and whether the files had to be repeated.
+    """
+    parts: list[bytes] = []
+    total = 0
+    rounds = 0
+    while total < target:
+        before = total
+        for data in _chunks(spec, files):
+            parts.append(data)
+            total += len(data)
+            if total >= target:
+                break
+        rounds += 1
+        if total == before:
+            raise CorpusError(f"{spec.package} yielded no text from {len(files)} files")
+    corpus = b"".join(parts)
+    cut = corpus.rfind(b"\n", 0, target) + 1
+    return corpus[: cut or target], rounds > 1
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# building
+
+
+def _meta_path(path: Path) -> Path:
+    return path.with_suffix(".json")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _cached(spec: CorpusSpec, path: Path, target: int) -> BuiltCorpus | None:
+    try:
+        meta = json.loads(_meta_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    expected = {"format": FORMAT_VERSION, "package": spec.package, "target_bytes": target}
+    if any(meta.get(k) != v for k, v in expected.items()) or not path.is_file():
+        return None
+    if path.stat().st_size != meta.get("size_bytes") or _sha256(path) != meta.get("sha256"):
+        return None
+    return BuiltCorpus(
+        path=path,
+        package=spec.package,
+        version=meta["version"],
+        size_bytes=meta["size_bytes"],
+        lines=meta["lines"],
+        sha256=meta["sha256"],
+        repeated=meta["repeated"],
+        skipped=True,
+    )
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def build_corpus(spec: CorpusSpec, output: Path, *, size_mb: float, force: bool = False) -> BuiltCorpus:
+    """Build one corpus into ``output/<name>.txt`` unless an identical build is already there.
+
+    Raises:
+        CorpusError: apt or dpkg failed, or the package's files are not what this script expects.
+    """
+    target = int(size_mb * MB)
+    path = output / f"{spec.name}.txt"
+    if not force and (cached := _cached(spec, path, target)) is not None:
+        return cached
+    with tempfile.TemporaryDirectory(prefix=f"build_corpora_{spec.name}_") as tmp:
+        root, version = fetch_package(spec.package, Path(tmp))
+        corpus, repeated = assemble(spec, _source_files(spec, root), target)
+    output.mkdir(parents=True, exist_ok=True)
+    built = BuiltCorpus(
+        path=path,
+        package=spec.package,
+        version=version,
+        size_bytes=len(corpus),
+        lines=corpus.count(b"\n"),
+        sha256=hashlib.sha256(corpus).hexdigest(),
+        repeated=repeated,
+        skipped=False,
+    )
+    _write_atomic(path, corpus)
+    meta = {
+        "format": FORMAT_VERSION,
+        "package": spec.package,
+        "version": version,
+        "target_bytes": target,
+        "size_bytes": built.size_bytes,
+        "lines": built.lines,
+        "sha256": built.sha256,
+        "repeated": repeated,
+    }
+    _write_atomic(_meta_path(path), (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
+    return built
+
+
+def _parse_sizes(items: list[str]) -> dict[str, float]:
+    sizes: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or name not in CORPORA:
+            raise CorpusError(f"--size-mb {item!r}: expected NAME=MB with NAME one of {', '.join(CORPORA)}")
+        try:
+            sizes[name] = float(value)
+        except ValueError as e:
+            raise CorpusError(f"--size-mb {item!r}: {value!r} is not a number of MB") from e
+        if sizes[name] <= 0:
+            raise CorpusError(f"--size-mb {item!r}: the size must be positive")
+    return sizes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "corpora", nargs="*", metavar="NAME", help=f"corpora to build: {', '.join(CORPORA)} (default: all)"
+    )
+    parser.add_argument(
+        "--size-mb",
+        action="append",
+        default=[],
+        metavar="NAME=MB",
+        help="target size of one corpus in MB of 10^6 bytes (defaults: "
+        + ", ".join(f"{s.name}={s.default_mb:g}" for s in CORPORA.values())
+        + "); repeatable",
+    )
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="output directory (default: %(default)s)")
+    parser.add_argument("--force", action="store_true", help="rebuild even if an identical corpus is there")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.corpora if name not in CORPORA]
+    if unknown:
+        parser.error(f"unknown corpus {unknown[0]!r}; choose from {', '.join(CORPORA)}")
+    try:
+        sizes = _parse_sizes(args.size_mb)
+        for name in args.corpora or CORPORA:
+            spec = CORPORA[name]
+            built = build_corpus(spec, args.output, size_mb=sizes.get(name, spec.default_mb), force=args.force)
+            status = "already built" if built.skipped else "built"
+            print(
+                f"{status} {built.path}: {built.size_bytes:,} bytes, {built.lines:,} lines, "
+                f"sha256 {built.sha256} (from {built.package} {built.version})"
+            )
+            if built.repeated:
+                print(f"  note: {built.package} holds less text than asked for; its files were repeated")
+    except CorpusError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 1
     return 0
 
