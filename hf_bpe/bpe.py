@@ -15,10 +15,17 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import regex
 
-from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, from_byte_level, replace_surrogates, to_byte_level
+from hf_bpe.byte_level import (
+    BYTE_TO_UNICODE,
+    GPT2_SPLIT_PATTERN,
+    SplitPattern,
+    from_byte_level,
+    replace_surrogates,
+    to_byte_level,
+)
 from hf_bpe.files import Merges
 
-#: Pre-tokens longer than this are merged with a heap over a linked list (n log n) instead of the simple loop.
+#: Pre-tokens of more bytes than this are merged with a heap over a linked list (n log n) instead of the simple loop.
 LONG_PIECE = 16
 #: How many distinct pre-tokens the cache remembers before it starts over.
 CACHE_SIZE = 100_000
@@ -62,6 +69,16 @@ class BytePairEncoder:
                 if token not in self.vocab:
                     raise ValueError(f"merge {rank + 1} ({left} {right}): {token!r} is not in the vocabulary")
             self.ranks.setdefault((left, right), rank)
+        # The long-piece path works on ids: a pair is one int key, a heap entry one int (rank, then position).
+        self._id_span = max(self.vocab.values(), default=0) + 257
+        self._pair_ranks: dict[int, int] = {}
+        self._merged_ids: list[int] = []
+        for rank, (left, right) in enumerate(merges):
+            key = self.vocab[left] * self._id_span + self.vocab[right]
+            self._pair_ranks.setdefault(key, rank)
+            self._merged_ids.append(self.vocab[left + right])
+        # A byte missing from the vocabulary gets a stand-in id past the vocabulary, reported after merging.
+        self._byte_ids = [self.vocab.get(BYTE_TO_UNICODE[byte], self._id_span - 256 + byte) for byte in range(256)]
         self.split = SplitPattern(pattern)
         self.add_prefix_space = add_prefix_space
         self.special_tokens: dict[str, int] = {}
@@ -120,10 +137,20 @@ class BytePairEncoder:
         return ids
 
     def _encode_piece(self, piece: str) -> list[int]:
-        spelled = to_byte_level(piece)
-        vocab = self.vocab
-        parts = _merge_long(spelled, self.ranks) if len(spelled) > LONG_PIECE else _merge(spelled, self.ranks)
-        return [vocab[part] for part in parts]
+        try:
+            data = piece.encode("utf-8")
+        except UnicodeEncodeError:
+            data = replace_surrogates(piece).encode("utf-8")
+        if len(data) <= LONG_PIECE:
+            vocab = self.vocab
+            return [vocab[part] for part in _merge(to_byte_level(piece), self.ranks)]
+        byte_ids = self._byte_ids
+        ids = _merge_long([byte_ids[byte] for byte in data], self._pair_ranks, self._merged_ids, self._id_span)
+        first_stand_in = self._id_span - 256
+        if max(ids) >= first_stand_in:
+            missing = next(bytes([i - first_stand_in]) for i in ids if i >= first_stand_in)
+            raise KeyError(f"byte {missing!r} of {piece[:60]!r} has no token in the vocabulary")
+        return ids
 
     def decode_bytes(self, ids: Sequence[int], *, skip_special_tokens: bool = False) -> bytes:
         """The bytes ``ids`` stand for (special tokens as their UTF-8 text).
@@ -160,69 +187,106 @@ class BytePairEncoder:
 
 
 def _merge(word: str, ranks: Mapping[tuple[str, str], int]) -> list[str]:
-    """Apply merges to a short word: repeatedly merge every occurrence of the lowest-ranked pair, left to right."""
+    """Apply merges to a short word: repeatedly merge the lowest-ranked pair, the leftmost on equal ranks.
+
+    One pair at a time, as tiktoken and the Rust BPE model do: with a merges file that ranks a pair with a new
+    token before the merge making it, merging every occurrence at once (GPT-2's original loop) would differ.
+
+    >>> _merge("aaab", {("a", "a"): 0, ("aa", "a"): 2, ("a", "b"): 1})
+    ['aa', 'ab']
+    """
     parts = list(word)
     get = ranks.get
     while len(parts) > 1:
-        best = None
+        best = -1
         best_rank = None
-        for pair in itertools.pairwise(parts):
+        for i, pair in enumerate(itertools.pairwise(parts)):
             rank = get(pair)
             if rank is not None and (best_rank is None or rank < best_rank):
-                best, best_rank = pair, rank
-        if best is None:
+                best, best_rank = i, rank
+        if best < 0:
             break
-        left, right = best
-        merged: list[str] = []
-        i = 0
-        n = len(parts)
-        while i < n:
-            if i < n - 1 and parts[i] == left and parts[i + 1] == right:
-                merged.append(left + right)
-                i += 2
-            else:
-                merged.append(parts[i])
-                i += 1
-        parts = merged
+        parts[best : best + 2] = [parts[best] + parts[best + 1]]
     return parts
 
 
-def _merge_long(word: str, ranks: Mapping[tuple[str, str], int]) -> list[str]:
-    """Apply merges to a long word in O(n log n): a heap of (rank, position) over a doubly linked list.
+def _merge_long(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Sequence[int], span: int) -> list[int]:
+    """Apply merges to a long word in O(n log n): positions bucketed by rank over a doubly linked list, in ints.
 
-    Equal ranks pop leftmost first, which merges ``"aaa"`` as ``"aa" "a"``, like the simple loop.
+    ``ids`` are the word's byte ids; ``pair_ranks`` maps ``left * span + right`` to the merge's rank and
+    ``merged_ids[rank]`` is its result. The lowest rank present is taken next (a heap of ranks) and all its
+    positions are merged left to right, which is what merging one pair at a time, lowest rank first and leftmost
+    first on equal ranks, does: a merge never creates a pair of its own rank (the merged token is new to both
+    sides), and ``"aaa"`` merges as ``"aa" "a"`` because the second position is gone once the first is merged.
+    A position is merged only if it is alive and the pair there still has the bucket's rank (each rank belongs
+    to one pair); stale positions are skipped. Should a merge create a pair of lower rank than the bucket's
+    (possible in a hand-made merges file), that pair is merged before the rest of the bucket.
+
+    >>> # "a" = 0, "b" = 1; merges ("a", "a") -> 2, then ("aa", "b") -> 3; ids below span 10.
+    >>> _merge_long([0, 0, 0, 0, 1], {0 * 10 + 0: 0, 2 * 10 + 1: 1}, [2, 3], 10)
+    [2, 3]
     """
-    n = len(word)
-    parts = list(word)  # "" marks a symbol merged into the one before it
+    n = len(ids)
+    ids = list(ids)  # -1 marks a symbol merged into the one before it
     following = list(range(1, n + 1))
     preceding = list(range(-1, n - 1))
-    get = ranks.get
-    heap: list[tuple[int, int, str, str]] = []
+    get = pair_ranks.get
+    buckets: dict[int, list[int]] = {}
     for i in range(n - 1):
-        rank = get((word[i], word[i + 1]))
+        rank = get(ids[i] * span + ids[i + 1])
         if rank is not None:
-            heap.append((rank, i, word[i], word[i + 1]))
-    heapq.heapify(heap)
-    while heap:
-        _rank, i, left, right = heapq.heappop(heap)
-        j = following[i]
-        # Stale if either side changed since the entry was pushed (symbols only grow, so equal means unchanged).
-        if parts[i] != left or j >= n or parts[j] != right:
-            continue
-        merged = left + right
-        parts[i] = merged
-        parts[j] = ""
-        k = following[j]
-        following[i] = k
-        if k < n:
-            preceding[k] = i
-        p = preceding[i]
-        if p >= 0:
-            rank = get((parts[p], merged))
-            if rank is not None:
-                heapq.heappush(heap, (rank, p, parts[p], merged))
-        if k < n:
-            rank = get((merged, parts[k]))
-            if rank is not None:
-                heapq.heappush(heap, (rank, i, merged, parts[k]))
-    return [part for part in parts if part]
+            bucket = buckets.get(rank)
+            if bucket is None:
+                buckets[rank] = [i]
+            else:
+                bucket.append(i)
+    ranks = list(buckets)
+    heapq.heapify(ranks)
+    while ranks:
+        rank = heapq.heappop(ranks)
+        positions = buckets.pop(rank)
+        positions.sort()
+        merged = merged_ids[rank]
+        lowest_new = rank  # the lowest rank this bucket's merges have created
+        for index, i in enumerate(positions):
+            left = ids[i]
+            if left < 0:
+                continue
+            j = following[i]
+            if j >= n or get(left * span + ids[j]) != rank:
+                continue
+            ids[i] = merged
+            ids[j] = -1
+            k = following[j]
+            following[i] = k
+            if k < n:
+                preceding[k] = i
+                after = get(merged * span + ids[k])
+                if after is not None:
+                    bucket = buckets.get(after)
+                    if bucket is None:
+                        buckets[after] = [i]
+                        heapq.heappush(ranks, after)
+                    else:
+                        bucket.append(i)
+                    lowest_new = min(lowest_new, after)
+            p = preceding[i]
+            if p >= 0:
+                before = get(ids[p] * span + merged)
+                if before is not None:
+                    bucket = buckets.get(before)
+                    if bucket is None:
+                        buckets[before] = [p]
+                        heapq.heappush(ranks, before)
+                    else:
+                        bucket.append(p)
+                    lowest_new = min(lowest_new, before)
+            if lowest_new < rank:
+                # A merges file may rank a pair with the new token before the merge that makes it (trained files
+                # never do): that pair goes first, as in the Rust model's queue; the rest of this bucket waits.
+                rest = positions[index + 1 :]
+                if rest:
+                    buckets[rank] = rest
+                    heapq.heappush(ranks, rank)
+                break
+    return [token_id for token_id in ids if token_id >= 0]

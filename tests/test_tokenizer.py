@@ -7,6 +7,8 @@ import pickle
 import numpy as np
 import pytest
 from conftest import COURSE, multilingual_text
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from transformers import GPT2Tokenizer, PreTrainedTokenizer
 
 import hf_bpe
@@ -195,3 +197,52 @@ def test_train_new_from_iterator_keeps_roles_and_adds_tokens(trained_dir):
     assert (new.bos_token, new.eos_token, new.pad_token) == ("<s>", "</s>", "<pad>")
     assert new.convert_tokens_to_ids(["<s>", "</s>", "<pad>", "<extra>", "<sep>"]) == [0, 1, 2, 3, 4]
     assert new("<sep>hello")["input_ids"][0] == 4
+
+
+@st.composite
+def merges_in_any_order(draw):
+    """Merges over "a", "b" and "Ġ", each made of tokens that exist, listed in a random order: hand-made files
+    may rank a pair with a new token before the merge that makes it, where one-pair-at-a-time merging (the Rust
+    model, tiktoken) and merging every occurrence at once (GPT-2's original loop) disagree."""
+    tokens, merges = ["a", "b", "Ġ"], []
+    for _ in range(draw(st.integers(1, 10))):
+        left, right = draw(st.sampled_from(tokens)), draw(st.sampled_from(tokens))
+        if left + right not in tokens and len(left + right) <= 8:
+            tokens.append(left + right)
+            merges.append((left, right))
+    return draw(st.permutations(merges))
+
+
+@pytest.mark.parametrize("text", ["abab", "ab" * 20, "abab abab"], ids=["short", "long", "words"])
+def test_pair_with_new_token_ranked_before_its_merge(tmp_path, text):
+    """merges.txt lists "ab a" before "a b": once "a b" is merged, the new pair "ab a" goes first, so "abab"
+    is "aba" "b" (merging every "a b" at once would give "ab" "ab")."""
+    from hf_bpe.byte_level import BYTE_ALPHABET
+
+    vocab = {char: i for i, char in enumerate(BYTE_ALPHABET)} | {"ab": 256, "aba": 257}
+    write_tokenizer_dir(tmp_path, vocab, [("ab", "a"), ("a", "b")])
+    ours = BPETokenizer.from_pretrained(tmp_path, unk_token=None, bos_token=None, eos_token=None)
+    rust = GPT2Tokenizer.from_pretrained(str(tmp_path), unk_token=None, bos_token=None, eos_token=None)
+    assert ours.tokenize(text)[:2] == ["aba", "b"]
+    assert ours(text)["input_ids"] == rust(text)["input_ids"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(merges=merges_in_any_order(), texts=st.lists(st.text(alphabet="ab ", max_size=70), min_size=1, max_size=4))
+def test_any_merge_order_matches_rust_model(tmp_path, merges, texts):
+    """Short pieces (the simple loop) and long ones (the bucketed linked list) against the Rust BPE model loaded
+    from the same files."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from hf_bpe.byte_level import BYTE_ALPHABET
+
+    vocab = {char: i for i, char in enumerate(BYTE_ALPHABET)}
+    for left, right in merges:
+        vocab.setdefault(left + right, len(vocab))
+    directory = tmp_path / f"files{len(list(tmp_path.iterdir()))}"
+    write_tokenizer_dir(directory, vocab, merges)
+    rust = Tokenizer(models.BPE.from_file(str(directory / "vocab.json"), str(directory / "merges.txt")))
+    rust.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    ours = BPETokenizer(str(directory / "vocab.json"), str(directory / "merges.txt"), unk_token=None)
+    for text in texts:
+        assert ours(text)["input_ids"] == rust.encode(text).ids, text
