@@ -173,6 +173,16 @@ class BPETokenizer(VocabularyFilesTokenizer):
             text = " " + text
         return text, kwargs
 
+    def tokenize(self, text: str, **kwargs: Any) -> list[str]:  # type: ignore[override]
+        """The byte-level tokens of ``text``, added and special tokens matched whole.
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to tokenize, got {type(text).__name__}: {text!r:.60}")
+        return super().tokenize(text, **kwargs)
+
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         """Byte-level tokens of ``text`` (no special-token matching; transformers' slow path does that)."""
         return [self.decoder[token_id] for token_id in self.bpe.encode_ordinary(replace_surrogates(text))]
@@ -239,6 +249,12 @@ class BPETokenizer(VocabularyFilesTokenizer):
                 f"expected a string or a list of strings to encode, got {type(text).__name__}: {text!r:.60}"
             )
         texts = [text] if isinstance(text, str) else text
+        for index, item in enumerate(texts):
+            # Strings, pairs or pre-split words (lists), or ids (ints, already encoded) are what transformers takes.
+            if not isinstance(item, (str, list, tuple, int)):
+                raise TypeError(
+                    f"item {index} of the batch is {type(item).__name__}: {item!r:.60}; expected a string to encode"
+                )
         simple = (
             text_pair is None
             and not is_split_into_words
@@ -281,6 +297,15 @@ class BPETokenizer(VocabularyFilesTokenizer):
             and not return_length
             and not return_token_type_ids
         )
+        if (
+            return_overflowing_tokens
+            and truncation_strategy != TruncationStrategy.DO_NOT_TRUNCATE
+            and max_length is not None
+            and self.truncation_side == "right"
+        ):
+            # transformers' Python path returns overflow as extra keys (and fails on a batch where only some
+            # texts overflow); the Rust backend returns the windows as rows, which is what users rely on.
+            return self._overflowing_rows(encoded, add_special_tokens, max_length, stride, options)
         if not plain:
             # transformers does truncation, padding and the extra outputs from ids.
             ids: Any = encoded[0] if isinstance(text, str) else encoded
@@ -297,6 +322,51 @@ class BPETokenizer(VocabularyFilesTokenizer):
             data = {key: value[0] for key, value in data.items()}
             return BatchEncoding(data, tensor_type=return_tensors, prepend_batch_axis=return_tensors is not None)
         return BatchEncoding(data, tensor_type=return_tensors)
+
+    def _overflowing_rows(
+        self, encoded: list[list[int]], add_special_tokens: bool, max_length: int, stride: int, options: dict[str, Any]
+    ) -> BatchEncoding:
+        """Each text's ids cut into windows of ``max_length`` (special tokens included) overlapping by ``stride``,
+        one row each, with ``overflow_to_sample_mapping``, as the Rust backend returns them."""
+        width = max_length - (self.num_special_tokens_to_add() if add_special_tokens else 0)
+        if width <= 0 or stride >= width:
+            raise ValueError(
+                f"stride={stride} with max_length={max_length} leaves no room to advance: the stride must be "
+                f"smaller than max_length minus the special tokens added ({width})"
+            )
+        rows: list[list[int]] = []
+        mapping: list[int] = []
+        for sample, ids in enumerate(encoded):
+            start = 0
+            while True:  # the windows of tokenizers' Encoding.truncate (right side)
+                stop = min(start + width, len(ids))
+                rows.append(ids[start:stop])
+                mapping.append(sample)
+                if stop >= len(ids):
+                    break
+                start += width - stride
+        data: dict[str, Any] = {
+            "input_ids": [self.build_inputs_with_special_tokens(row) if add_special_tokens else row for row in rows]
+        }
+        if options["return_token_type_ids"]:
+            data["token_type_ids"] = [[0] * len(row) for row in data["input_ids"]]
+        if options["return_special_tokens_mask"]:
+            data["special_tokens_mask"] = [
+                self.get_special_tokens_mask(row) if add_special_tokens else [0] * len(row) for row in rows
+            ]
+        padded = self.pad(
+            data,
+            padding=options["padding_strategy"].value,
+            max_length=max_length,
+            pad_to_multiple_of=options["pad_to_multiple_of"],
+            padding_side=options["padding_side"],
+            return_attention_mask=options["return_attention_mask"],
+        )
+        result = dict(padded)
+        result["overflow_to_sample_mapping"] = mapping
+        if options["return_length"]:
+            result["length"] = [len(ids) for ids in result["input_ids"]]
+        return BatchEncoding(result, tensor_type=options["return_tensors"])
 
     def build_inputs_with_special_tokens(
         self, token_ids_0: list[int], token_ids_1: list[int] | None = None

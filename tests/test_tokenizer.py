@@ -101,6 +101,40 @@ def test_padding_truncation_and_numpy(trained_dir):
     assert ours.batch_decode(batch["input_ids"], skip_special_tokens=True) == docs
 
 
+def as_lists(value):
+    return value.tolist() if isinstance(value, np.ndarray) else value
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"max_length": 2, "stride": 1},
+        {"max_length": 3},
+        {"max_length": 3, "padding": True, "return_tensors": "np"},
+        {
+            "max_length": 4,
+            "stride": 2,
+            "padding": "max_length",
+            "return_length": True,
+            "return_special_tokens_mask": True,
+        },
+    ],
+    ids=["stride", "windows", "numpy", "extras"],
+)
+def test_overflowing_tokens_as_rows_like_rust(trained_dir, options):
+    """Windows of a long text as rows with overflow_to_sample_mapping; texts that fit are one row each."""
+    ours = BPETokenizer.from_pretrained(trained_dir)
+    rust = GPT2Tokenizer.from_pretrained(str(trained_dir))
+    docs = ["This is the Hugging Face Course.", "short", "", "This chapter is about tokenization."]
+    for texts in (docs, docs[0]):
+        mine = ours(texts, truncation=True, return_overflowing_tokens=True, **options)
+        theirs = rust(texts, truncation=True, return_overflowing_tokens=True, **options)
+        assert set(mine) == set(theirs), options
+        for key in mine:
+            assert as_lists(mine[key]) == as_lists(theirs[key]), (options, key)
+    assert len(ours(docs, truncation=True, return_overflowing_tokens=True, **options)["input_ids"]) > len(docs)
+
+
 def test_single_text_and_pairs_take_transformers_path(trained_dir):
     ours = BPETokenizer.from_pretrained(trained_dir)
     rust = GPT2Tokenizer.from_pretrained(str(trained_dir))
@@ -144,6 +178,10 @@ def test_non_string_is_a_type_error(trained_dir):
         tok(None)
     with pytest.raises(TypeError, match="expected a string or a list of strings to encode, got float"):
         tok(1.5)
+    with pytest.raises(TypeError, match="item 1 of the batch is NoneType: None; expected a string"):
+        tok(["fine", None])
+    with pytest.raises(TypeError, match="expected a string to tokenize, got NoneType"):
+        tok.tokenize(None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="got NoneType"):
         tok.encode_text(None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="expected a string to encode, got int"):
