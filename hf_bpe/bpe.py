@@ -232,8 +232,8 @@ def _merge_long(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Seque
     preceding = list(range(-1, n - 1))
     get = pair_ranks.get
     buckets: dict[int, list[int]] = {}
-    for i in range(n - 1):
-        rank = get(ids[i] * span + ids[i + 1])
+    for i, (left, right) in enumerate(itertools.pairwise(ids)):
+        rank = get(left * span + right)
         if rank is not None:
             bucket = buckets.get(rank)
             if bucket is None:
@@ -242,8 +242,9 @@ def _merge_long(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Seque
                 bucket.append(i)
     ranks = list(buckets)
     heapq.heapify(ranks)
+    pop, push = heapq.heappop, heapq.heappush
     while ranks:
-        rank = heapq.heappop(ranks)
+        rank = pop(ranks)
         positions = buckets.pop(rank)
         positions.sort()
         merged = merged_ids[rank]
@@ -266,10 +267,11 @@ def _merge_long(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Seque
                     bucket = buckets.get(after)
                     if bucket is None:
                         buckets[after] = [i]
-                        heapq.heappush(ranks, after)
+                        push(ranks, after)
                     else:
                         bucket.append(i)
-                    lowest_new = min(lowest_new, after)
+                    if after < lowest_new:
+                        lowest_new = after
             p = preceding[i]
             if p >= 0:
                 before = get(ids[p] * span + merged)
@@ -277,16 +279,17 @@ def _merge_long(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Seque
                     bucket = buckets.get(before)
                     if bucket is None:
                         buckets[before] = [p]
-                        heapq.heappush(ranks, before)
+                        push(ranks, before)
                     else:
                         bucket.append(p)
-                    lowest_new = min(lowest_new, before)
+                    if before < lowest_new:
+                        lowest_new = before
             if lowest_new < rank:
                 # A merges file may rank a pair with the new token before the merge that makes it (trained files
                 # never do): that pair goes first, as in the Rust model's queue; the rest of this bucket waits.
                 rest = positions[index + 1 :]
                 if rest:
                     buckets[rank] = rest
-                    heapq.heappush(ranks, rank)
+                    push(ranks, rank)
                 break
     return [token_id for token_id in ids if token_id >= 0]

@@ -2,8 +2,9 @@
 
 Usage: ``python scripts/bench_encode.py [CORPUS...] [--megabytes 4]``
 
-Documents are the given files split on blank lines (default: this interpreter's standard-library sources plus
-generated multilingual text), cut to about ``--megabytes``. Each tokenizer is loaded fresh and encodes all
+Documents are the given files split on blank lines, shuffled together (default: ``cache/corpora/*.txt`` from
+``scripts/build_corpora.py`` if built, else this interpreter's standard-library sources plus generated
+multilingual text), cut to about ``--megabytes``. Each tokenizer is loaded fresh and encodes all
 documents once, the way users call it (``tok(docs)`` for the transformers classes, ``encode_ordinary_batch``
 for tiktoken). The script prints MB/s, the ratios, and the ceiling: the split pattern's own ``findall``. It
 checks that all three produced the same ids.
@@ -49,8 +50,11 @@ def main() -> int:
     from hf_bpe.byte_level import SplitPattern
     from hf_bpe.gpt2 import gpt2_files, tiktoken_gpt2
 
-    if args.corpus:
-        docs = [d for path in args.corpus for d in path.read_text(encoding="utf-8").split("\n\n")]
+    corpora = args.corpus or sorted((Path(__file__).resolve().parent.parent / "cache" / "corpora").glob("*.txt"))
+    if corpora:
+        print("documents from", ", ".join(str(path) for path in corpora))
+        docs = [d for path in corpora for d in path.read_text(encoding="utf-8").split("\n\n")]
+        random.Random(0).shuffle(docs)
     else:
         docs = default_documents()
     budget, kept = int(args.megabytes * 1e6), []
