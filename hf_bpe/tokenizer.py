@@ -223,6 +223,49 @@ class BPETokenizer(VocabularyFilesTokenizer):
             ids += encode(text[start:])
         return ids
 
+    def encode_text_with_offsets(
+        self, text: str, *, split_special_tokens: bool = False
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids of one text and each token's ``(start, end)`` character span in it, as the Rust backend gives
+        them: a token holding part of a character's UTF-8 bytes spans that whole character.
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
+        text = replace_surrogates(text)
+        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
+        spans: list[tuple[int, int, int | None]] = []  # (start, end, added token id or None)
+        start = 0
+        for match in pattern.finditer(text) if pattern is not None else ():
+            if match.start() > start:
+                spans.append((start, match.start(), None))
+            spans.append((match.start(), match.end(), self._added_tokens_encoder[match.group()]))
+            start = match.end()
+        if start < len(text):
+            spans.append((start, len(text), None))
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        decoder = self.decoder
+        for begin, end, added_id in spans:
+            if added_id is not None:
+                ids.append(added_id)
+                offsets.append((begin, end))
+                continue
+            position = begin
+            for piece in self.bpe.split.findall(text[begin:end]):
+                # The character each UTF-8 byte of the piece belongs to.
+                owner = [position + k for k, char in enumerate(piece) for _ in range(len(char.encode("utf-8")))]
+                byte = 0
+                for token_id in self.bpe.encode_ordinary(piece):
+                    size = len(from_byte_level(decoder[token_id]))
+                    ids.append(token_id)
+                    offsets.append((owner[byte], owner[byte + size - 1] + 1))
+                    byte += size
+                position += len(piece)
+        return ids, offsets
+
     def _encode_plus(  # type: ignore[override]
         self,
         text: Any,
@@ -261,7 +304,9 @@ class BPETokenizer(VocabularyFilesTokenizer):
             and isinstance(texts, (list, tuple))
             and all(isinstance(t, str) for t in texts)
             and not any(
-                value for key, value in kwargs.items() if key not in ("split_special_tokens", "add_prefix_space")
+                value
+                for key, value in kwargs.items()
+                if key not in ("split_special_tokens", "add_prefix_space", "return_offsets_mapping")
             )
             and self._fast_path_ok()
         )
@@ -288,6 +333,8 @@ class BPETokenizer(VocabularyFilesTokenizer):
             )
         split = kwargs.get("split_special_tokens", self.split_special_tokens)
         prefix = kwargs.get("add_prefix_space")
+        if kwargs.get("return_offsets_mapping"):
+            return self._with_offsets(text, texts, split, prefix, options)
         encoded = [self.encode_text(t, split_special_tokens=split, add_prefix_space=prefix) for t in texts]
         plain = (
             padding_strategy == PaddingStrategy.DO_NOT_PAD
@@ -322,6 +369,34 @@ class BPETokenizer(VocabularyFilesTokenizer):
             data = {key: value[0] for key, value in data.items()}
             return BatchEncoding(data, tensor_type=return_tensors, prepend_batch_axis=return_tensors is not None)
         return BatchEncoding(data, tensor_type=return_tensors)
+
+    def _with_offsets(
+        self, text: Any, texts: Sequence[str], split: bool, prefix: bool | None, options: dict[str, Any]
+    ) -> BatchEncoding:
+        """``tok(texts, return_offsets_mapping=True)`` for plain calls (no padding, truncation or extra outputs)."""
+        plain = (
+            all(
+                options[key] in (None, False, PaddingStrategy.DO_NOT_PAD, TruncationStrategy.DO_NOT_TRUNCATE)
+                for key in ("padding_strategy", "truncation_strategy", "return_overflowing_tokens", "return_length")
+            )
+            and not options["return_special_tokens_mask"]
+        )
+        if not plain or (self.add_prefix_space if prefix is None else prefix) or self.num_special_tokens_to_add():
+            raise NotImplementedError(
+                "hf_bpe's BPETokenizer returns offsets only without padding, truncation, extra outputs, a prefix "
+                "space or added bos tokens; for those, load the directory's tokenizer.json with the Rust backend "
+                "(transformers' GPT2Tokenizer or TokenizersBackend)"
+            )
+        encoded = [self.encode_text_with_offsets(t, split_special_tokens=split) for t in texts]
+        data: dict[str, Any] = {"input_ids": [ids for ids, _ in encoded]}
+        if options["return_attention_mask"] is not False:
+            data["attention_mask"] = [[1] * len(ids) for ids, _ in encoded]
+        data["offset_mapping"] = [offsets for _, offsets in encoded]
+        if isinstance(text, str):
+            data = {key: value[0] for key, value in data.items()}
+            tensors = options["return_tensors"]
+            return BatchEncoding(data, tensor_type=tensors, prepend_batch_axis=tensors is not None)
+        return BatchEncoding(data, tensor_type=options["return_tensors"])
 
     def _overflowing_rows(
         self, encoded: list[list[int]], add_special_tokens: bool, max_length: int, stride: int, options: dict[str, Any]

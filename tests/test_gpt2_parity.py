@@ -77,3 +77,20 @@ def test_random_unicode_matches_tiktoken(gpt2_ours, gpt2_tiktoken, text):
 @given(st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=60))
 def test_decode_inverts_encode(gpt2_ours, text):
     assert gpt2_ours.decode(gpt2_ours(text)["input_ids"]) == text
+
+
+def test_offsets_match_rust(gpt2_ours, gpt2_rust):
+    """Character spans per token; a token holding part of a character's bytes spans the whole character."""
+    docs = [*ADVERSARIAL, *multilingual_text(300, seed=11).split("\n")]
+    ours = gpt2_ours(docs, return_offsets_mapping=True)
+    assert dict(ours) == dict(gpt2_rust(docs, return_offsets_mapping=True))
+    assert gpt2_ours("héllo", return_offsets_mapping=True)["offset_mapping"] == [(0, 1), (1, 2), (2, 5)]
+    with pytest.raises(NotImplementedError, match="offsets only without padding"):
+        gpt2_ours(docs, return_offsets_mapping=True, truncation=True, max_length=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40))
+def test_random_offsets_match_rust(gpt2_ours, gpt2_rust, text):
+    mine = gpt2_ours(text, return_offsets_mapping=True)
+    assert mine["offset_mapping"] == gpt2_rust(text, return_offsets_mapping=True)["offset_mapping"]
