@@ -2,9 +2,9 @@
 
 Usage: ``python scripts/bench_encode.py [CORPUS...] [--megabytes 4]``
 
-Documents are the given files split on blank lines, shuffled together (default: ``cache/corpora/*.txt`` from
-``scripts/build_corpora.py`` if built, else this interpreter's standard-library sources plus generated
-multilingual text), cut to about ``--megabytes``. Each tokenizer is loaded fresh and encodes all
+Documents are the given files split on blank lines, shuffled together (e.g. ``cache/corpora/*.txt`` from
+``scripts/build_corpora.py``), or by default this interpreter's standard-library sources plus generated
+multilingual text, which needs no download; cut to about ``--megabytes``. Each tokenizer is loaded fresh and encodes all
 documents once, the way users call it (``tok(docs)`` for the transformers classes, ``encode_ordinary_batch``
 for tiktoken). The script prints MB/s, the ratios, and the ceiling: the split pattern's own ``findall``. It
 checks that all three produced the same ids.
@@ -50,7 +50,7 @@ def main() -> int:
     from hf_bpe.byte_level import SplitPattern
     from hf_bpe.gpt2 import gpt2_files, tiktoken_gpt2
 
-    corpora = args.corpus or sorted((Path(__file__).resolve().parent.parent / "cache" / "corpora").glob("*.txt"))
+    corpora = args.corpus
     if corpora:
         print("documents from", ", ".join(str(path) for path in corpora))
         docs = [d for path in corpora for d in path.read_text(encoding="utf-8").split("\n\n")]
