@@ -21,7 +21,9 @@ from hf_bpe.byte_level import (
     SplitPattern,
     from_byte_level,
     replace_surrogates,
+    split_around,
     to_byte_level,
+    whole_tokens_pattern,
 )
 from hf_bpe.files import Merges
 
@@ -94,8 +96,7 @@ class BytePairEncoder:
                 raise ValueError(f"special token {token!r} is not in the vocabulary")
             specials[token] = self.vocab[token]
         self.special_tokens = specials
-        ordered = sorted(specials, key=lambda t: (-len(t), t))
-        self._special_pattern = regex.compile("|".join(map(regex.escape, ordered))) if ordered else None
+        self._special_pattern = whole_tokens_pattern(specials)
 
     def encode(self, text: str) -> list[int]:
         """The ids of ``text``; special tokens in it are matched whole.
@@ -108,17 +109,17 @@ class BytePairEncoder:
         text = replace_surrogates(text)
         if self.add_prefix_space and not text.startswith(" "):
             text = " " + text
-        if self._special_pattern is None:
-            return self.encode_ordinary(text)
+        return self.encode_around(text, self._special_pattern, self.special_tokens)
+
+    def encode_around(self, text: str, pattern: regex.Pattern[str] | None, tokens: Mapping[str, int]) -> list[int]:
+        """The ids of ``text``, where ``pattern`` matches a whole token of ``tokens`` (its id is taken as is) and
+        the text between matches is encoded ordinarily."""
         ids: list[int] = []
-        start = 0
-        for match in self._special_pattern.finditer(text):
-            if match.start() > start:
-                ids += self.encode_ordinary(text[start : match.start()])
-            ids.append(self.special_tokens[match.group()])
-            start = match.end()
-        if start < len(text):
-            ids += self.encode_ordinary(text[start:])
+        for start, end, token in split_around(text, pattern):
+            if token is None:
+                ids += self.encode_ordinary(text[start:end])
+            else:
+                ids.append(tokens[token])
         return ids
 
     def encode_ordinary(self, text: str) -> list[int]:

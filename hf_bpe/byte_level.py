@@ -5,7 +5,8 @@ This module owns two things every byte-level BPE needs and nothing else:
 * GPT-2's byte↔unicode table, which spells each of the 256 byte values as one printable character so that
   tokens can be stored as text in ``vocab.json`` and ``merges.txt``;
 * the split pattern that cuts text into pre-tokens before any merge, compiled so that it classifies code
-  points exactly as the references do (see :class:`SplitPattern`).
+  points exactly as the references do (see :class:`SplitPattern`), and the cutting out of whole special
+  tokens before that (:func:`whole_tokens_pattern`, :func:`split_around`).
 
 Counting, merging, file formats and the transformers class live elsewhere.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import array
 import functools
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import regex
 
@@ -193,6 +194,33 @@ def _with_reference_classes(pattern: str) -> str:
         out.append(char)
         i += 1
     return "".join(out)
+
+
+def whole_tokens_pattern(tokens: Iterable[str]) -> regex.Pattern[str] | None:
+    """A pattern matching any of ``tokens`` whole, the longest where several start at one place (None: no tokens).
+
+    >>> whole_tokens_pattern(["<s>", "<s><s>"]).findall("a<s><s><s>")
+    ['<s><s>', '<s>']
+    """
+    ordered = sorted(set(tokens), key=lambda token: (-len(token), token))
+    return regex.compile("|".join(map(regex.escape, ordered))) if ordered else None
+
+
+def split_around(text: str, pattern: regex.Pattern[str] | None) -> Iterator[tuple[int, int, str | None]]:
+    """``(start, end, token)`` spans covering ``text``: a whole match of ``pattern`` (``token`` is its text) or
+    the non-empty text between matches (``token`` is None).
+
+    >>> list(split_around("a<s>b", whole_tokens_pattern(["<s>"])))
+    [(0, 1, None), (1, 4, '<s>'), (4, 5, None)]
+    """
+    start = 0
+    for match in pattern.finditer(text) if pattern is not None else ():
+        if match.start() > start:
+            yield start, match.start(), None
+        yield match.start(), match.end(), match.group()
+        start = match.end()
+    if start < len(text):
+        yield start, len(text), None
 
 
 class SplitPattern:

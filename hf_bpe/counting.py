@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import signal
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -27,7 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, to_byte_level
+from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, to_byte_level, whole_tokens_pattern
 
 #: Files bigger than this are cut into ``\\n``-aligned byte ranges of about this size, counted in parallel.
 SHARD_BYTES = 4 << 20
@@ -118,11 +117,9 @@ class _Cutter:
     def __init__(self, counting: Counting) -> None:
         self.counting = counting
         self._split = SplitPattern(counting.pattern).findall
-        self._special: re.Pattern[str] | None = None
-        if counting.exclude_special_tokens and counting.special_tokens:
-            # Longest first, so that a special token that contains another is cut out whole.
-            tokens = sorted({t for t in counting.special_tokens if t}, key=len, reverse=True)
-            self._special = re.compile("|".join(re.escape(t) for t in tokens))
+        self._special = None
+        if counting.exclude_special_tokens:
+            self._special = whole_tokens_pattern(t for t in counting.special_tokens if t)
 
     def pieces(self, sequences: Iterable[str]) -> list[str]:
         """All pre-tokens of ``sequences``, each sequence cut on its own."""

@@ -19,7 +19,7 @@ from transformers import BatchEncoding, PreTrainedTokenizer
 from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
 
 from hf_bpe.bpe import BytePairEncoder
-from hf_bpe.byte_level import from_byte_level, replace_surrogates
+from hf_bpe.byte_level import from_byte_level, replace_surrogates, split_around, whole_tokens_pattern
 from hf_bpe.files import (
     GPT2_SPECIAL_TOKEN,
     MERGES_FILE,
@@ -207,21 +207,8 @@ class BPETokenizer(VocabularyFilesTokenizer):
         prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
         if prefix and text and not text[0].isspace():
             text = " " + text
-        encode = self.bpe.encode_ordinary
         pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
-        if pattern is None:
-            return encode(text)
-        ids: list[int] = []
-        start = 0
-        added = self._added_tokens_encoder
-        for match in pattern.finditer(text):
-            if match.start() > start:
-                ids += encode(text[start : match.start()])
-            ids.append(added[match.group()])
-            start = match.end()
-        if start < len(text):
-            ids += encode(text[start:])
-        return ids
+        return self.bpe.encode_around(text, pattern, self._added_tokens_encoder)
 
     def encode_text_with_offsets(
         self, text: str, *, split_special_tokens: bool = False
@@ -236,15 +223,10 @@ class BPETokenizer(VocabularyFilesTokenizer):
             raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
         text = replace_surrogates(text)
         pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
-        spans: list[tuple[int, int, int | None]] = []  # (start, end, added token id or None)
-        start = 0
-        for match in pattern.finditer(text) if pattern is not None else ():
-            if match.start() > start:
-                spans.append((start, match.start(), None))
-            spans.append((match.start(), match.end(), self._added_tokens_encoder[match.group()]))
-            start = match.end()
-        if start < len(text):
-            spans.append((start, len(text), None))
+        added = self._added_tokens_encoder
+        spans = [
+            (start, end, None if token is None else added[token]) for start, end, token in split_around(text, pattern)
+        ]
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
         decoder = self.decoder
@@ -582,8 +564,7 @@ class _AddedTokenMatcher:
     def pattern(self, tokens: dict[str, int]) -> regex.Pattern[str] | None:
         key = tuple(tokens)
         if key != self._key:
-            ordered = sorted(key, key=lambda token: (-len(token), token))
-            self._pattern = regex.compile("|".join(map(regex.escape, ordered))) if ordered else None
+            self._pattern = whole_tokens_pattern(key)
             self._key = key
         return self._pattern
 
