@@ -25,11 +25,14 @@ Counting pre-tokens is :mod:`hf_bpe.counting`'s job; file formats are :mod:`hf_b
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import heapq
 import os
+import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from hf_bpe.byte_level import BYTE_ALPHABET
@@ -39,6 +42,9 @@ from hf_bpe.files import CharLevel, Merges, Vocab, write_tokenizer_dir
 STOP_VOCAB_SIZE = "vocab_size"
 STOP_MIN_FREQUENCY = "min_frequency"
 STOP_NO_PAIRS = "no_pairs"
+
+#: The largest vocabulary: the merge loop spells each token id as one character (code points 0 to 0x10FFFF).
+MAX_VOCAB_SIZE = sys.maxunicode + 1
 
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(merges_done, merges_wanted)`` while merging."""
@@ -169,49 +175,47 @@ def train_bpe(
     # word as a merge result equal to it).
     lengths = [len(token) if token in special_tokens else 1 for token in tokens]
 
-    result_merges, learned, stop = _merge_loop(
-        words,
-        word_counts,
-        vocab,
-        tokens,
-        lengths,
-        vocab_size,
-        min_frequency,
-        max_token_length,
-        continuing_subword_prefix or "",
-        progress,
-    )
+    with _collector_paused():
+        result_merges, learned, stop = _merge_loop(
+            words,
+            word_counts,
+            vocab,
+            tokens,
+            lengths,
+            vocab_size,
+            min_frequency,
+            max_token_length,
+            continuing_subword_prefix or "",
+            progress,
+        )
     return TrainResult(vocab, result_merges, stop, learned, tuple(special_tokens))
 
 
-def _plain_words(counts: Mapping[str, int], vocab: Vocab, chars: set[str]) -> tuple[list[list[int]], list[int]]:
-    """Words as lists of character ids (characters outside the vocabulary dropped), with their counts."""
-    char_id = {char: vocab[char] for char in chars if char in vocab}
-    dropped = chars - char_id.keys()
-    words: list[list[int]] = []
+def _plain_words(counts: Mapping[str, int], vocab: Vocab, chars: set[str]) -> tuple[list[str], list[int]]:
+    """Words as symbol strings (see :func:`_merge_loop`; characters outside the vocabulary dropped), with their
+    counts."""
+    table = {ord(char): chr(vocab[char]) if char in vocab else None for char in chars}
+    words: list[str] = []
     word_counts: list[int] = []
     for word, count in counts.items():
         if count < 0:
             raise ValueError(f"pre-token {word!r} has count {count}; counts must be non-negative")
         if len(word) < 2:
             continue
-        if dropped and not dropped.isdisjoint(word):
-            ids = [char_id[c] for c in word if c in char_id]
-            if len(ids) < 2:
-                continue
-        else:
-            ids = [char_id[c] for c in word]
-        words.append(ids)
+        symbols = word.translate(table)
+        if len(symbols) < 2:
+            continue
+        words.append(symbols)
         word_counts.append(count)
     return words, word_counts
 
 
 def _affixed_words(
     counts: Mapping[str, int], vocab: Vocab, tokens: list[str], suffix: str, prefix: str
-) -> tuple[list[list[int]], list[int]]:
-    """Words as symbol ids for char-level BPE: every character but the first carries ``prefix``, the last
-    one ``suffix`` (first and last by position in the word, also where a character is dropped, as
-    BpeTrainer::tokenize_words has it).
+) -> tuple[list[str], list[int]]:
+    """Words as symbol strings (see :func:`_merge_loop`) for char-level BPE: every character but the first
+    carries ``prefix``, the last one ``suffix`` (first and last by position in the word, also where a character
+    is dropped, as BpeTrainer::tokenize_words has it).
 
     The reference numbers the new affixed symbols (``"t</w>"``) in hash-map order, which changes from run to
     run; here they are numbered right after the alphabet in code-point order of their spelling.
@@ -230,7 +234,7 @@ def _affixed_words(
     for symbol in sorted({symbol for symbols, _ in spelled for symbol in symbols} - vocab.keys()):
         vocab[symbol] = len(tokens)
         tokens.append(symbol)
-    words = [[vocab[symbol] for symbol in symbols] for symbols, _ in spelled if len(symbols) > 1]
+    words = ["".join([chr(vocab[symbol]) for symbol in symbols]) for symbols, _ in spelled if len(symbols) > 1]
     word_counts = [count for symbols, count in spelled if len(symbols) > 1]
     return words, word_counts
 
@@ -254,6 +258,8 @@ def _check_options(
             continue
         if not isinstance(value, int) or isinstance(value, bool) or value < least:
             raise ValueError(f"{name}={value!r}: must be an integer of at least {least}")
+    if vocab_size > MAX_VOCAB_SIZE:
+        raise ValueError(f"vocab_size={vocab_size}: hf_bpe trains vocabularies of at most {MAX_VOCAB_SIZE:,} tokens")
     seen: set[str] = set()
     for token in special_tokens:
         if not isinstance(token, str) or not token:
@@ -263,8 +269,21 @@ def _check_options(
         seen.add(token)
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: the merge loop makes no reference cycles, but its millions of
+    tuples and sets would trigger full collections over everything it holds (about a fifth of its time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _merge_loop(
-    words: list[list[int]],
+    words: list[str],
     word_counts: list[int],
     vocab: Vocab,
     tokens: list[str],
@@ -275,32 +294,32 @@ def _merge_loop(
     prefix: str,
     progress: ProgressCallback | None,
 ) -> tuple[Merges, int, str]:
-    """The merge loop; ``vocab``, ``tokens`` and ``lengths`` (symbols a token spans) grow in place.
+    """The merge loop; ``words`` change and ``vocab``, ``tokens`` and ``lengths`` (symbols a token spans) grow in
+    place.
+
+    A word is a *symbol string*: one character per symbol, whose code point is the symbol's id. A pair is the
+    two-character string of its ids, so ``str.split`` finds its occurrences in C, and comparing two pairs compares
+    ``(left id, right id)``, the reference's tie-break.
 
     Returns merges, merges made, stop reason.
     """
-    # A pair (left, right) is the int left << SHIFT | right: cheaper to hash than a tuple, same order.
-    shift = max(20, (vocab_size + len(tokens)).bit_length() + 1)
-    mask = (1 << shift) - 1
     limit = max_token_length if max_token_length is not None else -1
     unlimited = max_token_length is None
 
     # Initial pair counts and the words each pair occurs in (BpeTrainer::count_pairs).
     # defaultdicts: a missing pair counts 0 (the reference's entry().or_default()), without a method call.
-    pair_counts: defaultdict[int, int] = defaultdict(int)
-    where: defaultdict[int, set[int]] = defaultdict(set)
+    pair_counts: defaultdict[str, int] = defaultdict(int)
+    where: defaultdict[str, set[int]] = defaultdict(set)
+    join = str.__add__
     for index, word in enumerate(words):
         count = word_counts[index]
-        left = word[0]
-        for right in word[1:]:
-            pair = left << shift | right
+        for pair in map(join, word[:-1], word[1:]):
             pair_counts[pair] += count
             where[pair].add(index)
-            left = right
 
     # Max-heap via negated counts; ties: smaller pair, then older entry. An entry is (-count, pair, seq, words).
     seq = 0
-    heap: list[tuple[int, int, int, set[int]]] = []
+    heap: list[tuple[int, str, int, set[int]]] = []
     for pair, positions in where.items():
         count = pair_counts[pair]
         if count > 0:
@@ -309,7 +328,7 @@ def _merge_loop(
     heapq.heapify(heap)
     where = defaultdict(set)
 
-    merges: list[tuple[int, int]] = []
+    merges: list[str] = []
     pop, push = heapq.heappop, heapq.heappush
     stop = STOP_NO_PAIRS
     wanted = max(vocab_size - len(tokens), 0)
@@ -331,54 +350,69 @@ def _merge_loop(
         if count < min_frequency:
             stop = STOP_MIN_FREQUENCY
             break
-        a = pair >> shift
-        b = pair & mask
-        second = tokens[b]
-        token = tokens[a] + (second[len(prefix) :] if prefix and second.startswith(prefix) else second)
+        first, second = pair[0], pair[1]  # the pair's two symbols
+        a, b = ord(first), ord(second)
+        right_token = tokens[b]
+        if prefix and right_token.startswith(prefix):
+            right_token = right_token[len(prefix) :]
+        token = tokens[a] + right_token
         new = vocab.get(token)
         if new is None:
             new = len(tokens)
             vocab[token] = new
             tokens.append(token)
             lengths.append(lengths[a] + lengths[b])
-        merges.append((a, b))
+        merges.append(pair)
+        symbol = chr(new)
         new_length = lengths[new]
-        new_left = new << shift
-        b_left = b << shift
 
+        # Word::merge in each of the entry's words: every occurrence, left to right, with its neighbours' pairs
+        # updated. The symbol before an occurrence is the end of the text before it (the new symbol where two
+        # occurrences touch); the symbol after it is the start of the text after it (``first`` where the next
+        # occurrence follows at once). One occurrence is by far the most common case and has its own branch: the
+        # general loop would cost some 15 % of the training time.
         for index in positions:
             word = words[index]
-            size = len(word)
+            parts = word.split(pair)
+            occurrences = len(parts) - 1
+            if not occurrences:
+                continue  # the pair has left this word since the entry was made
             count = word_counts[index]
-            # Word::merge: scan left to right, merge each (a, b), update the neighbours' pairs. list.index finds
-            # the candidates in C; a word without one ends in ValueError.
-            i = 0
-            try:
-                while True:
-                    i = word.index(a, i, size - 1)
-                    if word[i + 1] != b:
-                        i += 1
-                        continue
-                    if i:
-                        before = word[i - 1]
-                        key = before << shift
-                        pair_counts[key | a] -= count
-                        if unlimited or lengths[before] + new_length < limit:
-                            key |= new
-                            pair_counts[key] += count
-                            where[key].add(index)
-                    word[i : i + 2] = (new,)
-                    size -= 1
-                    i += 1
-                    if i < size:
-                        after = word[i]
-                        pair_counts[b_left | after] -= count
-                        if unlimited or new_length + lengths[after] < limit:
-                            key = new_left | after
-                            pair_counts[key] += count
-                            where[key].add(index)
-            except ValueError:
-                pass
+            words[index] = symbol.join(parts)
+            if occurrences == 1:
+                before, after = parts
+                if before:
+                    left = before[-1]
+                    pair_counts[left + first] -= count
+                    if unlimited or lengths[ord(left)] + new_length < limit:
+                        key = left + symbol
+                        pair_counts[key] += count
+                        where[key].add(index)
+                if after:
+                    right = after[0]
+                    pair_counts[second + right] -= count
+                    if unlimited or new_length + lengths[ord(right)] < limit:
+                        key = symbol + right
+                        pair_counts[key] += count
+                        where[key].add(index)
+                continue
+            left = parts[0][-1:]
+            for m in range(1, occurrences + 1):
+                part = parts[m]
+                if left:
+                    pair_counts[left + first] -= count
+                    if unlimited or lengths[ord(left)] + new_length < limit:
+                        key = left + symbol
+                        pair_counts[key] += count
+                        where[key].add(index)
+                right = part[:1] or (first if m < occurrences else "")
+                if right:
+                    pair_counts[second + right] -= count
+                    if unlimited or new_length + lengths[ord(right)] < limit:
+                        key = symbol + right
+                        pair_counts[key] += count
+                        where[key].add(index)
+                left = part[-1:] or symbol
         for key, gained in where.items():
             count = pair_counts[key]
             if count > 0:
@@ -391,8 +425,9 @@ def _merge_loop(
         progress(len(merges), wanted)
 
     # The reference keeps merges in a map from pair to (rank, id): a pair merged twice keeps its last rank.
-    last = {pair: rank for rank, pair in enumerate(merges)}
-    if len(last) < len(merges):
-        merges = [pair for rank, pair in enumerate(merges) if last[pair] == rank]
-    ordered = [(tokens[a], tokens[b]) for a, b in merges]
-    return ordered, len(merges), stop
+    learned = len(merges)
+    final_rank = {pair: rank for rank, pair in enumerate(merges)}
+    if len(final_rank) < learned:
+        merges = [pair for rank, pair in enumerate(merges) if final_rank[pair] == rank]
+    ordered = [(tokens[ord(pair[0])], tokens[ord(pair[1])]) for pair in merges]
+    return ordered, learned, stop

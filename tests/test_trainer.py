@@ -61,6 +61,20 @@ def test_ties_go_to_the_smaller_id_pair_not_the_first_encountered(course_file, t
     assert ours(result) == (vocab_text, merges_text)
 
 
+def test_a_merge_whose_token_exists_keeps_its_id(tmp_path):
+    """A special token spelled like a merge result ("hug") is made again by the merge h + ug: the merge is
+    recorded, the token keeps its id 0, and the vocabulary does not grow (BpeTrainer's word_to_id lookup)."""
+    path = tmp_path / "hugs.txt"
+    path.write_text("hug hugs hug pug hugging bug\n" * 30, encoding="utf-8")
+    options = {"vocab_size": 270, "special_tokens": ["hug"]}
+    expected = reference_train([path], tmp_path / "ref", **options)
+    result = train_from_files([path], workers=1, **options)
+    assert ours(result) == expected
+    assert ("h", "ug") in result.merges
+    assert result.vocab["hug"] == 0
+    assert result.merges_learned == len(result.merges) == len(result.vocab) - 1 - 256 + 1
+
+
 @pytest.mark.parametrize(
     "options",
     [
