@@ -30,6 +30,10 @@ from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, to_byte_level, w
 
 #: Files bigger than this are cut into ``\\n``-aligned byte ranges of about this size, counted in parallel.
 SHARD_BYTES = 4 << 20
+#: A smaller corpus is cut into SHARDS_PER_WORKER ranges per worker (text varies along a file; several ranges each
+#: let the pool even out the load), but no range is made smaller than MIN_SHARD_BYTES.
+SHARDS_PER_WORKER = 4
+MIN_SHARD_BYTES = 256 << 10
 #: How much of a file a worker reads at a time (memory per worker follows this, not the file size).
 BLOCK_BYTES = 1 << 20
 
@@ -301,18 +305,23 @@ def count_files(
         raise ValueError(f"workers={workers}: must be at least 1")
     counting = counting or _counting(add_prefix_space, special_tokens, exclude_special_tokens)
     files = [Path(p) for p in paths]
-    shards: list[tuple[str, int, int]] = []
-    total = 0
+    sizes = []
     for path in files:
         if path.is_dir():
             raise IsADirectoryError(f"{path}: is a directory, expected a text file")
         try:
-            size = path.stat().st_size
+            sizes.append(path.stat().st_size)
         except FileNotFoundError as e:
             raise FileNotFoundError(f"{path}: no such file") from e
-        total += size
-        shards.extend((str(path), start, end) for start, end in _shard_ranges(path, size))
-    workers = min(workers or os.cpu_count() or 1, max(len(shards), 1))
+    total = sum(sizes)
+    workers = workers or os.cpu_count() or 1
+    shard_bytes = min(SHARD_BYTES, max(MIN_SHARD_BYTES, -(-total // (workers * SHARDS_PER_WORKER))))
+    shards = [
+        (str(path), start, end)
+        for path, size in zip(files, sizes, strict=True)
+        for start, end in _shard_ranges(path, size, shard_bytes)
+    ]
+    workers = min(workers, max(len(shards), 1))
     jobs = [(counting, path, start, end, errors) for path, start, end in shards]
     raw: Counter[str] = Counter()
     lines = replaced = 0
@@ -347,13 +356,15 @@ def _counting(add_prefix_space: bool, special_tokens: Sequence[str], exclude_spe
     return Counting(bool(add_prefix_space), tuple(special_tokens), bool(exclude_special_tokens))
 
 
-def _shard_ranges(path: Path, size: int) -> list[tuple[int, int]]:
-    """Byte ranges covering the file, each starting at the file's start or just after a ``\\n``."""
-    if size <= SHARD_BYTES:
+def _shard_ranges(path: Path, size: int, shard_bytes: int | None = None) -> list[tuple[int, int]]:
+    """Byte ranges of about ``shard_bytes`` (default :data:`SHARD_BYTES`) covering the file, each starting at the
+    file's start or just after a ``\\n``."""
+    shard_bytes = shard_bytes or SHARD_BYTES
+    if size <= shard_bytes:
         return [(0, size)]
     starts = [0]
     with path.open("rb") as stream:
-        position = SHARD_BYTES
+        position = shard_bytes
         while position < size:
             stream.seek(position)
             chunk = stream.readline()  # up to and including the next b"\n"
@@ -361,7 +372,7 @@ def _shard_ranges(path: Path, size: int) -> list[tuple[int, int]]:
             if position >= size:
                 break
             starts.append(position)
-            position += SHARD_BYTES
+            position += shard_bytes
     return list(zip(starts, [*starts[1:], size], strict=True))
 
 

@@ -109,6 +109,20 @@ def test_missing_file_and_bad_options(tmp_path):
         count_files([], workers=0)
 
 
+def test_a_small_corpus_is_shared_among_the_workers(tmp_path, monkeypatch):
+    """A file below SHARD_BYTES is still cut into several ranges, so that every worker has a share of it."""
+    monkeypatch.setattr(counting, "MIN_SHARD_BYTES", 1000)
+    path = tmp_path / "a.txt"
+    path.write_text(multilingual_text(300, 3), encoding="utf-8", newline="")
+    size = path.stat().st_size
+    assert 8000 < size < counting.SHARD_BYTES
+    shards: list[int] = []
+    shared = count_files([path], workers=2, progress=shards.append)
+    assert len(shards) == 2 * counting.SHARDS_PER_WORKER
+    assert sum(shards) == size
+    assert shared.counts == count_files([path], workers=1).counts
+
+
 def test_special_tokens_are_text_unless_excluded(tmp_path):
     """The reference counts special tokens found in the text as ordinary text (tokenizers#1616)."""
     path = tmp_path / "a.txt"
