@@ -3,30 +3,46 @@
 The package's pieces, in the order data flows through them: :mod:`hf_bpe.byte_level` (byte alphabet, split
 pattern), :mod:`hf_bpe.counting` (text to pre-token counts), :mod:`hf_bpe.trainer` (counts to merges),
 :mod:`hf_bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.tokenizer` (the transformers class).
+
+Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer`` and
+``CharBPETokenizer`` are imported on first access, and :mod:`hf_bpe._auto` registers them with ``AutoTokenizer``
+as soon as transformers loads it, before or after ``hf_bpe``.
 """
 
 from __future__ import annotations
 
-import os as _os
-
-# transformers advises on first import that PyTorch is missing; hf_bpe needs no models, so the advice would only
-# be noise on every `hf-bpe` run. Silence that one import (the user's setting, if any, is left as it was).
-_advisory = _os.environ.get("TRANSFORMERS_NO_ADVISORY_WARNINGS")
-_os.environ["TRANSFORMERS_NO_ADVISORY_WARNINGS"] = "1"
-import transformers  # noqa: F401
-
-if _advisory is None:
-    del _os.environ["TRANSFORMERS_NO_ADVISORY_WARNINGS"]
+import importlib as _importlib
+import typing as _typing
 
 from hf_bpe import _auto
 from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, bytes_to_unicode
-from hf_bpe.char_tokenizer import CharBPETokenizer
 from hf_bpe.files import CharLevel, Merges, Vocab, read_merges, read_vocab, write_merges, write_vocab
-from hf_bpe.tokenizer import BPETokenizer
 from hf_bpe.trainer import TrainResult
 from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
 
-_auto.register()
+if _typing.TYPE_CHECKING:
+    from hf_bpe.char_tokenizer import CharBPETokenizer
+    from hf_bpe.tokenizer import BPETokenizer
+
+# The tokenizer classes are transformers classes, and importing transformers takes seconds that training never
+# needs: they are imported on first use (PEP 562), and registered with AutoTokenizer when transformers loads it.
+_LAZY_CLASSES = {"BPETokenizer": "hf_bpe.tokenizer", "CharBPETokenizer": "hf_bpe.char_tokenizer"}
+
+_auto.register_when_transformers_is_loaded()
+
+
+def __getattr__(name: str) -> _typing.Any:
+    """``BPETokenizer`` and ``CharBPETokenizer``, imported (with transformers) on first access."""
+    if name not in _LAZY_CLASSES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(_LAZY_CLASSES[name]), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY_CLASSES})
+
 
 __version__ = "0.1.0"
 

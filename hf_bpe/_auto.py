@@ -1,34 +1,161 @@
-"""The one place that registers :class:`hf_bpe.tokenizer.BPETokenizer` with transformers' ``AutoTokenizer``.
+"""The one place that registers hf_bpe's tokenizer classes with transformers' ``AutoTokenizer``.
 
 transformers v5 resolves ``"tokenizer_class": "BPETokenizer"`` in ``tokenizer_config.json`` through the classes
 registered with ``AutoTokenizer.register``, which keys them by a model config class. hf_bpe has no model, so a
-small config class stands in for it. Importing ``hf_bpe`` calls :func:`register`; calling it again is harmless.
-Without hf_bpe, the same directories load through their ``tokenizer.json`` (the Rust backend), with the same ids.
+small config class stands in for it. Without hf_bpe, the same directories load through their ``tokenizer.json``
+(the Rust backend), with the same ids.
+
+Training never needs transformers, and importing it takes seconds, so this module imports it only inside its
+functions. Importing ``hf_bpe`` calls :func:`register_when_transformers_is_loaded`: it registers at once if
+transformers' ``AutoTokenizer`` module is loaded already, and otherwise right after that module first loads,
+whichever of ``hf_bpe`` and ``transformers`` the user imports first. Calling :func:`register` again is harmless.
+This module also owns :func:`quiet_transformers_import`, for the places where hf_bpe imports transformers.
 """
 
 from __future__ import annotations
 
-from transformers import AutoConfig, AutoTokenizer, PretrainedConfig
+import contextlib
+import functools
+import importlib.abc
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from hf_bpe.char_tokenizer import CharBPETokenizer
-from hf_bpe.tokenizer import BPETokenizer
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig
+
+#: The transformers module that holds ``AutoTokenizer`` and its registry; registering needs it loaded.
+TOKENIZATION_AUTO = "transformers.models.auto.tokenization_auto"
+
+_NO_ADVISORY = "TRANSFORMERS_NO_ADVISORY_WARNINGS"
 
 
-class BPETokenizerConfig(PretrainedConfig):
-    """Stands for "a model using hf_bpe's tokenizer" in transformers' registries; it configures nothing."""
+@contextlib.contextmanager
+def quiet_transformers_import() -> Iterator[None]:
+    """Silence transformers' advisories (``PyTorch was not found...``) while hf_bpe imports transformers.
 
-    model_type = "hf_bpe"
+    transformers gives that advice on its first import; hf_bpe needs no models, so it would only be noise on every
+    ``hf-bpe`` run. The user's own setting of the variable, if any, is back as it was afterwards.
+    """
+    previous = os.environ.get(_NO_ADVISORY)
+    os.environ[_NO_ADVISORY] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(_NO_ADVISORY, None)
+        else:
+            os.environ[_NO_ADVISORY] = previous
 
 
-class CharBPETokenizerConfig(PretrainedConfig):
-    """The same stand-in for hf_bpe's char-level tokenizer."""
+@functools.cache
+def _config_classes() -> dict[str, type[PretrainedConfig]]:
+    """The stand-in config classes, made on first use because their base class is transformers'."""
+    with quiet_transformers_import():
+        from transformers import PretrainedConfig
 
-    model_type = "hf_bpe_char"
+    class BPETokenizerConfig(PretrainedConfig):
+        """Stands for "a model using hf_bpe's tokenizer" in transformers' registries; it configures nothing."""
+
+        model_type = "hf_bpe"
+
+    class CharBPETokenizerConfig(PretrainedConfig):
+        """The same stand-in for hf_bpe's char-level tokenizer."""
+
+        model_type = "hf_bpe_char"
+
+    classes: dict[str, type[PretrainedConfig]] = {}
+    for config_class in (BPETokenizerConfig, CharBPETokenizerConfig):
+        # Named as module attributes (see __getattr__ below), so that pickle finds them by reference.
+        config_class.__qualname__ = config_class.__name__
+        classes[config_class.__name__] = config_class
+    return classes
+
+
+def __getattr__(name: str) -> type[PretrainedConfig]:
+    """``BPETokenizerConfig`` and ``CharBPETokenizerConfig``, made (and transformers imported) on first access."""
+    if name in ("BPETokenizerConfig", "CharBPETokenizerConfig"):
+        return _config_classes()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def register() -> None:
-    """Make ``AutoTokenizer.from_pretrained`` return hf_bpe's classes for the ``tokenizer_class`` names they own."""
-    AutoConfig.register(BPETokenizerConfig.model_type, BPETokenizerConfig, exist_ok=True)
-    AutoTokenizer.register(BPETokenizerConfig, tokenizer_class=BPETokenizer, exist_ok=True)
-    AutoConfig.register(CharBPETokenizerConfig.model_type, CharBPETokenizerConfig, exist_ok=True)
-    AutoTokenizer.register(CharBPETokenizerConfig, tokenizer_class=CharBPETokenizer, exist_ok=True)
+    """Make ``AutoTokenizer.from_pretrained`` return hf_bpe's classes for the ``tokenizer_class`` names they own.
+
+    Imports transformers (quietly) if it is not loaded yet.
+    """
+    with quiet_transformers_import():
+        from transformers import AutoConfig, AutoTokenizer
+
+        from hf_bpe.char_tokenizer import CharBPETokenizer
+        from hf_bpe.tokenizer import BPETokenizer
+
+    configs = _config_classes()
+    for config_class, tokenizer_class in (
+        (configs["BPETokenizerConfig"], BPETokenizer),
+        (configs["CharBPETokenizerConfig"], CharBPETokenizer),
+    ):
+        AutoConfig.register(config_class.model_type, config_class, exist_ok=True)
+        AutoTokenizer.register(config_class, tokenizer_class=tokenizer_class, exist_ok=True)
+
+
+def register_when_transformers_is_loaded() -> None:
+    """Call :func:`register` now if ``AutoTokenizer``'s module is loaded, else right after it loads.
+
+    The hook is a finder at the front of ``sys.meta_path`` that answers for that one module only; transformers'
+    lazy modules import it through the ordinary import system, so ``transformers.AutoTokenizer``,
+    ``from transformers import AutoTokenizer`` and ``import transformers.models.auto`` all pass through it.
+    """
+    if TOKENIZATION_AUTO in sys.modules:
+        register()
+    elif not any(isinstance(finder, _RegisterAfterImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _RegisterAfterImport())
+
+
+class _RegisterAfterImport(importlib.abc.MetaPathFinder):
+    """Finds ``transformers.models.auto.tokenization_auto`` through the other finders, and has its loader call
+    :func:`register` once the module has run; then leaves ``sys.meta_path``.
+    """
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if fullname != TOKENIZATION_AUTO:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _RegisteringLoader(spec.loader, self)
+                return spec
+        return None
+
+
+class _RegisteringLoader(importlib.abc.Loader):
+    """The real loader of ``tokenization_auto``, and :func:`register` right after its module has run."""
+
+    def __init__(self, loader: importlib.abc.Loader, finder: _RegisterAfterImport) -> None:
+        self._loader = loader
+        self._finder = finder
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        # The module keeps its own loader (tracebacks and inspect read its source through it).
+        module.__loader__ = self._loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self._loader
+        if self._finder in sys.meta_path:
+            sys.meta_path.remove(self._finder)
+        register()
+
+    def __getattr__(self, name: str) -> Any:
+        # get_source, get_filename, is_package...: the real loader's.
+        return getattr(self._loader, name)

@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import regex
-from transformers import BatchEncoding, PreTrainedTokenizer
-from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
 
+from hf_bpe._auto import quiet_transformers_import
 from hf_bpe.bpe import BytePairEncoder
 from hf_bpe.byte_level import from_byte_level, replace_surrogates, split_around, whole_tokens_pattern
 from hf_bpe.files import (
@@ -32,6 +31,11 @@ from hf_bpe.files import (
     tokenizer_json,
     write_files,
 )
+
+# Often hf_bpe's first import of transformers (the package itself leaves transformers alone until needed).
+with quiet_transformers_import():
+    from transformers import BatchEncoding, PreTrainedTokenizer
+    from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
 
 #: The module ``save_pretrained`` writes beside the files after ``register_for_auto_class()``.
 REMOTE_CODE_MODULE = """\

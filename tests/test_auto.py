@@ -35,17 +35,68 @@ def expected_ids(directory) -> list[int]:
     return hf_bpe.BPETokenizer.from_pretrained(directory)(TEXT)["input_ids"]
 
 
-def test_import_registers_class_for_trained_dir(trained_dir):
+# The fresh interpreter's code before the load: every order in which a user may import hf_bpe and transformers.
+IMPORT_ORDERS = {
+    "hf_bpe-first": "import hf_bpe\nfrom transformers import AutoTokenizer",
+    "auto-tokenizer-first": "from transformers import AutoTokenizer\nimport hf_bpe",
+    "lazy-transformers-first": "import transformers\nimport hf_bpe\nAutoTokenizer = transformers.AutoTokenizer",
+    "auto-package-after": "import hf_bpe\nimport transformers.models.auto as auto\nAutoTokenizer = auto.AutoTokenizer",
+    "tokenizer-class-first": "from hf_bpe import BPETokenizer\nfrom transformers import AutoTokenizer",
+    "tokenizer-module-first": "import hf_bpe.tokenizer\nfrom transformers import AutoTokenizer",
+}
+
+
+@pytest.mark.parametrize("imports", IMPORT_ORDERS.values(), ids=IMPORT_ORDERS.keys())
+def test_import_registers_class_for_trained_dir(trained_dir, imports):
     lines = run_python(
-        f"""
+        imports
+        + f"""
+import sys
+tok = AutoTokenizer.from_pretrained({str(trained_dir)!r})
+print(type(tok).__module__ + "." + type(tok).__name__)
+print(tok({TEXT!r})["input_ids"])
+# The import hook has left, and transformers' module kept its own loader.
+hooks = [type(f).__name__ for f in sys.meta_path if type(f).__module__ == "hf_bpe._auto"]
+loader = sys.modules["transformers.models.auto.tokenization_auto"].__loader__
+print(hooks, type(loader).__module__ == "hf_bpe._auto")
+"""
+    )
+    assert lines == ["hf_bpe.tokenizer.BPETokenizer", str(expected_ids(trained_dir)), "[] False"]
+
+
+def test_import_leaves_transformers_alone_until_a_class_is_used():
+    lines = run_python(
+        """
+        import sys
         import hf_bpe
-        from transformers import AutoTokenizer
-        tok = AutoTokenizer.from_pretrained({str(trained_dir)!r})
-        print(type(tok).__module__ + "." + type(tok).__name__)
-        print(tok({TEXT!r})["input_ids"])
+        def loaded():
+            return sorted(name for name in sys.modules if name.split(".")[0] == "transformers")
+        print(loaded(), "BPETokenizer" in dir(hf_bpe), "CharBPETokenizer" in dir(hf_bpe))
+        from hf_bpe import BPETokenizer
+        import hf_bpe.tokenizer, hf_bpe.char_tokenizer
+        print("transformers" in loaded(), BPETokenizer is hf_bpe.tokenizer.BPETokenizer)
+        print(hf_bpe.CharBPETokenizer is hf_bpe.char_tokenizer.CharBPETokenizer)
+        try:
+            hf_bpe.NoSuchTokenizer
+        except AttributeError as error:
+            print(error)
         """
     )
-    assert lines == ["hf_bpe.tokenizer.BPETokenizer", str(expected_ids(trained_dir))]
+    assert lines == ["[] True True", "True True", "True", "module 'hf_bpe' has no attribute 'NoSuchTokenizer'"]
+
+
+def test_train_command_does_not_import_transformers(tmp_path):
+    (tmp_path / "a.txt").write_text("".join(COURSE), encoding="utf-8")
+    command = ["train", tmp_path / "a.txt", "--output", tmp_path / "out", "--vocab-size", "300", "--no-progress"]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "hf_bpe.cli", *command], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "out" / "vocab.json").is_file()
+    # -X importtime writes "import time: self | cumulative | module" on stderr for every module imported.
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert {"hf_bpe", "hf_bpe.training", "hf_bpe.trainer"} <= imported
+    assert sorted(name for name in imported if name.split(".")[0] == "transformers") == []
 
 
 def test_registration_is_safe_twice():
@@ -53,10 +104,11 @@ def test_registration_is_safe_twice():
         """
         import hf_bpe, hf_bpe._auto
         hf_bpe._auto.register(); hf_bpe._auto.register()
-        print("ok")
+        from transformers.models.auto.tokenization_auto import REGISTERED_TOKENIZER_CLASSES
+        print(sorted(f"{name}={cls.__module__}" for name, cls in REGISTERED_TOKENIZER_CLASSES.items()))
         """
     )
-    assert lines == ["ok"]
+    assert lines == [str(["BPETokenizer=hf_bpe.tokenizer", "CharBPETokenizer=hf_bpe.char_tokenizer"])]
 
 
 def test_save_pretrained_dir_loads_through_auto(trained_dir, tmp_path):
