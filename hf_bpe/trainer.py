@@ -32,7 +32,7 @@ import heapq
 import os
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSequence, Sequence
 from pathlib import Path
 
 from hf_bpe.byte_level import BYTE_ALPHABET
@@ -45,6 +45,16 @@ STOP_NO_PAIRS = "no_pairs"
 
 #: The largest vocabulary: the merge loop spells each token id as one character (code points 0 to 0x10FFFF).
 MAX_VOCAB_SIZE = sys.maxunicode + 1
+
+# How the merge loop packs a queue entry into one int: -count, then left id, right id (21 bits each: every id is a
+# code point), then the entry's sequence number (42 bits).
+_ID_BITS = 21
+_SEQ_BITS = 42
+_ID_MASK = (1 << _ID_BITS) - 1
+_PAIR_MASK = (1 << 2 * _ID_BITS) - 1
+_SEQ_MASK = (1 << _SEQ_BITS) - 1
+_LEFT_SHIFT = _SEQ_BITS + _ID_BITS
+_COUNT_SHIFT = _SEQ_BITS + 2 * _ID_BITS
 
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(merges_done, merges_wanted)`` while merging."""
@@ -269,6 +279,79 @@ def _check_options(
         seen.add(token)
 
 
+def _merge_pair(
+    words: MutableSequence[str],
+    indices: Iterable[int],
+    word_counts: Sequence[int],
+    pair: str,
+    symbol: str,
+    lengths: Sequence[int],
+    limit: int,
+    pair_counts: defaultdict[str, int],
+    where: defaultdict[str, set[int]],
+) -> None:
+    """Word::merge of ``pair`` into ``symbol`` in ``words[index]`` for each index: every occurrence, left to
+    right. The words change in place; the neighbours' pair-count changes are added to ``pair_counts``, and each
+    word where a pair was made is added to that pair's set in ``where``. ``limit`` is ``max_token_length``
+    (-1: none) and ``lengths`` the symbols each token spans.
+
+    Every occurrence with ``left`` before it turns one ``(left, first)`` into ``(left, symbol)``, and every one
+    with ``right`` after it ``(second, right)`` into ``(symbol, right)``: the counts and words are gathered by
+    neighbour first, and the pairs are updated once per neighbour. The symbol before an occurrence is the end of
+    the text before it (``symbol`` where two occurrences touch); the one after it is the start of the text after
+    it (``first`` where the next occurrence follows at once). One occurrence is by far the most common case and
+    has its own branch: the general loop would cost more than a tenth of the training time.
+    """
+    before_counts: defaultdict[str, int] = defaultdict(int)
+    before_words: defaultdict[str, set[int]] = defaultdict(set)
+    after_counts: defaultdict[str, int] = defaultdict(int)
+    after_words: defaultdict[str, set[int]] = defaultdict(set)
+    for index in indices:
+        word = words[index]
+        parts = word.split(pair)
+        occurrences = len(parts) - 1
+        if not occurrences:
+            continue  # the pair has left this word since the entry was made
+        count = word_counts[index]
+        words[index] = symbol.join(parts)
+        if occurrences == 1:
+            before, after = parts
+            if before:
+                left = before[-1]
+                before_counts[left] += count
+                before_words[left].add(index)
+            if after:
+                right = after[0]
+                after_counts[right] += count
+                after_words[right].add(index)
+            continue
+        left = parts[0][-1:]
+        for m in range(1, occurrences + 1):
+            part = parts[m]
+            if left:
+                before_counts[left] += count
+                before_words[left].add(index)
+            right = part[:1] or (pair[0] if m < occurrences else "")
+            if right:
+                after_counts[right] += count
+                after_words[right].add(index)
+            left = part[-1:] or symbol
+
+    new_length = lengths[ord(symbol)]
+    for left, count in before_counts.items():
+        pair_counts[left + pair[0]] -= count
+        if limit < 0 or lengths[ord(left)] + new_length < limit:
+            key = left + symbol
+            pair_counts[key] += count
+            where[key] |= before_words[left]
+    for right, count in after_counts.items():
+        pair_counts[pair[1] + right] -= count
+        if limit < 0 or new_length + lengths[ord(right)] < limit:
+            key = symbol + right
+            pair_counts[key] += count
+            where[key] |= after_words[right]
+
+
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector: the merge loop makes no reference cycles, but its millions of
@@ -304,7 +387,6 @@ def _merge_loop(
     Returns merges, merges made, stop reason.
     """
     limit = max_token_length if max_token_length is not None else -1
-    unlimited = max_token_length is None
 
     # Initial pair counts and the words each pair occurs in (BpeTrainer::count_pairs).
     # defaultdicts: a missing pair counts 0 (the reference's entry().or_default()), without a method call.
@@ -317,15 +399,19 @@ def _merge_loop(
             pair_counts[pair] += count
             where[pair].add(index)
 
-    # Max-heap via negated counts; ties: smaller pair, then older entry. An entry is (-count, pair, seq, words).
-    seq = 0
-    heap: list[tuple[int, str, int, set[int]]] = []
+    # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
+    # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints
+    # is much cheaper than comparing tuples. The words an entry was made for are kept in `entry_words` by seq.
+    entry_words: dict[int, set[int]] = {}
+    heap: list[int] = []
     for pair, positions in where.items():
         count = pair_counts[pair]
         if count > 0:
-            heap.append((-count, pair, seq, positions))
-            seq += 1
+            seq = len(entry_words)
+            entry_words[seq] = positions
+            heap.append(-count << _COUNT_SHIFT | ord(pair[0]) << _LEFT_SHIFT | ord(pair[1]) << _SEQ_BITS | seq)
     heapq.heapify(heap)
+    seq = len(entry_words)
     where = defaultdict(set)
 
     merges: list[str] = []
@@ -339,10 +425,14 @@ def _merge_loop(
             break
         if not heap:
             break
-        negative, pair, _, positions = pop(heap)
+        top = pop(heap)
+        positions = entry_words.pop(top & _SEQ_MASK)
+        pair = chr(top >> _LEFT_SHIFT & _ID_MASK) + chr(top >> _SEQ_BITS & _ID_MASK)
         count = pair_counts[pair]
-        if -negative != count:
-            push(heap, (-count, pair, seq, positions))
+        if top >> _COUNT_SHIFT != -count:
+            # A stale count: back into the queue with the current count, for the same words, as a newer entry.
+            entry_words[seq] = positions
+            push(heap, -count << _COUNT_SHIFT | (top >> _SEQ_BITS & _PAIR_MASK) << _SEQ_BITS | seq)
             seq += 1
             continue
         if count < 1:
@@ -350,8 +440,7 @@ def _merge_loop(
         if count < min_frequency:
             stop = STOP_MIN_FREQUENCY
             break
-        first, second = pair[0], pair[1]  # the pair's two symbols
-        a, b = ord(first), ord(second)
+        a, b = ord(pair[0]), ord(pair[1])
         right_token = tokens[b]
         if prefix and right_token.startswith(prefix):
             right_token = right_token[len(prefix) :]
@@ -364,59 +453,12 @@ def _merge_loop(
             lengths.append(lengths[a] + lengths[b])
         merges.append(pair)
         symbol = chr(new)
-        new_length = lengths[new]
-
-        # Word::merge in each of the entry's words: every occurrence, left to right, with its neighbours' pairs
-        # updated. The symbol before an occurrence is the end of the text before it (the new symbol where two
-        # occurrences touch); the symbol after it is the start of the text after it (``first`` where the next
-        # occurrence follows at once). One occurrence is by far the most common case and has its own branch: the
-        # general loop would cost some 15 % of the training time.
-        for index in positions:
-            word = words[index]
-            parts = word.split(pair)
-            occurrences = len(parts) - 1
-            if not occurrences:
-                continue  # the pair has left this word since the entry was made
-            count = word_counts[index]
-            words[index] = symbol.join(parts)
-            if occurrences == 1:
-                before, after = parts
-                if before:
-                    left = before[-1]
-                    pair_counts[left + first] -= count
-                    if unlimited or lengths[ord(left)] + new_length < limit:
-                        key = left + symbol
-                        pair_counts[key] += count
-                        where[key].add(index)
-                if after:
-                    right = after[0]
-                    pair_counts[second + right] -= count
-                    if unlimited or new_length + lengths[ord(right)] < limit:
-                        key = symbol + right
-                        pair_counts[key] += count
-                        where[key].add(index)
-                continue
-            left = parts[0][-1:]
-            for m in range(1, occurrences + 1):
-                part = parts[m]
-                if left:
-                    pair_counts[left + first] -= count
-                    if unlimited or lengths[ord(left)] + new_length < limit:
-                        key = left + symbol
-                        pair_counts[key] += count
-                        where[key].add(index)
-                right = part[:1] or (first if m < occurrences else "")
-                if right:
-                    pair_counts[second + right] -= count
-                    if unlimited or new_length + lengths[ord(right)] < limit:
-                        key = symbol + right
-                        pair_counts[key] += count
-                        where[key].add(index)
-                left = part[-1:] or symbol
+        _merge_pair(words, positions, word_counts, pair, symbol, lengths, limit, pair_counts, where)
         for key, gained in where.items():
             count = pair_counts[key]
             if count > 0:
-                push(heap, (-count, key, seq, gained))
+                entry_words[seq] = gained
+                push(heap, -count << _COUNT_SHIFT | ord(key[0]) << _LEFT_SHIFT | ord(key[1]) << _SEQ_BITS | seq)
                 seq += 1
         where = defaultdict(set)
         if progress is not None and len(merges) % report_every == 0:
