@@ -31,8 +31,9 @@ import gc
 import heapq
 import os
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSequence, Sequence
+from itertools import repeat
 from pathlib import Path
 
 from hf_bpe.byte_level import BYTE_ALPHABET
@@ -352,6 +353,41 @@ def _merge_pair(
             where[key] |= after_words[right]
 
 
+def _count_pairs(
+    words: Sequence[str], word_counts: Sequence[int]
+) -> tuple[defaultdict[str, int], defaultdict[str, set[int]]]:
+    """Initial pair counts, and the words each pair occurs in (BpeTrainer::count_pairs).
+
+    The loops over a word's pairs run in C (``map``, ``Counter.update``, a ``deque`` that consumes): only the
+    pairs of words seen more than once are counted in Python. defaultdicts: a missing pair counts 0 (the
+    reference's ``entry().or_default()``) without a method call.
+    """
+    pair_counts: defaultdict[str, int] = defaultdict(int)
+    where: defaultdict[str, set[int]] = defaultdict(set)
+    seen_once: Counter[str] = Counter()  # pairs of the words seen once
+    batch: list[str] = []
+    join = str.__add__
+    add_word = set.add
+    words_of = where.__getitem__
+    consume = deque[object](maxlen=0).extend
+    for index, word in enumerate(words):
+        pairs = list(map(join, word[:-1], word[1:]))
+        count = word_counts[index]
+        if count == 1:
+            batch += pairs
+            if len(batch) >= 1 << 16:
+                seen_once.update(batch)
+                batch.clear()
+        else:
+            for pair in pairs:
+                pair_counts[pair] += count
+        consume(map(add_word, map(words_of, pairs), repeat(index)))
+    seen_once.update(batch)
+    for pair, count in seen_once.items():
+        pair_counts[pair] += count
+    return pair_counts, where
+
+
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector: the merge loop makes no reference cycles, but its millions of
@@ -388,16 +424,7 @@ def _merge_loop(
     """
     limit = max_token_length if max_token_length is not None else -1
 
-    # Initial pair counts and the words each pair occurs in (BpeTrainer::count_pairs).
-    # defaultdicts: a missing pair counts 0 (the reference's entry().or_default()), without a method call.
-    pair_counts: defaultdict[str, int] = defaultdict(int)
-    where: defaultdict[str, set[int]] = defaultdict(set)
-    join = str.__add__
-    for index, word in enumerate(words):
-        count = word_counts[index]
-        for pair in map(join, word[:-1], word[1:]):
-            pair_counts[pair] += count
-            where[pair].add(index)
+    pair_counts, where = _count_pairs(words, word_counts)
 
     # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
     # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints
