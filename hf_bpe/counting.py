@@ -145,6 +145,19 @@ class _Cutter:
                 extend(split(part))
         return out
 
+    def count(self, counts: Counter[str], sequences: Sequence[str]) -> None:
+        """Add the pre-tokens of ``sequences`` to ``counts``. A sequence that repeats (a blank line, a markup
+        line) is cut once and counted as often as it occurs."""
+        repeats = Counter(sequences)
+        if len(repeats) == len(sequences):
+            counts.update(self.pieces(sequences))
+            return
+        counts.update(self.pieces([sequence for sequence, times in repeats.items() if times == 1]))
+        for sequence, times in repeats.items():
+            if times > 1:
+                for piece in self.pieces((sequence,)):
+                    counts[piece] += times
+
 
 def spelled_counts(raw: Counter[str], counting: Counting) -> Counter[str]:
     """Counts of raw-text pre-tokens in the spelling of the tokens: byte-level, or as they are (char-level)."""
@@ -209,12 +222,12 @@ def count_sequences(
                 "expected a string or a list of strings"
             )
         if len(batch) >= 2048:
-            raw.update(cutter.pieces(batch))
+            cutter.count(raw, batch)
             if progress is not None:
                 progress(len(batch))
             batch = []
     if batch:
-        raw.update(cutter.pieces(batch))
+        cutter.count(raw, batch)
         if progress is not None:
             progress(len(batch))
     return spelled_counts(raw, counting)
@@ -424,7 +437,7 @@ def count_byte_range(
                 parts.append(last)
             lines += len(parts)
             replaced += bad_lines
-            raw.update(cutter.pieces(parts))
+            cutter.count(raw, parts)
     return raw, lines, replaced
 
 

@@ -109,6 +109,21 @@ def test_missing_file_and_bad_options(tmp_path):
         count_files([], workers=0)
 
 
+@pytest.mark.parametrize("add_prefix_space", [False, True], ids=["plain", "prefix-space"])
+def test_repeated_lines_count_as_often_as_they_occur(tmp_path, add_prefix_space):
+    """Lines that repeat (blank lines, markup) are cut once and counted once per occurrence."""
+    lines = [".PP\n", "\n", "  indented  \n", "Ünïcode wörds\r\n", ".PP\n", "\n", "once only\n", "\n", ".PP\n"] * 7
+    path = tmp_path / "a.txt"
+    path.write_text("".join(lines), encoding="utf-8", newline="")
+    result = count_files([path], add_prefix_space=add_prefix_space, workers=1)
+    assert result.counts == reference_counts(lines, add_prefix_space=add_prefix_space)
+    assert result.counts["PP"] == 3 * 7
+    sequences = [line.rstrip("\n") for line in lines]
+    assert count_sequences(sequences, add_prefix_space=add_prefix_space) == reference_counts(
+        sequences, add_prefix_space=add_prefix_space
+    )
+
+
 def test_a_small_corpus_is_shared_among_the_workers(tmp_path, monkeypatch):
     """A file below SHARD_BYTES is still cut into several ranges, so that every worker has a share of it."""
     monkeypatch.setattr(counting, "MIN_SHARD_BYTES", 1000)
