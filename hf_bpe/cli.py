@@ -54,7 +54,9 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--add-prefix-space", action="store_true", default=None, help="space before each line")
     parser.add_argument("--max-token-length", type=_positive, default=None, metavar="N")
     parser.add_argument("--limit-alphabet", type=_non_negative, default=None, metavar="N")
-    parser.add_argument("--workers", type=_positive, default=None, metavar="N", help="counting processes")
+    parser.add_argument(
+        "--workers", type=_positive, default=None, metavar="N", help="processes (default: CPUs; same result for any)"
+    )
     parser.add_argument(
         "--exclude-special-tokens",
         action="store_true",
@@ -315,7 +317,9 @@ def train_command(args: argparse.Namespace) -> int:
                         f"--{name.replace('_', '-')} differs from how {args.from_counts} was counted "
                         f"({name}={recorded.get(name)}); recount, or leave the option out"
                     )
-            result = train_from_count_directory(args.from_counts, progress=progress, **_merging_options(settings))
+            result = train_from_count_directory(
+                args.from_counts, workers=settings["workers"], progress=progress, **_merging_options(settings)
+            )
         else:
             result = train_from_files(
                 args.files,

@@ -29,11 +29,14 @@ import contextlib
 import dataclasses
 import gc
 import heapq
+import multiprocessing
 import os
+import signal
 import sys
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSequence, Sequence
 from itertools import repeat
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from hf_bpe.byte_level import BYTE_ALPHABET
@@ -43,6 +46,9 @@ from hf_bpe.files import CharLevel, Merges, Vocab, write_tokenizer_dir
 STOP_VOCAB_SIZE = "vocab_size"
 STOP_MIN_FREQUENCY = "min_frequency"
 STOP_NO_PAIRS = "no_pairs"
+
+#: From this many distinct words on, the initial pair count is shared with a child process (see ``workers``).
+PARALLEL_MIN_WORDS = 10_000
 
 #: The largest vocabulary: the merge loop spells each token id as one character (code points 0 to 0x10FFFF).
 MAX_VOCAB_SIZE = sys.maxunicode + 1
@@ -118,6 +124,7 @@ def train_bpe(
     max_token_length: int | None = None,
     end_of_word_suffix: str | None = None,
     continuing_subword_prefix: str | None = None,
+    workers: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> TrainResult:
     """Learn BPE merges from pre-token counts, exactly as ``tokenizers``' ``BpeTrainer`` does.
@@ -135,19 +142,22 @@ def train_bpe(
         max_token_length: merged tokens are made only below this many characters (see the module docstring).
         end_of_word_suffix: char-level BPE: appended to the last character of every word (e.g. ``"</w>"``).
         continuing_subword_prefix: char-level BPE: prepended to every character but a word's first (e.g. ``"##"``).
+        workers: processes for the initial pair count (default: the CPU count; used from
+            :data:`PARALLEL_MIN_WORDS` words); the result is the same for any number.
         progress: called as ``progress(merges_done, merges_wanted)`` during merging.
 
     Returns:
         The vocabulary, merges and why training stopped.
 
     Raises:
-        ValueError: on a negative count, or a non-positive ``vocab_size`` / ``max_token_length`` / ``limit_alphabet``.
+        ValueError: on a negative count, or a non-positive ``vocab_size`` / ``max_token_length`` / ``limit_alphabet``
+            / ``workers``.
 
     >>> result = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=259)
     >>> result.merges, result.stop_reason
     ([('u', 'g'), ('u', 'n'), ('h', 'ug')], 'vocab_size')
     """
-    _check_options(vocab_size, min_frequency, limit_alphabet, max_token_length, special_tokens)
+    _check_options(vocab_size, min_frequency, limit_alphabet, max_token_length, special_tokens, workers)
     vocab: Vocab = {}
     tokens: list[str] = []  # id -> token
     for token in special_tokens:
@@ -198,6 +208,7 @@ def train_bpe(
             max_token_length,
             continuing_subword_prefix or "",
             progress,
+            workers or os.cpu_count() or 1,
         )
     return TrainResult(vocab, result_merges, stop, learned, tuple(special_tokens))
 
@@ -256,6 +267,7 @@ def _check_options(
     limit_alphabet: int | None,
     max_token_length: int | None,
     special_tokens: Sequence[str],
+    workers: int | None = None,
 ) -> None:
     if isinstance(special_tokens, str):
         raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
@@ -264,8 +276,9 @@ def _check_options(
         ("min_frequency", min_frequency, 0),
         ("limit_alphabet", limit_alphabet, 0),
         ("max_token_length", max_token_length, 1),
+        ("workers", workers, 1),
     ):
-        if value is None and name in ("limit_alphabet", "max_token_length"):
+        if value is None and name in ("limit_alphabet", "max_token_length", "workers"):
             continue
         if not isinstance(value, int) or isinstance(value, bool) or value < least:
             raise ValueError(f"{name}={value!r}: must be an integer of at least {least}")
@@ -354,9 +367,50 @@ def _merge_pair(
 
 
 def _count_pairs(
-    words: Sequence[str], word_counts: Sequence[int]
+    words: Sequence[str], word_counts: Sequence[int], *, workers: int
 ) -> tuple[defaultdict[str, int], defaultdict[str, set[int]]]:
     """Initial pair counts, and the words each pair occurs in (BpeTrainer::count_pairs).
+
+    With two or more ``workers`` and at least :data:`PARALLEL_MIN_WORDS` words, a child process counts the second
+    half of the words while this one counts the first (the reference counts in parallel too); counts add up and
+    sets unite, so the result is the same.
+    """
+    if workers < 2 or len(words) < PARALLEL_MIN_WORDS:
+        return _count_pair_range(words, word_counts, 0, len(words))
+    half = len(words) // 2
+    context = multiprocessing.get_context()
+    connection, child_connection = context.Pipe(duplex=False)
+    child = context.Process(
+        target=_count_pair_range_child,
+        args=(child_connection, words, word_counts, half, len(words)),
+        name="hf_bpe pair count",
+        daemon=True,
+    )
+    child.start()
+    child_connection.close()
+    try:
+        pair_counts, where = _count_pair_range(words, word_counts, 0, half)
+        try:
+            counted, found = connection.recv()
+        except EOFError:
+            raise RuntimeError(f"hf_bpe's pair-count process stopped (exit code {child.exitcode})") from None
+    except BaseException:
+        child.terminate()  # interrupted (Ctrl-C, SIGTERM) or failed: its half is not wanted any more
+        raise
+    finally:
+        connection.close()
+        child.join()
+    for pair, count in counted.items():
+        pair_counts[pair] += count
+    for pair, indices in found.items():
+        where[pair] |= indices
+    return pair_counts, where
+
+
+def _count_pair_range(
+    words: Sequence[str], word_counts: Sequence[int], start: int, stop: int
+) -> tuple[defaultdict[str, int], defaultdict[str, set[int]]]:
+    """:func:`_count_pairs` for ``words[start:stop]``.
 
     The loops over a word's pairs run in C (``map``, ``Counter.update``, a ``deque`` that consumes): only the
     pairs of words seen more than once are counted in Python. defaultdicts: a missing pair counts 0 (the
@@ -370,7 +424,8 @@ def _count_pairs(
     add_word = set.add
     words_of = where.__getitem__
     consume = deque[object](maxlen=0).extend
-    for index, word in enumerate(words):
+    for index in range(start, stop):
+        word = words[index]
         pairs = list(map(join, word[:-1], word[1:]))
         count = word_counts[index]
         if count == 1:
@@ -386,6 +441,18 @@ def _count_pairs(
     for pair, count in seen_once.items():
         pair_counts[pair] += count
     return pair_counts, where
+
+
+def _count_pair_range_child(
+    connection: Connection, words: Sequence[str], word_counts: Sequence[int], start: int, stop: int
+) -> None:
+    """The child process of :func:`_count_pairs`: count a range and send the result."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent stops it so (not the handler it may have inherited)
+    gc.disable()  # no cycles are made; collections would only cost time
+    pair_counts, where = _count_pair_range(words, word_counts, start, stop)
+    connection.send((dict(pair_counts), dict(where)))
+    connection.close()
 
 
 @contextlib.contextmanager
@@ -412,6 +479,7 @@ def _merge_loop(
     max_token_length: int | None,
     prefix: str,
     progress: ProgressCallback | None,
+    workers: int,
 ) -> tuple[Merges, int, str]:
     """The merge loop; ``words`` change and ``vocab``, ``tokens`` and ``lengths`` (symbols a token spans) grow in
     place.
@@ -424,7 +492,7 @@ def _merge_loop(
     """
     limit = max_token_length if max_token_length is not None else -1
 
-    pair_counts, where = _count_pairs(words, word_counts)
+    pair_counts, where = _count_pairs(words, word_counts, workers=workers)
 
     # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
     # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints

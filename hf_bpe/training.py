@@ -64,12 +64,14 @@ def train_from_counts(
     max_token_length: int | None = None,
     limit_alphabet: int | None = None,
     char_level: CharLevel | None = None,
+    workers: int | None = None,
     progress: Progress | None = None,
 ) -> TrainResult:
     """Train on pre-token counts (byte-level spelling), e.g. from :mod:`hf_bpe.count_files`.
 
     ``add_prefix_space`` only records how the counts were made, for the tokenizer files. With ``char_level``
-    the counts are of words in their own characters, and the alphabet is the characters seen.
+    the counts are of words in their own characters, and the alphabet is the characters seen. ``workers``: see
+    :func:`hf_bpe.trainer.train_bpe`.
 
     >>> train_from_counts({"Ġhug": 3, "Ġpug": 2}, vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
@@ -85,6 +87,7 @@ def train_from_counts(
         initial_alphabet=() if char_level else BYTE_ALPHABET,
         end_of_word_suffix=char_level.end_of_word_suffix if char_level else None,
         continuing_subword_prefix=char_level.continuing_subword_prefix if char_level else None,
+        workers=workers,
         progress=merge_progress,
     )
     return dataclasses.replace(result, add_prefix_space=bool(add_prefix_space), char_level=char_level)
@@ -115,7 +118,7 @@ def train_from_files(
         add_prefix_space: add a space before every line that does not start with one.
         max_token_length: see :func:`hf_bpe.trainer.train_bpe`.
         limit_alphabet: see :func:`hf_bpe.trainer.train_bpe`.
-        workers: counting processes (default: the CPU count).
+        workers: processes for counting and for the initial pair count (default: the CPU count).
         exclude_special_tokens: cut special tokens out of the text before counting (the reference counts them as
             ordinary text, tokenizers#1616).
         errors: ``"strict"`` or ``"replace"`` for invalid UTF-8, see :func:`hf_bpe.counting.count_files`.
@@ -152,6 +155,7 @@ def train_from_files(
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
         char_level=char_level,
+        workers=workers,
         progress=progress,
     )
     return dataclasses.replace(result, replaced_lines=counted.replaced_lines)
@@ -357,6 +361,7 @@ def train_from_count_directory(
     special_tokens: Sequence[str] = (),
     max_token_length: int | None = None,
     limit_alphabet: int | None = None,
+    workers: int | None = None,
     progress: Progress | None = None,
 ) -> TrainResult:
     """Train on a counts directory written by :func:`count_to_directory` (or ``hf-bpe count``).
@@ -376,5 +381,6 @@ def train_from_count_directory(
         add_prefix_space=bool(settings.get("add_prefix_space", False)),
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
+        workers=workers,
         progress=progress,
     )

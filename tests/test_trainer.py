@@ -12,6 +12,7 @@ from conftest import COURSE, multilingual_text, ours, reference_train, reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hf_bpe import trainer
 from hf_bpe.byte_level import SplitPattern, to_byte_level
 from hf_bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, train_bpe
 from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
@@ -59,6 +60,27 @@ def test_ties_go_to_the_smaller_id_pair_not_the_first_encountered(course_file, t
     result = train_bpe(counts, vocab_size=300)
     assert result.merges == reference_merges  # ... ours does not
     assert ours(result) == (vocab_text, merges_text)
+
+
+def test_initial_pair_count_shared_with_a_child_process(tmp_path, monkeypatch):
+    """With two workers the second half of the words is pair-counted in a child process: same files as the
+    reference, and the parent counted only the first half."""
+    monkeypatch.setattr(trainer, "PARALLEL_MIN_WORDS", 10)
+    ranges: list[tuple[int, int]] = []
+    count_pair_range = trainer._count_pair_range
+
+    def recording(words, word_counts, start, stop):
+        ranges.append((start, stop))
+        return count_pair_range(words, word_counts, start, stop)
+
+    monkeypatch.setattr(trainer, "_count_pair_range", recording)
+    path = tmp_path / "text.txt"
+    path.write_text(multilingual_text(400, 5), encoding="utf-8", newline="")
+    expected = reference_train([path], tmp_path / "ref", vocab_size=2000, max_token_length=6)
+    assert ours(train_from_files([path], vocab_size=2000, max_token_length=6, workers=2)) == expected
+    assert ours(train_from_files([path], vocab_size=2000, max_token_length=6, workers=1)) == expected
+    (start, half), (start_alone, words) = ranges  # the parent's range with two workers, then with one
+    assert start == start_alone == 0 and words > 10 and half == words // 2
 
 
 def test_a_merge_whose_token_exists_keeps_its_id(tmp_path):
