@@ -29,6 +29,7 @@ import contextlib
 import dataclasses
 import gc
 import heapq
+import math
 import multiprocessing
 import os
 import signal
@@ -497,14 +498,20 @@ def _merge_loop(
     # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
     # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints
     # is much cheaper than comparing tuples. The words an entry was made for are kept in `entry_words` by seq.
+    # Entries counting `floor` or less wait in `low`, out of the heap: none of them can come before an entry in
+    # the heap, and most entries made late in training count 1 and are never popped. When the heap runs out, they
+    # join it.
     entry_words: dict[int, set[int]] = {}
     heap: list[int] = []
+    low: list[int] = []
+    floor: float = 1
     for pair, positions in where.items():
         count = pair_counts[pair]
         if count > 0:
             seq = len(entry_words)
             entry_words[seq] = positions
-            heap.append(-count << _COUNT_SHIFT | ord(pair[0]) << _LEFT_SHIFT | ord(pair[1]) << _SEQ_BITS | seq)
+            entry = -count << _COUNT_SHIFT | ord(pair[0]) << _LEFT_SHIFT | ord(pair[1]) << _SEQ_BITS | seq
+            (heap if count > floor else low).append(entry)
     heapq.heapify(heap)
     seq = len(entry_words)
     where = defaultdict(set)
@@ -519,7 +526,10 @@ def _merge_loop(
             stop = STOP_VOCAB_SIZE
             break
         if not heap:
-            break
+            if not low:
+                break
+            heap, low, floor = low, [], -math.inf
+            heapq.heapify(heap)
         top = pop(heap)
         positions = entry_words.pop(top & _SEQ_MASK)
         pair = chr(top >> _LEFT_SHIFT & _ID_MASK) + chr(top >> _SEQ_BITS & _ID_MASK)
@@ -527,7 +537,11 @@ def _merge_loop(
         if top >> _COUNT_SHIFT != -count:
             # A stale count: back into the queue with the current count, for the same words, as a newer entry.
             entry_words[seq] = positions
-            push(heap, -count << _COUNT_SHIFT | (top >> _SEQ_BITS & _PAIR_MASK) << _SEQ_BITS | seq)
+            entry = -count << _COUNT_SHIFT | (top >> _SEQ_BITS & _PAIR_MASK) << _SEQ_BITS | seq
+            if count > floor:
+                push(heap, entry)
+            else:
+                low.append(entry)
             seq += 1
             continue
         if count < 1:
@@ -553,7 +567,11 @@ def _merge_loop(
             count = pair_counts[key]
             if count > 0:
                 entry_words[seq] = gained
-                push(heap, -count << _COUNT_SHIFT | ord(key[0]) << _LEFT_SHIFT | ord(key[1]) << _SEQ_BITS | seq)
+                entry = -count << _COUNT_SHIFT | ord(key[0]) << _LEFT_SHIFT | ord(key[1]) << _SEQ_BITS | seq
+                if count > floor:
+                    push(heap, entry)
+                else:
+                    low.append(entry)
                 seq += 1
         where = defaultdict(set)
         if progress is not None and len(merges) % report_every == 0:
