@@ -184,7 +184,7 @@ def train_bpe(
             vocab[char] = len(tokens)
             tokens.append(char)
 
-    # Words as lists of ids (BpeTrainer::tokenize_words). Characters outside the vocabulary are dropped. Words
+    # Words as symbol strings (BpeTrainer::tokenize_words). Characters outside the vocabulary are dropped. Words
     # of fewer than two symbols have no pair and never change, so they are left out.
     if end_of_word_suffix or continuing_subword_prefix:
         words, word_counts = _affixed_words(
