@@ -151,8 +151,8 @@ def train_bpe(
         The vocabulary, merges and why training stopped.
 
     Raises:
-        ValueError: on a negative count, or a non-positive ``vocab_size`` / ``max_token_length`` / ``limit_alphabet``
-            / ``workers``.
+        ValueError: on a negative count, a non-positive ``vocab_size`` / ``max_token_length`` / ``limit_alphabet``
+            / ``workers``, or a ``vocab_size`` above :data:`MAX_VOCAB_SIZE`.
 
     >>> result = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=259)
     >>> result.merges, result.stop_reason
@@ -458,8 +458,9 @@ def _count_pair_range_child(
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: the merge loop makes no reference cycles, but its millions of
-    tuples and sets would trigger full collections over everything it holds (about a fifth of its time)."""
+    """Pause the cyclic garbage collector: the merge loop makes no reference cycles, but the sets and dicts it
+    makes by the hundred thousand would trigger full collections over everything it holds (about a fifth of its
+    time)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
