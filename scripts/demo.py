@@ -8,6 +8,7 @@ files at the top of the running interpreter's standard library (about 5 MB).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import sysconfig
 import time
@@ -38,6 +39,8 @@ def main() -> int:
         return status
     trained = time.perf_counter() - started
 
+    # The demo loads no model: transformers' advice that PyTorch is missing would only be noise here.
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     from transformers import AutoTokenizer
 
     import hf_bpe  # noqa: F401  (registers the tokenizer class with AutoTokenizer)
