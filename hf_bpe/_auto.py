@@ -2,8 +2,8 @@
 
 transformers v5 resolves ``"tokenizer_class": "BPETokenizer"`` in ``tokenizer_config.json`` through the classes
 registered with ``AutoTokenizer.register``, which keys them by a model config class. hf_bpe has no model, so a
-small config class stands in for it. Without hf_bpe, the same directories load through their ``tokenizer.json``
-(the Rust backend), with the same ids.
+small config class, defined beside each tokenizer class, stands in for it. Without hf_bpe, the same directories
+load through their ``tokenizer.json`` (the Rust backend), with the same ids.
 
 Training never needs transformers, and importing it takes seconds, so this module imports it only inside its
 functions. Importing ``hf_bpe`` calls :func:`register_when_transformers_is_loaded`: it registers at once if
@@ -15,17 +15,13 @@ This module also owns :func:`quiet_transformers_import`, for the places where hf
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib.abc
 import os
 import sys
 from collections.abc import Iterator, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from transformers import PretrainedConfig
+from typing import Any
 
 #: The transformers module that holds ``AutoTokenizer`` and its registry; registering needs it loaded.
 TOKENIZATION_AUTO = "transformers.models.auto.tokenization_auto"
@@ -51,37 +47,6 @@ def quiet_transformers_import() -> Iterator[None]:
             os.environ[_NO_ADVISORY] = previous
 
 
-@functools.cache
-def _config_classes() -> dict[str, type[PretrainedConfig]]:
-    """The stand-in config classes, made on first use because their base class is transformers'."""
-    with quiet_transformers_import():
-        from transformers import PretrainedConfig
-
-    class BPETokenizerConfig(PretrainedConfig):
-        """Stands for "a model using hf_bpe's tokenizer" in transformers' registries; it configures nothing."""
-
-        model_type = "hf_bpe"
-
-    class CharBPETokenizerConfig(PretrainedConfig):
-        """The same stand-in for hf_bpe's char-level tokenizer."""
-
-        model_type = "hf_bpe_char"
-
-    classes: dict[str, type[PretrainedConfig]] = {}
-    for config_class in (BPETokenizerConfig, CharBPETokenizerConfig):
-        # Named as module attributes (see __getattr__ below), so that pickle finds them by reference.
-        config_class.__qualname__ = config_class.__name__
-        classes[config_class.__name__] = config_class
-    return classes
-
-
-def __getattr__(name: str) -> type[PretrainedConfig]:
-    """``BPETokenizerConfig`` and ``CharBPETokenizerConfig``, made (and transformers imported) on first access."""
-    if name in ("BPETokenizerConfig", "CharBPETokenizerConfig"):
-        return _config_classes()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def register() -> None:
     """Make ``AutoTokenizer.from_pretrained`` return hf_bpe's classes for the ``tokenizer_class`` names they own.
 
@@ -90,13 +55,12 @@ def register() -> None:
     with quiet_transformers_import():
         from transformers import AutoConfig, AutoTokenizer
 
-        from hf_bpe.char_tokenizer import CharBPETokenizer
-        from hf_bpe.tokenizer import BPETokenizer
+        from hf_bpe.char_tokenizer import CharBPETokenizer, CharBPETokenizerConfig
+        from hf_bpe.tokenizer import BPETokenizer, BPETokenizerConfig
 
-    configs = _config_classes()
     for config_class, tokenizer_class in (
-        (configs["BPETokenizerConfig"], BPETokenizer),
-        (configs["CharBPETokenizerConfig"], CharBPETokenizer),
+        (BPETokenizerConfig, BPETokenizer),
+        (CharBPETokenizerConfig, CharBPETokenizer),
     ):
         AutoConfig.register(config_class.model_type, config_class, exist_ok=True)
         AutoTokenizer.register(config_class, tokenizer_class=tokenizer_class, exist_ok=True)

@@ -14,6 +14,7 @@ import itertools
 import os
 from typing import Any
 
+from hf_bpe._auto import quiet_transformers_import
 from hf_bpe.byte_level import SplitPattern
 from hf_bpe.counting import WHITESPACE_SPLIT_PATTERN
 from hf_bpe.files import (
@@ -21,6 +22,15 @@ from hf_bpe.files import (
     tokenizer_json,
 )
 from hf_bpe.tokenizer import VocabularyFilesTokenizer
+
+with quiet_transformers_import():
+    from transformers import PretrainedConfig
+
+
+class CharBPETokenizerConfig(PretrainedConfig):
+    """The stand-in of :class:`hf_bpe.tokenizer.BPETokenizerConfig` for hf_bpe's char-level tokenizer."""
+
+    model_type = "hf_bpe_char"
 
 
 class CharBPETokenizer(VocabularyFilesTokenizer):

@@ -34,7 +34,7 @@ from hf_bpe.files import (
 
 # Often hf_bpe's first import of transformers (the package itself leaves transformers alone until needed).
 with quiet_transformers_import():
-    from transformers import BatchEncoding, PreTrainedTokenizer
+    from transformers import BatchEncoding, PretrainedConfig, PreTrainedTokenizer
     from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
 
 #: The module ``save_pretrained`` writes beside the files after ``register_for_auto_class()``.
@@ -110,6 +110,13 @@ class VocabularyFilesTokenizer(PreTrainedTokenizer):
         }
         write_files(save_directory, files)
         return tuple(os.path.join(save_directory, name) for name in files)
+
+
+class BPETokenizerConfig(PretrainedConfig):
+    """Stands for "a model using hf_bpe's tokenizer" in transformers' registries (see :mod:`hf_bpe._auto`); it
+    configures nothing."""
+
+    model_type = "hf_bpe"
 
 
 class BPETokenizer(VocabularyFilesTokenizer):
