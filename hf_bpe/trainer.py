@@ -501,7 +501,8 @@ def _merge_loop(
     # is much cheaper than comparing tuples. The words an entry was made for are kept in `entry_words` by seq.
     # Entries counting `floor` or less wait in `low`, out of the heap: none of them can come before an entry in
     # the heap, and most entries made late in training count 1 and are never popped. When the heap runs out, they
-    # join it.
+    # join it. Making and queueing an entry is written out at its three places: a function call per entry costs
+    # some 3 % of the training time.
     entry_words: dict[int, set[int]] = {}
     heap: list[int] = []
     low: list[int] = []

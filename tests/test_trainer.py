@@ -94,6 +94,7 @@ def test_a_merge_whose_token_exists_keeps_its_id(tmp_path):
     assert ours(result) == expected
     assert ("h", "ug") in result.merges
     assert result.vocab["hug"] == 0
+    # One special token and 256 byte characters, plus one token per merge but h + ug, which made none.
     assert result.merges_learned == len(result.merges) == len(result.vocab) - 1 - 256 + 1
 
 
