@@ -1,7 +1,8 @@
 """hf_bpe: byte-level BPE training identical to HuggingFace ``tokenizers``, and a Python-backend GPT-2 tokenizer.
 
-The package's pieces, in the order data flows through them: :mod:`hf_bpe.byte_level` (byte alphabet, split
-pattern), :mod:`hf_bpe.counting` (text to pre-token counts), :mod:`hf_bpe.trainer` (counts to merges),
+The package's pieces, in the order data flows through them: :mod:`hf_bpe.pretokenizer` (normalizer, split
+patterns and presets, prefix space), :mod:`hf_bpe.byte_level` (byte alphabet),
+:mod:`hf_bpe.counting` (text to pre-token counts), :mod:`hf_bpe.trainer` (counts to merges),
 :mod:`hf_bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.tokenizer` (the transformers class).
 
 Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer`` and
@@ -15,8 +16,9 @@ import importlib as _importlib
 import typing as _typing
 
 from hf_bpe import _auto
-from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, bytes_to_unicode
+from hf_bpe.byte_level import bytes_to_unicode
 from hf_bpe.files import CharLevel, Merges, Vocab, read_merges, read_vocab, write_merges, write_vocab
+from hf_bpe.pretokenizer import GPT2_SPLIT_PATTERN, PRESETS, PreTokenizer, SplitPattern
 from hf_bpe.trainer import TrainResult
 from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
 
@@ -48,10 +50,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "GPT2_SPLIT_PATTERN",
+    "PRESETS",
     "BPETokenizer",
     "CharBPETokenizer",
     "CharLevel",
     "Merges",
+    "PreTokenizer",
     "SplitPattern",
     "TrainResult",
     "Vocab",

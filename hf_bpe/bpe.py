@@ -1,7 +1,8 @@
 """Applying BPE merges to text: the encoder and decoder behind the transformers class, with no transformers in it.
 
 :class:`BytePairEncoder` owns turning text into ids and ids back into text for a byte-level vocabulary: special
-tokens matched whole, the split pattern, the byte-level spelling, and merges applied by rank (lowest first,
+tokens matched whole, the text between them cut by a :class:`~hf_bpe.pretokenizer.PreTokenizer` (normalizer,
+splits, prefix space), the byte-level spelling, and merges applied by rank (lowest first,
 leftmost first on equal rank, so ``"aaa"`` becomes ``"aa" "a"``) exactly as the Rust ``tokenizers`` BPE model
 and tiktoken apply them. A bounded cache remembers the ids of recent pre-tokens. Loading files is
 :mod:`hf_bpe.files`' job; the transformers API is :mod:`hf_bpe.tokenizer`'s.
@@ -9,23 +10,16 @@ and tiktoken apply them. A bounded cache remembers the ids of recent pre-tokens.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
 import regex
 
-from hf_bpe.byte_level import (
-    BYTE_TO_UNICODE,
-    GPT2_SPLIT_PATTERN,
-    SplitPattern,
-    from_byte_level,
-    replace_surrogates,
-    split_around,
-    to_byte_level,
-    whole_tokens_pattern,
-)
+from hf_bpe.byte_level import BYTE_TO_UNICODE, from_byte_level, replace_surrogates, to_byte_level
 from hf_bpe.files import Merges
+from hf_bpe.pretokenizer import PreTokenizer, split_around, whole_tokens_pattern
 
 #: Pre-tokens of more bytes than this are merged with a heap over a linked list (n log n) instead of the simple loop.
 LONG_PIECE = 16
@@ -41,8 +35,9 @@ class BytePairEncoder:
         merges: merges in rank order.
         special_tokens: strings matched whole in the text and encoded as their own id (they must be in
             ``vocab``); the longest wins where two overlap.
-        pattern: the split pattern.
-        add_prefix_space: add a space before the text if it does not start with one.
+        pre_tokenizer: how the text between special tokens is cut (default: GPT-2's).
+        pattern: instead of ``pre_tokenizer``: one split pattern.
+        add_prefix_space: instead of ``pre_tokenizer``: see :meth:`hf_bpe.pretokenizer.PreTokenizer.pre_tokenize`.
 
     Raises:
         ValueError: if a merge's parts or result, or a special token, are not in ``vocab``.
@@ -60,7 +55,8 @@ class BytePairEncoder:
         merges: Merges,
         *,
         special_tokens: Iterable[str] = (),
-        pattern: str = GPT2_SPLIT_PATTERN,
+        pre_tokenizer: PreTokenizer | None = None,
+        pattern: str | None = None,
         add_prefix_space: bool = False,
     ) -> None:
         self.vocab = dict(vocab)
@@ -81,8 +77,11 @@ class BytePairEncoder:
             self._merged_ids.append(self.vocab[left + right])
         # A byte missing from the vocabulary gets a stand-in id past the vocabulary, reported after merging.
         self._byte_ids = [self.vocab.get(BYTE_TO_UNICODE[byte], self._id_span - 256 + byte) for byte in range(256)]
-        self.split = SplitPattern(pattern)
-        self.add_prefix_space = add_prefix_space
+        if pre_tokenizer is None:
+            pre_tokenizer = PreTokenizer.from_pattern(pattern, add_prefix_space=add_prefix_space)
+        self.pre_tokenizer = pre_tokenizer.for_encoding()
+        # The other prefix-space setting, for calls that override it (``tok(text, add_prefix_space=True)``).
+        self._flipped = dataclasses.replace(self.pre_tokenizer, add_prefix_space=not pre_tokenizer.add_prefix_space)
         self.special_tokens: dict[str, int] = {}
         self._special_pattern: regex.Pattern[str] | None = None
         self.set_special_tokens(special_tokens)
@@ -106,28 +105,41 @@ class BytePairEncoder:
         """
         if not isinstance(text, str):
             raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        text = replace_surrogates(text)
-        if self.add_prefix_space and not text.startswith(" "):
-            text = " " + text
-        return self.encode_around(text, self._special_pattern, self.special_tokens)
+        return self.encode_around(replace_surrogates(text), self._special_pattern, self.special_tokens)
 
-    def encode_around(self, text: str, pattern: regex.Pattern[str] | None, tokens: Mapping[str, int]) -> list[int]:
+    def encode_around(
+        self,
+        text: str,
+        pattern: regex.Pattern[str] | None,
+        tokens: Mapping[str, int],
+        *,
+        add_prefix_space: bool | None = None,
+    ) -> list[int]:
         """The ids of ``text``, where ``pattern`` matches a whole token of ``tokens`` (its id is taken as is) and
-        the text between matches is encoded ordinarily."""
+        each stretch of text between matches is encoded ordinarily, on its own (normalized, cut, prefixed), as
+        ``tokenizers`` does after its added vocabulary has split the text."""
         ids: list[int] = []
         for start, end, token in split_around(text, pattern):
             if token is None:
-                ids += self.encode_ordinary(text[start:end])
+                ids += self.encode_ordinary(text[start:end], add_prefix_space=add_prefix_space)
             else:
                 ids.append(tokens[token])
         return ids
 
-    def encode_ordinary(self, text: str) -> list[int]:
-        """The ids of ``text`` with no special-token matching (``text`` must have no lone surrogates)."""
+    def pieces(self, text: str, *, add_prefix_space: bool | None = None) -> list[str]:
+        """The pre-tokens of ``text`` (no special tokens in it), normalized and cut, before byte-level spelling."""
+        cut = self.pre_tokenizer
+        if add_prefix_space is not None and add_prefix_space != cut.add_prefix_space:
+            cut = self._flipped
+        return cut.pre_tokenize(cut.normalize(text))
+
+    def encode_ordinary(self, text: str, *, add_prefix_space: bool | None = None) -> list[int]:
+        """The ids of ``text`` with no special-token matching (``text`` must have no lone surrogates);
+        ``add_prefix_space`` overrides the pre-tokenizer's for this call."""
         cache = self._cache
         ids: list[int] = []
         extend = ids.extend
-        for piece in self.split.findall(text):
+        for piece in self.pieces(text, add_prefix_space=add_prefix_space):
             hit = cache.get(piece)
             if hit is None:
                 hit = self._encode_piece(piece)

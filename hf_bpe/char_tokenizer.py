@@ -15,12 +15,11 @@ import os
 from typing import Any
 
 from hf_bpe._auto import quiet_transformers_import
-from hf_bpe.byte_level import SplitPattern
-from hf_bpe.counting import WHITESPACE_SPLIT_PATTERN
 from hf_bpe.files import (
     CharLevel,
     tokenizer_json,
 )
+from hf_bpe.pretokenizer import WHITESPACE_SPLIT_PATTERN, SplitPattern
 from hf_bpe.tokenizer import VocabularyFilesTokenizer
 
 with quiet_transformers_import():

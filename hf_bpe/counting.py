@@ -26,7 +26,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.byte_level import GPT2_SPLIT_PATTERN, SplitPattern, to_byte_level, whole_tokens_pattern
+from hf_bpe.byte_level import to_byte_level
+from hf_bpe.pretokenizer import PreTokenizer
 
 #: Files bigger than this are cut into ``\\n``-aligned byte ranges of about this size, counted in parallel.
 SHARD_BYTES = 4 << 20
@@ -41,61 +42,31 @@ ProgressCallback = Callable[[int], None]
 """Called with a number of bytes (files) or sequences (iterators) just counted."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Counting:
-    """How text is cut into pre-tokens: everything that must match between counting and training.
-
-    Args:
-        add_prefix_space: add ``' '`` before every sequence (line) that does not start with one.
-        special_tokens: with ``exclude_special_tokens``, strings cut out of the text before pre-tokenizing.
-        exclude_special_tokens: if false (the reference's behaviour, tokenizers#1616), special tokens in the
-            text are ordinary text; if true, they are removed and the text around them is pre-tokenized as
-            separate pieces (as the tokenizer does when it encodes).
-        pattern: the split pattern.
-        byte_level: spell pre-tokens with the byte-level alphabet (false for char-level BPE, where pre-tokens are
-            the text's own characters).
-        lowercase: lowercase the text first (``tokenizers``' ``Lowercase`` normalizer; char-level BPE).
-    """
-
-    add_prefix_space: bool = False
-    special_tokens: tuple[str, ...] = ()
-    exclude_special_tokens: bool = False
-    pattern: str = GPT2_SPLIT_PATTERN
-    byte_level: bool = True
-    lowercase: bool = False
-
-
-#: ``tokenizers``' ``WhitespaceSplit``: maximal runs of non-white-space characters (char-level BPE).
-WHITESPACE_SPLIT_PATTERN = r"\S+"
+#: How text is cut into pre-tokens for counting: the pre-tokenizer (the name of this module's earlier settings
+#: class, kept for code written against it).
+Counting = PreTokenizer
 
 
 def char_level_counting(
     *, lowercase: bool = False, special_tokens: Sequence[str] = (), exclude_special_tokens: bool = False
-) -> Counting:
+) -> PreTokenizer:
     """How char-level BPE (GPT-1 / Sennrich style) cuts text: words split on white space, no byte mapping.
 
-    >>> count_sequences(["Low lower  low"], counting=char_level_counting(lowercase=True))
+    >>> count_sequences(["Low lower  low"], pre_tokenizer=char_level_counting(lowercase=True))
     Counter({'low': 2, 'lower': 1})
     """
-    return Counting(
-        special_tokens=tuple(special_tokens),
-        exclude_special_tokens=exclude_special_tokens,
-        pattern=WHITESPACE_SPLIT_PATTERN,
-        byte_level=False,
-        lowercase=lowercase,
+    return PreTokenizer.char_level(
+        lowercase=lowercase, special_tokens=special_tokens, exclude_special_tokens=exclude_special_tokens
     )
 
 
-def counting_settings(counting: Counting, errors: str = "strict") -> dict[str, Any]:
+def counting_settings(pre_tokenizer: PreTokenizer, errors: str = "strict") -> dict[str, Any]:
     """The settings a counts directory records: how the text was cut, and how invalid UTF-8 was handled.
 
-    >>> counting_settings(Counting(add_prefix_space=True))["add_prefix_space"]
+    >>> counting_settings(PreTokenizer(add_prefix_space=True))["add_prefix_space"]
     True
     """
-    settings = dataclasses.asdict(counting)
-    settings["special_tokens"] = list(counting.special_tokens)
-    settings["errors"] = errors
-    return settings
+    return {**pre_tokenizer.to_settings(), "errors": errors}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,33 +87,18 @@ class FileCounts:
 
 
 class _Cutter:
-    """Pre-tokenizes sequences into a raw-text counter; converts to byte-level spelling once per distinct key."""
+    """Pre-tokenizes sequences into a raw-text counter (respelled byte-level once per distinct key, later)."""
 
-    def __init__(self, counting: Counting) -> None:
-        self.counting = counting
-        self._split = SplitPattern(counting.pattern).findall
-        self._special = None
-        if counting.exclude_special_tokens:
-            self._special = whole_tokens_pattern(t for t in counting.special_tokens if t)
+    def __init__(self, pre_tokenizer: PreTokenizer) -> None:
+        self.pre_tokenizer = pre_tokenizer
 
     def pieces(self, sequences: Iterable[str]) -> list[str]:
         """All pre-tokens of ``sequences``, each sequence cut on its own."""
-        split = self._split
-        prefix = self.counting.add_prefix_space
-        lowercase = self.counting.lowercase
-        special = self._special
+        cut = self.pre_tokenizer.sequence_pieces
         out: list[str] = []
         extend = out.extend
         for sequence in sequences:
-            if lowercase:
-                sequence = sequence.lower()
-            parts = special.split(sequence) if special is not None else (sequence,)
-            for part in parts:
-                if not part:
-                    continue
-                if prefix and part[0] != " ":
-                    part = " " + part
-                extend(split(part))
+            extend(cut(sequence))
         return out
 
     def count(self, counts: Counter[str], sequences: Sequence[str]) -> None:
@@ -159,9 +115,9 @@ class _Cutter:
                     counts[piece] += times
 
 
-def spelled_counts(raw: Counter[str], counting: Counting) -> Counter[str]:
+def spelled_counts(raw: Counter[str], pre_tokenizer: PreTokenizer) -> Counter[str]:
     """Counts of raw-text pre-tokens in the spelling of the tokens: byte-level, or as they are (char-level)."""
-    return to_byte_level_counts(raw) if counting.byte_level else raw
+    return to_byte_level_counts(raw) if pre_tokenizer.byte_level else raw
 
 
 def to_byte_level_counts(raw: Counter[str]) -> Counter[str]:
@@ -182,7 +138,7 @@ def count_sequences(
     add_prefix_space: bool = False,
     special_tokens: Sequence[str] = (),
     exclude_special_tokens: bool = False,
-    counting: Counting | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
     progress: ProgressCallback | None = None,
 ) -> Counter[str]:
     """Count the pre-tokens of an iterable of sequences, as ``Tokenizer.train_from_iterator`` sees it.
@@ -192,10 +148,10 @@ def count_sequences(
 
     Args:
         sequences: strings, or batches (lists/tuples) of strings.
-        add_prefix_space: see :class:`Counting`.
-        special_tokens: see :class:`Counting`.
-        exclude_special_tokens: see :class:`Counting`.
-        counting: all of the cutting settings at once (overrides the three above), e.g. char-level's.
+        add_prefix_space: see :class:`~hf_bpe.pretokenizer.PreTokenizer`.
+        special_tokens: see :class:`~hf_bpe.pretokenizer.PreTokenizer`.
+        exclude_special_tokens: see :class:`~hf_bpe.pretokenizer.PreTokenizer`.
+        pre_tokenizer: all of the cutting settings at once (overrides the three above).
         progress: called with the number of sequences counted, now and then.
 
     Returns:
@@ -207,8 +163,8 @@ def count_sequences(
     >>> count_sequences(["the cat", ["the dog"]])
     Counter({'the': 2, 'Ġcat': 1, 'Ġdog': 1})
     """
-    counting = counting or _counting(add_prefix_space, special_tokens, exclude_special_tokens)
-    cutter = _Cutter(counting)
+    pre_tokenizer = pre_tokenizer or _pre_tokenizer(add_prefix_space, special_tokens, exclude_special_tokens)
+    cutter = _Cutter(pre_tokenizer)
     raw: Counter[str] = Counter()
     batch: list[str] = []
     for index, item in enumerate(sequences):
@@ -230,7 +186,7 @@ def count_sequences(
         cutter.count(raw, batch)
         if progress is not None:
             progress(len(batch))
-    return spelled_counts(raw, counting)
+    return spelled_counts(raw, pre_tokenizer)
 
 
 def dataset_rows(dataset: Any, column: str, *, batch_size: int = 1000) -> Iterator[str]:
@@ -281,7 +237,7 @@ def count_files(
     exclude_special_tokens: bool = False,
     workers: int | None = None,
     errors: str = "strict",
-    counting: Counting | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
     progress: ProgressCallback | None = None,
 ) -> FileCounts:
     """Count the pre-tokens of text files, line by line as ``Tokenizer.train(files)`` does.
@@ -292,13 +248,13 @@ def count_files(
 
     Args:
         paths: the files.
-        add_prefix_space: see :class:`Counting`; applies to every line.
-        special_tokens: see :class:`Counting`.
-        exclude_special_tokens: see :class:`Counting`.
+        add_prefix_space: see :class:`~hf_bpe.pretokenizer.PreTokenizer`; applies to every line.
+        special_tokens: see :class:`~hf_bpe.pretokenizer.PreTokenizer`.
+        exclude_special_tokens: see :class:`~hf_bpe.pretokenizer.PreTokenizer`.
         workers: worker processes (default: the CPU count; ``1`` counts in this process).
         errors: ``"strict"`` raises on invalid UTF-8; ``"replace"`` replaces it with U+FFFD and counts the
             lines where it did.
-        counting: all of the cutting settings at once (overrides the three above), e.g. char-level's.
+        pre_tokenizer: all of the cutting settings at once (overrides the three above).
         progress: called with the number of bytes just counted.
 
     Raises:
@@ -316,7 +272,7 @@ def count_files(
         raise ValueError(f"errors={errors!r}: choose 'strict' or 'replace'")
     if workers is not None and workers < 1:
         raise ValueError(f"workers={workers}: must be at least 1")
-    counting = counting or _counting(add_prefix_space, special_tokens, exclude_special_tokens)
+    pre_tokenizer = pre_tokenizer or _pre_tokenizer(add_prefix_space, special_tokens, exclude_special_tokens)
     files = [Path(p) for p in paths]
     sizes = []
     for path in files:
@@ -335,7 +291,7 @@ def count_files(
         for start, end in _shard_ranges(path, size, shard_bytes)
     ]
     workers = min(workers, max(len(shards), 1))
-    jobs = [(counting, path, start, end, errors) for path, start, end in shards]
+    jobs = [(pre_tokenizer, path, start, end, errors) for path, start, end in shards]
     counts: Counter[str] = Counter()
     lines = replaced = 0
     if workers == 1:
@@ -363,10 +319,14 @@ def _leave_interrupts_to_parent() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _counting(add_prefix_space: bool, special_tokens: Sequence[str], exclude_special_tokens: bool) -> Counting:
+def _pre_tokenizer(add_prefix_space: bool, special_tokens: Sequence[str], exclude_special_tokens: bool) -> PreTokenizer:
     if isinstance(special_tokens, str):
         raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
-    return Counting(bool(add_prefix_space), tuple(special_tokens), bool(exclude_special_tokens))
+    return PreTokenizer(
+        add_prefix_space=bool(add_prefix_space),
+        special_tokens=tuple(special_tokens),
+        exclude_special_tokens=bool(exclude_special_tokens),
+    )
 
 
 def _shard_ranges(path: Path, size: int, shard_bytes: int | None = None) -> list[tuple[int, int]]:
@@ -389,23 +349,23 @@ def _shard_ranges(path: Path, size: int, shard_bytes: int | None = None) -> list
     return list(zip(starts, [*starts[1:], size], strict=True))
 
 
-def _count_range_job(job: tuple[Counting, str, int, int, str]) -> tuple[Counter[str], int, int, int]:
+def _count_range_job(job: tuple[PreTokenizer, str, int, int, str]) -> tuple[Counter[str], int, int, int]:
     """Count one range, spelled as the tokens are (in the worker: respelling costs as much as a tenth of
     counting); returns the counts, lines, lines with replacements and bytes counted."""
-    counting, path, start, end, errors = job
-    raw, lines, replaced = count_byte_range(path, start, end, counting=counting, errors=errors)
-    return spelled_counts(raw, counting), lines, replaced, end - start
+    pre_tokenizer, path, start, end, errors = job
+    raw, lines, replaced = count_byte_range(path, start, end, pre_tokenizer=pre_tokenizer, errors=errors)
+    return spelled_counts(raw, pre_tokenizer), lines, replaced, end - start
 
 
 def count_byte_range(
-    path: str | os.PathLike[str], start: int, end: int, *, counting: Counting, errors: str = "strict"
+    path: str | os.PathLike[str], start: int, end: int, *, pre_tokenizer: PreTokenizer, errors: str = "strict"
 ) -> tuple[Counter[str], int, int]:
     """Count the lines in ``[start, end)`` of a file (``start`` must be 0 or just after a ``\\n``).
 
     Returns:
         Raw-text (not byte-level) pre-token counts, the number of lines, the number of lines with replacements.
     """
-    cutter = _Cutter(counting)
+    cutter = _Cutter(pre_tokenizer)
     raw: Counter[str] = Counter()
     lines = replaced = 0
     with open(path, "rb") as stream:

@@ -38,8 +38,9 @@ from hf_bpe.count_files import (
     sum_counts,
     write_counts_manifest,
 )
-from hf_bpe.counting import Counting, _shard_ranges, count_byte_range, counting_settings, spelled_counts
+from hf_bpe.counting import _shard_ranges, count_byte_range, counting_settings, spelled_counts
 from hf_bpe.files import write_files
+from hf_bpe.pretokenizer import PreTokenizer
 
 try:
     from datatrove.pipeline.base import PipelineStep
@@ -60,7 +61,7 @@ class CountShards(PipelineStep):
     type = "hf_bpe"
 
     def __init__(
-        self, shards: Sequence[tuple[str, int, int]], output: str, counting: Counting, buckets: int, errors: str
+        self, shards: Sequence[tuple[str, int, int]], output: str, counting: PreTokenizer, buckets: int, errors: str
     ) -> None:
         super().__init__()
         self.shards = list(shards)
@@ -72,7 +73,9 @@ class CountShards(PipelineStep):
     def run(self, data: Any = None, rank: int = 0, world_size: int = 1) -> Iterator[Any]:
         raw: Counter[str] = Counter()
         for path, start, end in self.shards[rank::world_size]:
-            counted, lines, _replaced = count_byte_range(path, start, end, counting=self.counting, errors=self.errors)
+            counted, lines, _replaced = count_byte_range(
+                path, start, end, pre_tokenizer=self.counting, errors=self.errors
+            )
             raw.update(counted)
             self.stat_update("lines", value=lines)
             self.stat_update("bytes", value=end - start)
@@ -163,7 +166,7 @@ def count_with_datatrove(
     paths: Sequence[str | os.PathLike[str]],
     output: str | os.PathLike[str],
     *,
-    counting: Counting | None = None,
+    counting: PreTokenizer | None = None,
     tasks: int = 4,
     workers: int = 2,
     buckets: int = DEFAULT_BUCKETS,
@@ -190,7 +193,7 @@ def count_with_datatrove(
     Raises:
         RuntimeError: naming the stage whose tasks did not all complete (no manifest is written then).
     """
-    counting = counting or Counting()
+    counting = counting or PreTokenizer()
     output = Path(output).resolve()
     shards = plan_shards(paths)
     count_tasks = max(1, min(tasks, len(shards)))

@@ -24,6 +24,8 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from hf_bpe.pretokenizer import PreTokenizer
+
 Vocab = dict[str, int]
 Merges = list[tuple[str, str]]
 
@@ -184,13 +186,16 @@ def tokenizer_config(
     special_tokens: Sequence[str],
     roles: Mapping[str, str | None] | None = None,
     *,
+    pre_tokenizer: PreTokenizer | None = None,
     add_prefix_space: bool = False,
     char_level: CharLevel | None = None,
 ) -> dict[str, object]:
     """The ``tokenizer_config.json`` contents that make transformers load the files with :data:`TOKENIZER_CLASS`.
 
     Every special token is a special token of the loaded tokenizer: those with a role under the role's name,
-    the rest as ``extra_special_tokens``.
+    the rest as ``extra_special_tokens``. A byte-level tokenizer records its pre-tokenizer (``pre_tokenizer``:
+    splits, normalizer, engine and preset name; ``add_prefix_space`` beside it, as transformers names it), which
+    :class:`hf_bpe.tokenizer.BPETokenizer` takes back as arguments.
     """
     named = special_token_roles(special_tokens, roles)
     extra = [token for token in special_tokens if token not in named.values()]
@@ -204,11 +209,13 @@ def tokenizer_config(
             "lowercase": char_level.lowercase,
             "clean_up_tokenization_spaces": False,
         }
+    pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
     return {
         "tokenizer_class": TOKENIZER_CLASS,
         **named,
         "extra_special_tokens": extra,
-        "add_prefix_space": add_prefix_space,
+        "add_prefix_space": pre_tokenizer.add_prefix_space,
+        "pre_tokenizer": pre_tokenizer.model_settings(),
         "errors": "replace",
         "clean_up_tokenization_spaces": False,
     }
@@ -219,6 +226,7 @@ def tokenizer_json(
     merges: Merges,
     special_tokens: Sequence[str],
     *,
+    pre_tokenizer: PreTokenizer | None = None,
     add_prefix_space: bool = False,
     char_level: CharLevel | None = None,
     unk_token: str | None = None,
@@ -226,11 +234,13 @@ def tokenizer_json(
     """``tokenizer.json`` for the same vocabulary, built with the ``tokenizers`` library.
 
     It lets transformers' Rust backend (``TokenizersBackend``) load the directory when hf_bpe is not installed,
-    with the same ids.
+    with the same ids: the pre-tokenizer's normalizer and splits are :class:`~hf_bpe.pretokenizer.PreTokenizer`'s
+    ``tokenizers`` form.
     """
-    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    from tokenizers import AddedToken, Tokenizer, decoders, models, processors
 
     if char_level is not None:
+        pre_tokenizer = PreTokenizer.char_level(lowercase=char_level.lowercase)
         affixes = {
             "end_of_word_suffix": char_level.end_of_word_suffix,
             "continuing_subword_prefix": char_level.continuing_subword_prefix,
@@ -238,15 +248,16 @@ def tokenizer_json(
         }
         model = models.BPE(vocab=dict(vocab), merges=list(merges), **{k: v for k, v in affixes.items() if v})
         tokenizer = Tokenizer(model)
-        tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-        if char_level.lowercase:
-            tokenizer.normalizer = normalizers.Lowercase()
         tokenizer.decoder = decoders.BPEDecoder(suffix=char_level.end_of_word_suffix or "")
     else:
+        pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
         tokenizer = Tokenizer(models.BPE(vocab=dict(vocab), merges=list(merges)))
-        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=True)
         tokenizer.decoder = decoders.ByteLevel()
         tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
+    normalizer = pre_tokenizer.tokenizers_normalizer()
+    if normalizer is not None:
+        tokenizer.normalizer = normalizer
+    tokenizer.pre_tokenizer = pre_tokenizer.tokenizers_pre_tokenizer()
     tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
     return tokenizer.to_str()
 
@@ -258,6 +269,7 @@ def write_tokenizer_dir(
     *,
     special_tokens: Sequence[str] = (),
     roles: Mapping[str, str | None] | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
     add_prefix_space: bool = False,
     char_level: CharLevel | None = None,
 ) -> list[Path]:
@@ -265,18 +277,20 @@ def write_tokenizer_dir(
 
     The files: ``vocab.json`` and ``merges.txt`` (GPT-2's format, byte-identical to what ``tokenizers``
     writes), ``tokenizer_config.json`` (for transformers) and ``tokenizer.json`` (for the Rust backend).
+    ``pre_tokenizer`` (default: GPT-2's, with ``add_prefix_space``) says how text is cut.
 
     Returns:
         The paths written.
     """
-    config = tokenizer_config(special_tokens, roles, add_prefix_space=add_prefix_space, char_level=char_level)
+    pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
+    config = tokenizer_config(special_tokens, roles, pre_tokenizer=pre_tokenizer, char_level=char_level)
     unk = special_token_roles(special_tokens, roles)["unk_token"]
     files = {
         VOCAB_FILE: format_vocab(vocab),
         MERGES_FILE: format_merges(merges),
         TOKENIZER_CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
         TOKENIZER_FILE: tokenizer_json(
-            vocab, merges, special_tokens, add_prefix_space=add_prefix_space, char_level=char_level, unk_token=unk
+            vocab, merges, special_tokens, pre_tokenizer=pre_tokenizer, char_level=char_level, unk_token=unk
         ),
     }
     write_files(directory, files)

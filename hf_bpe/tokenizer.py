@@ -9,6 +9,7 @@ per-token Python loop (the generic path is several times slower than the Rust ba
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ import regex
 
 from hf_bpe._auto import quiet_transformers_import
 from hf_bpe.bpe import BytePairEncoder
-from hf_bpe.byte_level import from_byte_level, replace_surrogates, split_around, whole_tokens_pattern
+from hf_bpe.byte_level import from_byte_level, replace_surrogates
 from hf_bpe.files import (
     GPT2_SPECIAL_TOKEN,
     MERGES_FILE,
@@ -31,6 +32,7 @@ from hf_bpe.files import (
     tokenizer_json,
     write_files,
 )
+from hf_bpe.pretokenizer import PreTokenizer, split_around, whole_tokens_pattern
 
 # Often hf_bpe's first import of transformers (the package itself leaves transformers alone until needed).
 with quiet_transformers_import():
@@ -130,7 +132,11 @@ class BPETokenizer(VocabularyFilesTokenizer):
         bos_token: the beginning-of-sequence token (GPT-2: ``<|endoftext|>``).
         eos_token: the end-of-sequence token (GPT-2: ``<|endoftext|>``).
         pad_token: the padding token (GPT-2 has none).
-        add_prefix_space: add a space before the text, so the first word is encoded like any other.
+        add_prefix_space: add a space before the text, so the first word is encoded like any other (the rule of
+            ``tokenizers``' ByteLevel: each stretch of text between added tokens that does not start with ``" "``;
+            see :meth:`hf_bpe.pretokenizer.PreTokenizer.pre_tokenize`).
+        pre_tokenizer: how text is cut, as ``tokenizer_config.json`` records it (``splits``, ``normalizer``,
+            ``engine``; see :meth:`hf_bpe.pretokenizer.PreTokenizer.model_settings`); default GPT-2's.
         add_bos_token: put ``bos_token`` in front of every sequence.
         clean_up_tokenization_spaces: off by default, so that ``decode(encode(s)) == s``.
 
@@ -154,15 +160,19 @@ class BPETokenizer(VocabularyFilesTokenizer):
         add_prefix_space: bool = False,
         add_bos_token: bool = False,
         clean_up_tokenization_spaces: bool = False,
+        pre_tokenizer: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         self._load_files(vocab_file, merges_file)
-        self.bpe = BytePairEncoder(self.encoder, self.merges, add_prefix_space=False)
+        cut = PreTokenizer.from_settings({**(pre_tokenizer or {}), "add_prefix_space": bool(add_prefix_space)})
+        self.bpe = BytePairEncoder(self.encoder, self.merges, pre_tokenizer=cut)
         self.errors = errors
         self.add_prefix_space = add_prefix_space
         self.add_bos_token = add_bos_token
         self._added_matcher = _AddedTokenMatcher()
+        self._prefix_for_call: bool | None = None
         super().__init__(
+            pre_tokenizer=cut.model_settings(),
             errors=errors,
             unk_token=unk_token,
             bos_token=bos_token,
@@ -176,27 +186,32 @@ class BPETokenizer(VocabularyFilesTokenizer):
 
     # -- encoding -----------------------------------------------------------------------------------------------
 
-    def prepare_for_tokenization(
-        self, text: str, is_split_into_words: bool = False, **kwargs: Any
-    ) -> tuple[str, dict[str, Any]]:
-        add_prefix_space = kwargs.pop("add_prefix_space", self.add_prefix_space)
-        if (is_split_into_words or add_prefix_space) and text and not text[0].isspace():
-            text = " " + text
-        return text, kwargs
-
     def tokenize(self, text: str, **kwargs: Any) -> list[str]:  # type: ignore[override]
         """The byte-level tokens of ``text``, added and special tokens matched whole.
+
+        ``add_prefix_space`` (and ``is_split_into_words``, which implies it) applies to each stretch of text
+        between added tokens, as in ``tokenizers``.
 
         Raises:
             TypeError: if ``text`` is not a string.
         """
         if not isinstance(text, str):
             raise TypeError(f"expected a string to tokenize, got {type(text).__name__}: {text!r:.60}")
-        return super().tokenize(text, **kwargs)
+        prefix = kwargs.pop("add_prefix_space", None)
+        if kwargs.pop("is_split_into_words", False):
+            prefix = True
+        # transformers calls _tokenize without the call's options: they wait here for the length of the call.
+        self._prefix_for_call = self.add_prefix_space if prefix is None else prefix
+        try:
+            return super().tokenize(text, **kwargs)
+        finally:
+            self._prefix_for_call = None
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         """Byte-level tokens of ``text`` (no special-token matching; transformers' slow path does that)."""
-        return [self.decoder[token_id] for token_id in self.bpe.encode_ordinary(replace_surrogates(text))]
+        prefix = self.add_prefix_space if self._prefix_for_call is None else self._prefix_for_call
+        ids = self.bpe.encode_ordinary(replace_surrogates(text), add_prefix_space=prefix)
+        return [self.decoder[token_id] for token_id in ids]
 
     def _fast_path_ok(self) -> bool:
         """Whether no added token needs transformers' own handling (lstrip/rstrip/single_word/normalized)."""
@@ -216,10 +231,8 @@ class BPETokenizer(VocabularyFilesTokenizer):
             raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
         text = replace_surrogates(text)
         prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
-        if prefix and text and not text[0].isspace():
-            text = " " + text
         pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
-        return self.bpe.encode_around(text, pattern, self._added_tokens_encoder)
+        return self.bpe.encode_around(text, pattern, self._added_tokens_encoder, add_prefix_space=prefix)
 
     def encode_text_with_offsets(
         self, text: str, *, split_special_tokens: bool = False
@@ -247,7 +260,7 @@ class BPETokenizer(VocabularyFilesTokenizer):
                 offsets.append((begin, end))
                 continue
             position = begin
-            for piece in self.bpe.split.findall(text[begin:end]):
+            for piece in self.bpe.pieces(text[begin:end], add_prefix_space=False):
                 # The character each UTF-8 byte of the piece belongs to.
                 owner = [position + k for k, char in enumerate(piece) for _ in range(len(char.encode("utf-8")))]
                 byte = 0
@@ -374,11 +387,16 @@ class BPETokenizer(VocabularyFilesTokenizer):
             )
             and not options["return_special_tokens_mask"]
         )
-        if not plain or (self.add_prefix_space if prefix is None else prefix) or self.num_special_tokens_to_add():
+        if (
+            not plain
+            or (self.add_prefix_space if prefix is None else prefix)
+            or self.num_special_tokens_to_add()
+            or self.bpe.pre_tokenizer.normalizer != "none"
+        ):
             raise NotImplementedError(
                 "hf_bpe's BPETokenizer returns offsets only without padding, truncation, extra outputs, a prefix "
-                "space or added bos tokens; for those, load the directory's tokenizer.json with the Rust backend "
-                "(transformers' GPT2Tokenizer or TokenizersBackend)"
+                "space, a normalizer or added bos tokens; for those, load the directory's tokenizer.json with the "
+                "Rust backend (transformers' GPT2Tokenizer or TokenizersBackend)"
             )
         encoded = [self.encode_text_with_offsets(t, split_special_tokens=split) for t in texts]
         data: dict[str, Any] = {"input_ids": [ids for ids, _ in encoded]}
@@ -500,8 +518,13 @@ class BPETokenizer(VocabularyFilesTokenizer):
 
     # -- saving and pickling ------------------------------------------------------------------------------------
 
+    @property
+    def pre_tokenization(self) -> PreTokenizer:
+        """How this tokenizer cuts text (its ``add_prefix_space`` is the tokenizer's)."""
+        return dataclasses.replace(self.bpe.pre_tokenizer, add_prefix_space=bool(self.add_prefix_space))
+
     def _tokenizer_json(self, special_tokens: list[str]) -> str:
-        return tokenizer_json(self.encoder, self.merges, special_tokens, add_prefix_space=self.add_prefix_space)
+        return tokenizer_json(self.encoder, self.merges, special_tokens, pre_tokenizer=self.pre_tokenization)
 
     def train_new_from_iterator(
         self,
@@ -540,7 +563,7 @@ class BPETokenizer(VocabularyFilesTokenizer):
             text_iterator,
             vocab_size=vocab_size,
             special_tokens=specials,
-            add_prefix_space=self.add_prefix_space,
+            pre_tokenizer=self.pre_tokenization,
             **kwargs,
         )
         with tempfile.TemporaryDirectory(prefix="hf-bpe-new-") as directory:

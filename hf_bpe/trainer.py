@@ -42,6 +42,7 @@ from pathlib import Path
 
 from hf_bpe.byte_level import BYTE_ALPHABET
 from hf_bpe.files import CharLevel, Merges, Vocab, write_tokenizer_dir
+from hf_bpe.pretokenizer import PreTokenizer
 
 #: Why training stopped.
 STOP_VOCAB_SIZE = "vocab_size"
@@ -79,7 +80,7 @@ class TrainResult:
             ``min_frequency``) or ``"no_pairs"`` (no pair was left to merge).
         merges_learned: how many merges were made (a merge made twice counts twice; ``len(merges)`` does not).
         special_tokens: the special tokens, first in the vocabulary.
-        add_prefix_space: how the text was pre-tokenized (recorded in the tokenizer files).
+        pre_tokenizer: how the text was cut (recorded in the tokenizer files).
         replaced_lines: input lines whose invalid UTF-8 was replaced by U+FFFD (``errors="replace"``).
         char_level: how a char-level vocabulary was made (None for byte-level).
     """
@@ -89,9 +90,14 @@ class TrainResult:
     stop_reason: str
     merges_learned: int
     special_tokens: tuple[str, ...] = ()
-    add_prefix_space: bool = False
+    pre_tokenizer: PreTokenizer = dataclasses.field(default_factory=PreTokenizer)
     replaced_lines: int = 0
     char_level: CharLevel | None = None
+
+    @property
+    def add_prefix_space(self) -> bool:
+        """Whether a space was added before text that does not start with one."""
+        return self.pre_tokenizer.add_prefix_space
 
     def save(self, directory: str | os.PathLike[str], *, roles: Mapping[str, str | None] | None = None) -> list[Path]:
         """Write ``vocab.json``, ``merges.txt``, ``tokenizer_config.json`` and ``tokenizer.json``, all or none.
@@ -109,7 +115,7 @@ class TrainResult:
             self.merges,
             special_tokens=self.special_tokens,
             roles=roles,
-            add_prefix_space=self.add_prefix_space,
+            pre_tokenizer=self.pre_tokenizer,
             char_level=self.char_level,
         )
 

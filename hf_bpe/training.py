@@ -1,9 +1,11 @@
 """The public training API: text sources in, a :class:`~hf_bpe.trainer.TrainResult` out.
 
 This module only joins the two steps: :mod:`hf_bpe.counting` turns files, iterables or ``datasets`` columns into
-pre-token counts, :func:`hf_bpe.trainer.train_bpe` turns counts into merges. Defaults are ``BpeTrainer``'s
-(``vocab_size=30000``, ``min_frequency=0``) with the ByteLevel pre-tokenizer (``add_prefix_space=False``) and
-the full byte alphabet as initial alphabet, so ``train_from_files(paths)`` gives what ``tokenizers`` gives for
+pre-token counts, :func:`hf_bpe.trainer.train_bpe` turns counts into merges. How text is cut is one
+:class:`~hf_bpe.pretokenizer.PreTokenizer`, built here from the keywords (``pattern``, ``normalizer``,
+``add_prefix_space``, ``char_level``, ...) or given whole (``pre_tokenizer``). Defaults are ``BpeTrainer``'s
+(``vocab_size=30000``, ``min_frequency=0``) with the ByteLevel pre-tokenizer (``add_prefix_space=False``) and the
+full byte alphabet as initial alphabet, so ``train_from_files(paths)`` gives what ``tokenizers`` gives for
 ``Tokenizer(BPE())`` trained on ``paths`` with those settings.
 """
 
@@ -17,16 +19,9 @@ from typing import Any
 
 from hf_bpe.byte_level import BYTE_ALPHABET
 from hf_bpe.count_files import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
-from hf_bpe.counting import (
-    Counting,
-    FileCounts,
-    char_level_counting,
-    count_files,
-    count_sequences,
-    counting_settings,
-    dataset_rows,
-)
+from hf_bpe.counting import FileCounts, count_files, count_sequences, counting_settings, dataset_rows
 from hf_bpe.files import CharLevel
+from hf_bpe.pretokenizer import PreTokenizer
 from hf_bpe.trainer import TrainResult, train_bpe
 
 Progress = Callable[[str, int, int], None]
@@ -54,6 +49,50 @@ def _count_progress(progress: Progress | None, total: int) -> Callable[[int], No
     return step
 
 
+def pre_tokenizer_for(
+    *,
+    pre_tokenizer: PreTokenizer | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    add_prefix_space: bool = False,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    char_level: CharLevel | None = None,
+) -> PreTokenizer:
+    """The pre-tokenizer the training keywords describe.
+
+    ``pre_tokenizer``, when given, is taken whole (its ``add_prefix_space`` included); ``special_tokens`` and
+    ``exclude_special_tokens`` always come from their own keywords, since they are training options too.
+    Otherwise ``pattern`` (a preset's name or a regex; GPT-2's by default), ``normalizer`` and
+    ``add_prefix_space`` build it, or ``char_level`` does (words split on white space; its ``lowercase``).
+
+    Raises:
+        ValueError: for a pattern or normalizer given with ``char_level`` or with ``pre_tokenizer``, or a bad
+            pattern.
+
+    >>> pre_tokenizer_for(pattern="qwen2").normalizer
+    'nfc'
+    """
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
+    specials: dict[str, Any] = {
+        "special_tokens": tuple(special_tokens),
+        "exclude_special_tokens": bool(exclude_special_tokens),
+    }
+    if pre_tokenizer is not None:
+        if pattern is not None or normalizer is not None or char_level is not None:
+            raise ValueError("give either pre_tokenizer or pattern/normalizer/char_level, not both")
+        return dataclasses.replace(pre_tokenizer, **specials)
+    if char_level is not None:
+        if pattern is not None or normalizer not in (None, "none", "lowercase"):
+            raise ValueError("char-level BPE splits words on white space: it takes no pattern or normalizer")
+        if add_prefix_space:
+            raise ValueError("add_prefix_space applies to byte-level BPE only, not to char_level")
+        return PreTokenizer.char_level(lowercase=char_level.lowercase or normalizer == "lowercase", **specials)
+    prefix = bool(add_prefix_space)
+    return PreTokenizer.from_pattern(pattern, normalizer=normalizer, add_prefix_space=prefix, **specials)
+
+
 def train_from_counts(
     counts: Mapping[str, int],
     *,
@@ -64,18 +103,29 @@ def train_from_counts(
     max_token_length: int | None = None,
     limit_alphabet: int | None = None,
     char_level: CharLevel | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> TrainResult:
     """Train on pre-token counts (byte-level spelling), e.g. from :mod:`hf_bpe.count_files`.
 
-    ``add_prefix_space`` only records how the counts were made, for the tokenizer files. With ``char_level``
-    the counts are of words in their own characters, and the alphabet is the characters seen. ``workers``: see
-    :func:`hf_bpe.trainer.train_bpe`.
+    The pre-tokenizer keywords (``pattern``, ``normalizer``, ``add_prefix_space``, ``pre_tokenizer``) only record
+    how the counts were made, for the tokenizer files. With ``char_level`` the counts are of words in their own
+    characters, and the alphabet is the characters seen. ``workers``: see :func:`hf_bpe.trainer.train_bpe`.
 
     >>> train_from_counts({"Ġhug": 3, "Ġpug": 2}, vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
     """
+    cut = pre_tokenizer_for(
+        pre_tokenizer=pre_tokenizer,
+        pattern=pattern,
+        normalizer=normalizer,
+        add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens,
+        char_level=char_level,
+    )
     merge_progress = None if progress is None else (lambda done, total: progress("merge", done, total))
     result = train_bpe(
         counts,
@@ -84,13 +134,13 @@ def train_from_counts(
         special_tokens=special_tokens,
         limit_alphabet=limit_alphabet,
         max_token_length=max_token_length,
-        initial_alphabet=() if char_level else BYTE_ALPHABET,
+        initial_alphabet=BYTE_ALPHABET if cut.byte_level else (),
         end_of_word_suffix=char_level.end_of_word_suffix if char_level else None,
         continuing_subword_prefix=char_level.continuing_subword_prefix if char_level else None,
         workers=workers,
         progress=merge_progress,
     )
-    return dataclasses.replace(result, add_prefix_space=bool(add_prefix_space), char_level=char_level)
+    return dataclasses.replace(result, pre_tokenizer=cut.for_encoding(), char_level=char_level)
 
 
 def train_from_files(
@@ -106,6 +156,9 @@ def train_from_files(
     exclude_special_tokens: bool = False,
     errors: str = "strict",
     char_level: CharLevel | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
     progress: Progress | None = None,
 ) -> TrainResult:
     """Train on text files, read line by line as ``Tokenizer.train(files, trainer)`` reads them.
@@ -115,7 +168,8 @@ def train_from_files(
         vocab_size: the vocabulary size, special tokens and the 256 byte characters included.
         min_frequency: stop when the best pair occurs fewer times than this.
         special_tokens: tokens given ids 0, 1, ... in order.
-        add_prefix_space: add a space before every line that does not start with one.
+        add_prefix_space: add a space before text that does not start with one (see
+            :meth:`hf_bpe.pretokenizer.PreTokenizer.pre_tokenize`).
         max_token_length: see :func:`hf_bpe.trainer.train_bpe`.
         limit_alphabet: see :func:`hf_bpe.trainer.train_bpe`.
         workers: processes for counting and for the initial pair count (default: the CPU count).
@@ -124,6 +178,10 @@ def train_from_files(
         errors: ``"strict"`` or ``"replace"`` for invalid UTF-8, see :func:`hf_bpe.counting.count_files`.
         char_level: train char-level BPE (words split on white space, an end-of-word suffix) instead of
             byte-level, as ``BpeTrainer(end_of_word_suffix=...)`` behind a ``WhitespaceSplit`` pre-tokenizer.
+        pattern: the split: a preset's name (``"gpt2"``, ``"llama3"``, ``"cl100k"``, ``"o200k"``, ``"qwen2"``,
+            ``"deepseek-v3"``, see :data:`hf_bpe.pretokenizer.PRESETS`) or a regex (default: GPT-2's).
+        normalizer: ``"none"``, ``"nfc"``, ``"nfkc"`` or ``"lowercase"`` (default: the preset's, or none).
+        pre_tokenizer: the whole pre-tokenizer at once, instead of the keywords above.
         progress: see :data:`Progress`.
 
     Raises:
@@ -136,25 +194,25 @@ def train_from_files(
     >>> train_from_files([path], vocab_size=258, workers=1).merges
     [('u', 'g'), ('h', 'ug')]
     """
-    counted = _count_paths(
-        paths,
-        progress,
+    cut = pre_tokenizer_for(
+        pre_tokenizer=pre_tokenizer,
+        pattern=pattern,
+        normalizer=normalizer,
         add_prefix_space=add_prefix_space,
         special_tokens=special_tokens,
         exclude_special_tokens=exclude_special_tokens,
-        workers=workers,
-        errors=errors,
-        counting=_char_level_counting(char_level, special_tokens, exclude_special_tokens),
+        char_level=char_level,
     )
+    counted = _count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
     result = train_from_counts(
         counted.counts,
         vocab_size=vocab_size,
         min_frequency=min_frequency,
         special_tokens=special_tokens,
-        add_prefix_space=add_prefix_space,
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
         char_level=char_level,
+        pre_tokenizer=None if char_level else cut,
         workers=workers,
         progress=progress,
     )
@@ -172,6 +230,9 @@ def train_from_iterator(
     limit_alphabet: int | None = None,
     exclude_special_tokens: bool = False,
     char_level: CharLevel | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
     progress: Progress | None = None,
 ) -> TrainResult:
     """Train on an iterable of strings or of batches (lists) of strings, as ``train_from_iterator`` does.
@@ -188,11 +249,18 @@ def train_from_iterator(
         vocab_size=vocab_size,
         min_frequency=min_frequency,
         special_tokens=special_tokens,
-        add_prefix_space=add_prefix_space,
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
-        exclude_special_tokens=exclude_special_tokens,
         char_level=char_level,
+        pre_tokenizer=pre_tokenizer_for(
+            pre_tokenizer=pre_tokenizer,
+            pattern=pattern,
+            normalizer=normalizer,
+            add_prefix_space=add_prefix_space,
+            special_tokens=special_tokens,
+            exclude_special_tokens=exclude_special_tokens,
+            char_level=char_level,
+        ),
         progress=progress,
     )
 
@@ -201,40 +269,19 @@ def _train_from_sequences(
     sequences: Iterable[str | Sequence[str]],
     total: int,
     *,
-    special_tokens: Sequence[str],
-    add_prefix_space: bool,
-    exclude_special_tokens: bool,
+    pre_tokenizer: PreTokenizer,
     char_level: CharLevel | None,
     progress: Progress | None,
     **merging: Any,
 ) -> TrainResult:
-    """Count ``sequences`` (``total`` of them, 0 if unknown) and train on the counts."""
-    counts = count_sequences(
-        sequences,
-        add_prefix_space=add_prefix_space,
-        special_tokens=special_tokens,
-        exclude_special_tokens=exclude_special_tokens,
-        counting=_char_level_counting(char_level, special_tokens, exclude_special_tokens),
-        progress=_count_progress(progress, total),
-    )
+    """Count ``sequences`` (``total`` of them, 0 if unknown) with ``pre_tokenizer`` and train on the counts."""
+    counts = count_sequences(sequences, pre_tokenizer=pre_tokenizer, progress=_count_progress(progress, total))
     return train_from_counts(
         counts,
-        special_tokens=special_tokens,
-        add_prefix_space=add_prefix_space,
         char_level=char_level,
+        pre_tokenizer=None if char_level else pre_tokenizer,
         progress=progress,
         **merging,
-    )
-
-
-def _char_level_counting(
-    char_level: CharLevel | None, special_tokens: Sequence[str], exclude_special_tokens: bool
-) -> Counting | None:
-    """The counting settings for char-level BPE (None: byte-level, from the other options)."""
-    if char_level is None:
-        return None
-    return char_level_counting(
-        lowercase=char_level.lowercase, special_tokens=special_tokens, exclude_special_tokens=exclude_special_tokens
     )
 
 
@@ -250,6 +297,9 @@ def train_from_dataset(
     limit_alphabet: int | None = None,
     exclude_special_tokens: bool = False,
     char_level: CharLevel | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
     progress: Progress | None = None,
 ) -> TrainResult:
     """Train on a ``datasets.Dataset`` column, each row one sequence (as ``train_from_iterator`` over the rows).
@@ -267,11 +317,18 @@ def train_from_dataset(
         vocab_size=vocab_size,
         min_frequency=min_frequency,
         special_tokens=special_tokens,
-        add_prefix_space=add_prefix_space,
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
-        exclude_special_tokens=exclude_special_tokens,
         char_level=char_level,
+        pre_tokenizer=pre_tokenizer_for(
+            pre_tokenizer=pre_tokenizer,
+            pattern=pattern,
+            normalizer=normalizer,
+            add_prefix_space=add_prefix_space,
+            special_tokens=special_tokens,
+            exclude_special_tokens=exclude_special_tokens,
+            char_level=char_level,
+        ),
         progress=progress,
     )
 
@@ -283,6 +340,9 @@ def count_to_directory(
     add_prefix_space: bool = False,
     special_tokens: Sequence[str] = (),
     exclude_special_tokens: bool = False,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
     errors: str = "strict",
     engine: str = "local",
     workers: int | None = None,
@@ -299,6 +359,9 @@ def count_to_directory(
         add_prefix_space: see :func:`train_from_files`.
         special_tokens: see :func:`train_from_files` (used with ``exclude_special_tokens``).
         exclude_special_tokens: see :func:`train_from_files`.
+        pattern: see :func:`train_from_files`.
+        normalizer: see :func:`train_from_files`.
+        pre_tokenizer: see :func:`train_from_files`.
         errors: ``"strict"`` or ``"replace"`` for invalid UTF-8.
         engine: ``"local"`` (this machine's process pool) or ``"datatrove"`` (see :mod:`hf_bpe.distributed`).
         workers: processes (local engine) or tasks run at once (datatrove).
@@ -317,7 +380,14 @@ def count_to_directory(
     >>> train_from_count_directory(manifest.parent, vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
     """
-    counting = Counting(bool(add_prefix_space), tuple(special_tokens), bool(exclude_special_tokens))
+    cut = pre_tokenizer_for(
+        pre_tokenizer=pre_tokenizer,
+        pattern=pattern,
+        normalizer=normalizer,
+        add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens,
+        exclude_special_tokens=exclude_special_tokens,
+    )
     if engine == "datatrove":
         from hf_bpe.distributed import count_with_datatrove
 
@@ -325,7 +395,7 @@ def count_to_directory(
         return count_with_datatrove(
             paths,
             output,
-            counting=counting,
+            counting=cut,
             tasks=tasks or 4 * parallel,
             workers=parallel,
             buckets=buckets,
@@ -335,19 +405,11 @@ def count_to_directory(
     if engine != "local":
         raise ValueError(f"engine {engine!r}: choose 'local' or 'datatrove'")
     paths = list(paths)
-    counted = _count_paths(
-        paths,
-        progress,
-        add_prefix_space=add_prefix_space,
-        special_tokens=special_tokens,
-        exclude_special_tokens=exclude_special_tokens,
-        workers=workers,
-        errors=errors,
-    )
+    counted = _count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
     return write_counts(
         output,
         counted.counts,
-        settings=counting_settings(counting, errors),
+        settings=counting_settings(cut, errors),
         buckets=buckets,
         sources=[str(Path(p).resolve()) for p in paths],
     )
@@ -366,21 +428,22 @@ def train_from_count_directory(
 ) -> TrainResult:
     """Train on a counts directory written by :func:`count_to_directory` (or ``hf-bpe count``).
 
-    The pre-tokenizing settings (prefix space, special tokens cut out) are the ones recorded in the directory.
+    The pre-tokenizer (pattern, normalizer, prefix space, special tokens cut out) is the one recorded in the
+    directory, and goes into the tokenizer files.
 
     Raises:
         FileNotFoundError: if the directory has no manifest (an unfinished or foreign directory).
         ValueError: naming a corrupt file, or counts of another format version.
     """
-    settings = read_manifest(directory)["settings"]
+    recorded = PreTokenizer.from_settings(read_manifest(directory)["settings"])
     return train_from_counts(
         dict(iter_counts(directory)),
         vocab_size=vocab_size,
         min_frequency=min_frequency,
         special_tokens=special_tokens,
-        add_prefix_space=bool(settings.get("add_prefix_space", False)),
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
+        pre_tokenizer=recorded,
         workers=workers,
         progress=progress,
     )

@@ -47,8 +47,8 @@ def main() -> int:
     from transformers import GPT2Tokenizer
 
     from hf_bpe import BPETokenizer
-    from hf_bpe.byte_level import SplitPattern
     from hf_bpe.gpt2 import gpt2_files, tiktoken_gpt2
+    from hf_bpe.pretokenizer import SplitPattern
 
     corpora = args.corpus
     if corpora:

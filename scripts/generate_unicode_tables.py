@@ -1,15 +1,19 @@
-"""Regenerate ``hf_bpe/_unicode_tables.py`` by asking ``tokenizers`` how it classifies every code point.
+"""Regenerate ``hf_bpe/_unicode_tables.py`` by asking the reference engines how they classify every code point.
 
-The split pattern uses ``\\p{L}``, ``\\p{N}`` and ``\\s``. The ``regex`` module follows a newer Unicode than the
-regex engines inside ``tokenizers`` (Oniguruma) and tiktoken (Rust ``regex``), so code points assigned since
-then would split differently. This script records the reference's own classes, as code-point ranges, by
-pre-tokenizing probe strings with the reference's ByteLevel pre-tokenizer:
+The split patterns of the presets use ``\\p{L}``, ``\\p{Lu}``, ``\\p{Ll}``, ``\\p{Lt}``, ``\\p{Lm}``, ``\\p{Lo}``,
+``\\p{M}``, ``\\p{N}``, ``\\p{P}``, ``\\p{S}`` and ``\\s``. The ``regex`` module follows a newer Unicode than the
+engines inside ``tokenizers`` (Oniguruma) and tiktoken (Rust ``regex``), so code points assigned since then would
+split differently. This script records each engine's own classes, as code-point ranges:
 
-* ``"a" + c`` is one pre-token exactly when ``c`` is a letter to the reference;
-* ``"1" + c`` is one pre-token exactly when ``c`` is a number;
-* ``"\\t" + c + "\\t"`` is one pre-token exactly when ``c`` is white space.
+* ``tokenizers``: ``Split(Regex(CLASS), "removed")`` over a string of every code point; what is removed is the
+  class.
+* tiktoken: an ``Encoding`` whose split pattern is ``CLASS`` encodes only what the pattern matches (tiktoken
+  drops the text between matches), so decoding gives the class.
 
-Usage: ``python scripts/generate_unicode_tables.py`` (takes a few seconds; needs ``tokenizers``).
+The two engines agree on every class (tokenizers 0.23.3, tiktoken 0.14.0: both Unicode 15); the script stops with
+the differing code points if that ever changes, since the split would then depend on the engine.
+
+Usage: ``python scripts/generate_unicode_tables.py`` (takes about a minute; needs ``tokenizers`` and ``tiktoken``).
 """
 
 from __future__ import annotations
@@ -17,16 +21,38 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import tiktoken
 import tokenizers
-from tokenizers import pre_tokenizers
+from tokenizers import Regex, pre_tokenizers
 
 OUTPUT = Path(__file__).resolve().parent.parent / "hf_bpe" / "_unicode_tables.py"
-SURROGATES = range(0xD800, 0xE000)
+#: The class names, as the patterns spell them inside ``\p{...}`` (``s`` stands for ``\s``).
+CLASSES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "N", "P", "S", "s")
+CODE_POINTS = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+ALL_TEXT = "".join(map(chr, CODE_POINTS))
 
 
-def to_ranges(code_points: list[int]) -> list[tuple[int, int]]:
+def escape(name: str) -> str:
+    return r"\s" if name == "s" else rf"\p{{{name}}}"
+
+
+def tokenizers_class(name: str) -> set[int]:
+    split = pre_tokenizers.Split(Regex(escape(name)), "removed")
+    kept = "".join(piece for piece, _ in split.pre_tokenize_str(ALL_TEXT))
+    return set(CODE_POINTS) - set(map(ord, kept))
+
+
+def tiktoken_class(name: str) -> set[int]:
+    encoding = tiktoken.Encoding(
+        f"class-{name}", pat_str=escape(name), mergeable_ranks={bytes([b]): b for b in range(256)}, special_tokens={}
+    )
+    matched = encoding.decode_bytes(encoding.encode_ordinary(ALL_TEXT)).decode("utf-8")
+    return set(map(ord, matched))
+
+
+def to_ranges(code_points: set[int]) -> list[tuple[int, int]]:
     ranges: list[tuple[int, int]] = []
-    for cp in code_points:
+    for cp in sorted(code_points):
         if ranges and cp == ranges[-1][1] + 1:
             ranges[-1] = (ranges[-1][0], cp)
         else:
@@ -34,47 +60,48 @@ def to_ranges(code_points: list[int]) -> list[tuple[int, int]]:
     return ranges
 
 
-def classify() -> dict[str, list[int]]:
-    pre = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    classes: dict[str, list[int]] = {"LETTER": [], "NUMBER": [], "WHITESPACE": []}
-    for cp in range(0x110000):
-        if cp in SURROGATES:
-            continue
-        c = chr(cp)
-        if len(pre.pre_tokenize_str("a" + c)) == 1:
-            classes["LETTER"].append(cp)
-        elif len(pre.pre_tokenize_str("1" + c)) == 1:
-            classes["NUMBER"].append(cp)
-        elif len(pre.pre_tokenize_str("\t" + c + "\t")) == 1:
-            classes["WHITESPACE"].append(cp)
-    return classes
+def render_ranges(name: str, ranges: list[tuple[int, int]]) -> list[str]:
+    lines = [f"    {name!r}: ("]
+    row: list[str] = []
+    for first, last in ranges:
+        row.append(f"(0x{first:X}, 0x{last:X}),")
+        if len(row) == 6:
+            lines.append("        " + " ".join(row))
+            row = []
+    if row:
+        lines.append("        " + " ".join(row))
+    lines.append("    ),")
+    return lines
 
 
-def render(classes: dict[str, list[int]]) -> str:
+def render(reference: dict[str, set[int]]) -> str:
     lines = [
         '"""Code-point classes of the reference split engines (generated; do not edit).',
         "",
-        f"Made by scripts/generate_unicode_tables.py from tokenizers {tokenizers.__version__}'s ByteLevel",
-        "pre-tokenizer. Each table lists inclusive ``(first, last)`` code-point ranges.",
+        f"Made by scripts/generate_unicode_tables.py from tokenizers {tokenizers.__version__} (Oniguruma) and",
+        f"tiktoken {tiktoken.__version__} (Rust regex). Each table lists inclusive ``(first, last)`` code-point",
+        "ranges; ``s`` is ``\\\\s``. The two engines agree on every code point.",
         '"""',
         "",
+        "CLASSES: dict[str, tuple[tuple[int, int], ...]] = {",
     ]
-    for name, cps in classes.items():
-        lines.append(f"{name}_RANGES: tuple[tuple[int, int], ...] = (")
-        row: list[str] = []
-        for first, last in to_ranges(cps):
-            row.append(f"(0x{first:X}, 0x{last:X}),")
-            if len(row) == 5:
-                lines.append("    " + " ".join(row))
-                row = []
-        if row:
-            lines.append("    " + " ".join(row))
-        lines.append(")")
+    for name in CLASSES:
+        lines += render_ranges(name, to_ranges(reference[name]))
+    lines.append("}")
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
-    OUTPUT.write_text(render(classify()), encoding="utf-8")
+    reference: dict[str, set[int]] = {}
+    for name in CLASSES:
+        reference[name] = tokenizers_class(name)
+        other = tiktoken_class(name)
+        if other != reference[name]:
+            differing = sorted(other ^ reference[name])
+            print(f"{escape(name)}: the engines differ at {len(differing)} code points: {differing[:20]}")
+            return 1
+        print(f"{escape(name):7} {len(reference[name]):7} code points, the same in both engines")
+    OUTPUT.write_text(render(reference), encoding="utf-8")
     print(f"wrote {OUTPUT}")
     return 0
 

@@ -10,12 +10,12 @@ from tokenizers import pre_tokenizers
 from hf_bpe.byte_level import (
     BYTE_ALPHABET,
     BYTE_TO_UNICODE,
-    SplitPattern,
     bytes_to_unicode,
     from_byte_level,
     replace_surrogates,
     to_byte_level,
 )
+from hf_bpe.pretokenizer import SplitPattern
 
 REFERENCE_SPLIT = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
 REFERENCE_BYTES = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hf_bpe import trainer
-from hf_bpe.byte_level import SplitPattern, to_byte_level
+from hf_bpe.byte_level import to_byte_level
+from hf_bpe.pretokenizer import SplitPattern
 from hf_bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, train_bpe
 from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
 
