@@ -3,17 +3,20 @@
 A tiktoken file lists every token as base64 bytes and a rank; the rank is both the token's id and its merge
 priority. ``merges.txt`` instead lists the merges that build each token. This module recovers them: a token's
 merge is the last step of byte-pair encoding its own bytes with only the tokens ranked below it, which leaves
-exactly two parts. Reading and writing the GPT-2 files is :mod:`hf_bpe.files`' job.
+exactly two parts. :func:`convert_tiktoken` writes a whole tokenizer directory for a rank file and its split
+pattern. Reading and writing the GPT-2 files is :mod:`hf_bpe.files`' job.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from hf_bpe.byte_level import BYTE_TO_UNICODE
-from hf_bpe.files import Merges, Vocab
+from hf_bpe.files import Merges, Vocab, write_tokenizer_dir
+from hf_bpe.pretokenizer import PRESETS, PreTokenizer
 
 
 def read_tiktoken_ranks(path: str | os.PathLike[str]) -> dict[bytes, int]:
@@ -99,3 +102,38 @@ def ranks_to_vocab_and_merges(
     for text, token_id in (special_tokens or {}).items():
         vocab[text] = token_id
     return vocab, merges
+
+
+def convert_tiktoken(
+    ranks_path: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    *,
+    pattern: str,
+    special_tokens: Mapping[str, int] | None = None,
+) -> list[Path]:
+    """Write a complete tokenizer directory (``vocab.json``, ``merges.txt``, ``tokenizer_config.json``,
+    ``tokenizer.json``) for a tiktoken rank file, all files or none.
+
+    Args:
+        ranks_path: the ``.tiktoken`` file.
+        output: the directory to write.
+        pattern: the split: a preset's name (``"cl100k"``, ``"o200k"``, ``"gpt2"``, ...), or a regex read as
+            tiktoken reads it.
+        special_tokens: special token text to id (their ids must not be ranks of the file).
+
+    Returns:
+        The paths written.
+
+    Raises:
+        ValueError: naming a special token whose id is already a rank, or a bad pattern or rank file.
+    """
+    pre_tokenizer = PreTokenizer.from_pattern(pattern, **({} if pattern in PRESETS else {"engine": "tiktoken"}))
+    ranks = read_tiktoken_ranks(ranks_path)
+    specials = dict(special_tokens or {})
+    taken = set(ranks.values())
+    for text, token_id in specials.items():
+        if token_id in taken:
+            raise ValueError(f"special token {text!r} has id {token_id}, which is already a rank of {ranks_path}")
+    vocab, merges = ranks_to_vocab_and_merges(ranks, specials)
+    ordered = sorted(specials, key=specials.__getitem__)
+    return write_tokenizer_dir(output, vocab, merges, special_tokens=ordered, pre_tokenizer=pre_tokenizer)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.files import Merges, Vocab, read_merges, read_vocab
+from hf_bpe.pretokenizer import PreTokenizer
 
 #: How many tokens of context the examples show on each side of the first difference.
 CONTEXT = 4
@@ -228,12 +229,19 @@ def reference_training(
     add_prefix_space: bool = False,
     max_token_length: int | None = None,
     limit_alphabet: int | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
 ) -> tuple[Vocab, Merges]:
-    """Train ``tokenizers``' BpeTrainer with the ByteLevel pre-tokenizer on ``paths``, as hf_bpe's defaults mirror."""
+    """Train ``tokenizers``' BpeTrainer on ``paths`` with the normalizer and pre-tokenizer that ``tokenizer.json``
+    holds for ``pre_tokenizer`` (default: GPT-2's ByteLevel with ``add_prefix_space``), as hf_bpe's training
+    mirrors it."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
+    pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
     tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+    normalizer = pre_tokenizer.tokenizers_normalizer()
+    if normalizer is not None:
+        tokenizer.normalizer = normalizer
+    tokenizer.pre_tokenizer = pre_tokenizer.tokenizers_pre_tokenizer()
     optional: dict[str, Any] = {"max_token_length": max_token_length, "limit_alphabet": limit_alphabet}
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
