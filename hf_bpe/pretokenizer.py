@@ -463,20 +463,21 @@ def _escape_ranges(code_points: Iterable[int]) -> str:
     return "".join(f"\\U{a:08X}" if a == b else f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges)
 
 
-#: ``\p{...}`` names and ``\s`` the reference tables cover, and what ``regex`` calls the same class.
-_CLASS_NAMES = {"L": "L", "Lu": "Lu", "Ll": "Ll", "Lt": "Lt", "Lm": "Lm", "Lo": "Lo", "M": "M", "N": "N", "P": "P"}
-_CLASS_NAMES |= {"S": "S", "s": "s"}
+#: The classes the reference tables cover: ``\p{...}`` names, and ``s``, ``w``, ``d`` for ``\s``, ``\w``, ``\d``.
+CLASS_NAMES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "N", "P", "S", "s", "w", "d")
 
 
 @functools.cache
-def _reference_class(name: str) -> str:
-    """A ``regex`` set body (VERSION1) matching exactly the reference engines' class ``name``.
+def _reference_class(name: str, engine: str = "tokenizers") -> str:
+    r"""A ``regex`` set body (VERSION1) matching exactly the class ``name`` of the reference ``engine``.
 
     It is the ``regex`` module's own property, fast to match, corrected by the code points on which its Unicode
-    version and the references' disagree (characters assigned since). Computed once, in bulk.
+    version and the reference's disagree (characters assigned since; for ``\w``, also the engines' definitions).
+    Computed once, in bulk.
     """
-    reference = _code_points(_unicode_tables.CLASSES[name])
-    own = r"\s" if name == "s" else rf"\p{{{name}}}"
+    tables = _unicode_tables.TIKTOKEN_CLASSES if engine == "tiktoken" else {}
+    reference = _code_points(tables.get(name) or _unicode_tables.CLASSES[name])
+    own = f"\\{name}" if name in ("s", "w", "d") else rf"\p{{{name}}}"
     current = set(regex.findall(own, _all_code_points()))
     wanted = set(reference)
     too_many = {ord(c) for c in current - wanted}
@@ -489,7 +490,7 @@ def _reference_class(name: str) -> str:
     return body
 
 
-_ESCAPE = regex.compile(r"\\(?:([pP])\{(\^?)(\w+)\}|([sS]))")
+_ESCAPE = regex.compile(r"\\(?:([pP])\{(\^?)(\w+)\}|([sSwWdD]))")
 
 
 def _atoms(pattern: str) -> list[tuple[str, str]]:
@@ -604,23 +605,24 @@ def _rewrite(pattern: str, engine: str, target: str) -> str:
             else:
                 out.append(text)
         elif target == "python" and kind in ("escape", "set"):
-            out.append(_with_reference_classes(text))
+            out.append(_with_reference_classes(text, engine))
         else:
             out.append(text)
     return "".join(out)
 
 
-def _with_reference_classes(text: str) -> str:
-    """An escape or a set with ``\\p{...}``/``\\P{...}``/``\\s``/``\\S`` replaced by the references' classes."""
+def _with_reference_classes(text: str, engine: str) -> str:
+    """An escape or a set with ``\\p{...}``/``\\P{...}``/``\\s``/``\\w``/``\\d`` and their negations replaced by
+    ``engine``'s classes."""
 
     def replace(match: regex.Match[str]) -> str:
-        if match.group(4):  # \s or \S
-            name, negated = "s", match.group(4) == "S"
+        if match.group(4):  # \s, \w, \d or their negations
+            name, negated = match.group(4).lower(), match.group(4).isupper()
         else:
             name, negated = match.group(3), (match.group(1) == "P") != bool(match.group(2))
-        if name not in _CLASS_NAMES:
+        if name not in CLASS_NAMES:
             return match.group()
-        return f"[{'^' if negated else ''}{_reference_class(name)}]"
+        return f"[{'^' if negated else ''}{_reference_class(name, engine)}]"
 
     return _ESCAPE.sub(replace, text)
 

@@ -13,6 +13,9 @@ Debian's archive, through apt) and unpacked with ``dpkg-deb -x``:
   UTF-8 in bookworm's 0.5.0.0.20221215+dfsg-1; symlinked pages are skipped so no page counts twice), 3 MB by
   default. The pages are kept as gunzipped roff source, macros and all: no lossy cleaning to get wrong, and
   the corpus stays exactly the package's text (the README's benchmarks were measured on it).
+- ``chinese``: the Simplified Chinese man pages, ``manpages-zh`` (``usr/share/man/zh_CN/**/*.gz``), 2 MB by
+  default; ``russian``: the Russian man pages, ``manpages-ru`` (``usr/share/man/ru/**/*.gz``), 3 MB by default;
+  both read as the Japanese ones.
 
 Files are read in sorted path order (compared component by component) and concatenated byte for byte
 (line endings as in the sources; a file not ending in a newline gets one), then cut at the last line end at
@@ -24,7 +27,7 @@ for, sha256); a later run with the same size and an intact file skips it, ``--fo
 
 Usage::
 
-    python scripts/build_corpora.py                      # both corpora into cache/corpora/
+    python scripts/build_corpora.py                      # every corpus into cache/corpora/
     python scripts/build_corpora.py japanese --size-mb japanese=1 --output /tmp/corpora --force
 
 If ``apt-get download`` cannot find a package, run ``apt-get update`` once and retry.
@@ -110,6 +113,22 @@ CORPORA: dict[str, CorpusSpec] = {
         name="japanese",
         package="manpages-ja",
         source_dir="usr/share/man/ja",
+        pattern="*.gz",
+        default_mb=3,
+        read=_read_man_page,
+    ),
+    "chinese": CorpusSpec(
+        name="chinese",
+        package="manpages-zh",
+        source_dir="usr/share/man/zh_CN",
+        pattern="*.gz",
+        default_mb=2,
+        read=_read_man_page,
+    ),
+    "russian": CorpusSpec(
+        name="russian",
+        package="manpages-ru",
+        source_dir="usr/share/man/ru",
         pattern="*.gz",
         default_mb=3,
         read=_read_man_page,

@@ -1,17 +1,18 @@
 """Regenerate ``hf_bpe/_unicode_tables.py`` by asking the reference engines how they classify every code point.
 
 The split patterns of the presets use ``\\p{L}``, ``\\p{Lu}``, ``\\p{Ll}``, ``\\p{Lt}``, ``\\p{Lm}``, ``\\p{Lo}``,
-``\\p{M}``, ``\\p{N}``, ``\\p{P}``, ``\\p{S}`` and ``\\s``. The ``regex`` module follows a newer Unicode than the
-engines inside ``tokenizers`` (Oniguruma) and tiktoken (Rust ``regex``), so code points assigned since then would
-split differently. This script records each engine's own classes, as code-point ranges:
+``\\p{M}``, ``\\p{N}``, ``\\p{P}``, ``\\p{S}`` and ``\\s``; users' own patterns may also use ``\\w`` and ``\\d``.
+The ``regex`` module follows a newer Unicode than the engines inside ``tokenizers`` (Oniguruma) and tiktoken (Rust
+``regex``), so code points assigned since then would split differently. This script records each engine's own
+classes, as code-point ranges:
 
 * ``tokenizers``: ``Split(Regex(CLASS), "removed")`` over a string of every code point; what is removed is the
   class.
 * tiktoken: an ``Encoding`` whose split pattern is ``CLASS`` encodes only what the pattern matches (tiktoken
   drops the text between matches), so decoding gives the class.
 
-The two engines agree on every class (tokenizers 0.23.3, tiktoken 0.14.0: both Unicode 15); the script stops with
-the differing code points if that ever changes, since the split would then depend on the engine.
+The two engines agree on every class but ``\\w`` (tokenizers 0.23.3, tiktoken 0.14.0: both Unicode 15); where they
+differ, tiktoken's class is stored too (``TIKTOKEN_CLASSES``) and the differing code points are printed.
 
 Usage: ``python scripts/generate_unicode_tables.py`` (takes about a minute; needs ``tokenizers`` and ``tiktoken``).
 """
@@ -26,14 +27,14 @@ import tokenizers
 from tokenizers import Regex, pre_tokenizers
 
 OUTPUT = Path(__file__).resolve().parent.parent / "hf_bpe" / "_unicode_tables.py"
-#: The class names, as the patterns spell them inside ``\p{...}`` (``s`` stands for ``\s``).
-CLASSES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "N", "P", "S", "s")
+#: The class names, as patterns spell them in ``\p{...}`` (``s``, ``w``, ``d`` stand for ``\s``, ``\w``, ``\d``).
+CLASSES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "N", "P", "S", "s", "w", "d")
 CODE_POINTS = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
 ALL_TEXT = "".join(map(chr, CODE_POINTS))
 
 
 def escape(name: str) -> str:
-    return r"\s" if name == "s" else rf"\p{{{name}}}"
+    return f"\\{name}" if name in ("s", "w", "d") else rf"\p{{{name}}}"
 
 
 def tokenizers_class(name: str) -> set[int]:
@@ -74,13 +75,14 @@ def render_ranges(name: str, ranges: list[tuple[int, int]]) -> list[str]:
     return lines
 
 
-def render(reference: dict[str, set[int]]) -> str:
+def render(reference: dict[str, set[int]], tiktoken_only: dict[str, set[int]]) -> str:
     lines = [
         '"""Code-point classes of the reference split engines (generated; do not edit).',
         "",
         f"Made by scripts/generate_unicode_tables.py from tokenizers {tokenizers.__version__} (Oniguruma) and",
         f"tiktoken {tiktoken.__version__} (Rust regex). Each table lists inclusive ``(first, last)`` code-point",
-        "ranges; ``s`` is ``\\\\s``. The two engines agree on every code point.",
+        "ranges; ``s``, ``w``, ``d`` are ``\\\\s``, ``\\\\w``, ``\\\\d``. ``CLASSES`` are tokenizers';",
+        "``TIKTOKEN_CLASSES`` holds tiktoken's where they differ.",
         '"""',
         "",
         "CLASSES: dict[str, tuple[tuple[int, int], ...]] = {",
@@ -88,20 +90,26 @@ def render(reference: dict[str, set[int]]) -> str:
     for name in CLASSES:
         lines += render_ranges(name, to_ranges(reference[name]))
     lines.append("}")
+    lines.append("TIKTOKEN_CLASSES: dict[str, tuple[tuple[int, int], ...]] = {")
+    for name, code_points in tiktoken_only.items():
+        lines += render_ranges(name, to_ranges(code_points))
+    lines.append("}")
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
     reference: dict[str, set[int]] = {}
+    tiktoken_only: dict[str, set[int]] = {}
     for name in CLASSES:
         reference[name] = tokenizers_class(name)
         other = tiktoken_class(name)
         if other != reference[name]:
-            differing = sorted(other ^ reference[name])
-            print(f"{escape(name)}: the engines differ at {len(differing)} code points: {differing[:20]}")
-            return 1
-        print(f"{escape(name):7} {len(reference[name]):7} code points, the same in both engines")
-    OUTPUT.write_text(render(reference), encoding="utf-8")
+            tiktoken_only[name] = other
+            differing = [f"U+{cp:04X}" for cp in sorted(other ^ reference[name])]
+            print(f"{escape(name):7} {len(reference[name]):7} code points; tiktoken differs at {', '.join(differing)}")
+        else:
+            print(f"{escape(name):7} {len(reference[name]):7} code points, the same in both engines")
+    OUTPUT.write_text(render(reference, tiktoken_only), encoding="utf-8")
     print(f"wrote {OUTPUT}")
     return 0
 

@@ -211,3 +211,29 @@ def gpt2_ours(gpt2_dir: Path):
     from hf_bpe import BPETokenizer
 
     return BPETokenizer.from_pretrained(str(gpt2_dir))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Real multilingual text (tests/test_pretokenizer.py's slow runs): Debian's Python docs and man pages, built by
+# scripts/build_corpora.py (apt-get download; `apt-get update` once if apt has no package lists yet).
+# ---------------------------------------------------------------------------------------------------------------
+
+CORPUS_MB = {"english": 1, "japanese": 1, "chinese": 1, "russian": 1}
+
+
+@pytest.fixture(scope="session")
+def debian_corpora() -> dict[str, Path]:
+    """1 MB of each of the English, Japanese, Chinese and Russian corpora, built once and cached."""
+    import os
+    import subprocess
+
+    root = Path(os.environ.get("HF_BPE_CACHE") or Path.home() / ".cache" / "hf_bpe") / "corpora"
+    script = Path(__file__).resolve().parent.parent / "scripts" / "build_corpora.py"
+    command = [sys.executable, str(script), *CORPUS_MB, "--output", str(root)]
+    command += [f"--size-mb={name}={size}" for name, size in CORPUS_MB.items()]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0 and "apt-get update" in done.stderr:
+        subprocess.run(["apt-get", "update", "-qq"], capture_output=True, check=True)
+        done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return {name: root / f"{name}.txt" for name in CORPUS_MB}
