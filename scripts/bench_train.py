@@ -1,11 +1,13 @@
 """Benchmark ``hf-bpe train`` against ``tokenizers`` on the same files, as whole processes.
 
     python scripts/bench_train.py cache/corpora/english.txt --vocab-size 32000
+    python scripts/bench_train.py cache/corpora/japanese.txt --pattern o200k
 
-Runs the reference (a small ``python -c`` program training ``tokenizers``' BpeTrainer with the ByteLevel
-pre-tokenizer) and ``hf-bpe train`` one after the other, ``--repeat`` times (alternating, so that a slow spell of
-the machine hits both), prints the best and the median wall time and the peak RSS of each and the ratios
-hf_bpe / tokenizers, and checks that vocab.json and merges.txt are byte-identical every time.
+Runs the reference (a small ``python -c`` program training ``tokenizers``' BpeTrainer with the pre-tokenizer and
+normalizer ``tokenizer.json`` holds for ``--pattern``: GPT-2's ByteLevel by default) and ``hf-bpe train`` one
+after the other, ``--repeat`` times (alternating, so that a slow spell of the machine hits both), prints the best
+and the median wall time and the peak RSS of each and the ratios hf_bpe / tokenizers, and checks that vocab.json
+and merges.txt are byte-identical every time.
 """
 
 from __future__ import annotations
@@ -23,9 +25,8 @@ from pathlib import Path
 REFERENCE = """
 import os, sys
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-out, vocab_size, min_frequency, *files = sys.argv[1:]
-tokenizer = Tokenizer(models.BPE())
-tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+out, vocab_size, min_frequency, config, *files = sys.argv[1:]
+tokenizer = Tokenizer.from_str(config)
 trainer = trainers.BpeTrainer(
     vocab_size=int(vocab_size), min_frequency=int(min_frequency), show_progress=False,
     initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
@@ -57,7 +58,17 @@ def main() -> int:
     parser.add_argument("--min-frequency", type=int, default=0)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side (default 3)")
+    parser.add_argument("--pattern", default="gpt2", help="a preset or a regex (default gpt2)")
     args = parser.parse_args()
+    from tokenizers import Tokenizer, models
+
+    from hf_bpe.pretokenizer import PreTokenizer
+
+    pre_tokenizer = PreTokenizer.from_pattern(args.pattern)
+    empty = Tokenizer(models.BPE())
+    if pre_tokenizer.tokenizers_normalizer() is not None:
+        empty.normalizer = pre_tokenizer.tokenizers_normalizer()
+    empty.pre_tokenizer = pre_tokenizer.tokenizers_pre_tokenizer()
     files = [str(p) for p in args.corpus]
     size = sum(p.stat().st_size for p in args.corpus)
     times: dict[str, list[float]] = {"tokenizers": [], "hf_bpe": []}
@@ -67,11 +78,11 @@ def main() -> int:
         ours_dir, reference_dir = Path(directory, "hf_bpe"), Path(directory, "tokenizers")
         ours_command = [sys.executable, "-m", "hf_bpe.cli", "train", *files, "--output", str(ours_dir),
                         "--vocab-size", str(args.vocab_size), "--min-frequency", str(args.min_frequency),
-                        "--no-progress"]  # fmt: skip
+                        "--pattern", args.pattern, "--no-progress"]  # fmt: skip
         if args.workers:
             ours_command += ["--workers", str(args.workers)]
         reference_command = [sys.executable, "-c", REFERENCE, str(reference_dir), str(args.vocab_size),
-                             str(args.min_frequency), *files]  # fmt: skip
+                             str(args.min_frequency), empty.to_str(), *files]  # fmt: skip
         for _ in range(args.repeat):
             # The reference first: its peak RSS is then measured alone.
             for name, command in (("tokenizers", reference_command), ("hf_bpe", ours_command)):
@@ -82,7 +93,8 @@ def main() -> int:
                 (ours_dir / name).read_bytes() == (reference_dir / name).read_bytes()
                 for name in ("vocab.json", "merges.txt")
             )
-    print(f"corpus: {', '.join(files)} ({size / 1e6:.1f} MB), vocab size {args.vocab_size}, {args.repeat} runs each")
+    print(f"corpus: {', '.join(files)} ({size / 1e6:.1f} MB), vocab size {args.vocab_size}, pattern {args.pattern}, "
+          f"{args.repeat} runs each")  # fmt: skip
     for name in times:
         print(f"{name + ':':11} best {min(times[name]):6.2f} s  median {statistics.median(times[name]):6.2f} s  "
               f"{max(peaks[name]) / 1024:5.0f} MiB peak RSS")  # fmt: skip
