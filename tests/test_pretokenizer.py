@@ -388,3 +388,41 @@ def test_convert_refuses_a_special_token_on_a_rank(tmp_path, openai_encodings):
     assert done.returncode == 1 and "already a rank" in done.stderr and not (tmp_path / "x").exists()
     done = run_cli("convert", "tiktoken", str(ranks), "-o", str(tmp_path / "y"))
     assert done.returncode == 2 and "--pattern" in done.stderr
+
+
+@pytest.mark.parametrize("preset", ["llama3", "qwen2", "o200k"])
+def test_config_presets_bring_their_pattern(preset, training_files, tmp_path):
+    config = Path(__file__).resolve().parent.parent / "configs" / f"{preset}.json"
+    out = tmp_path / "out"
+    done = run_cli("train", str(training_files[2]), "-o", str(out), "--config", str(config), "--vocab-size", "700",
+                   "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert written["pre_tokenizer"]["preset"] == preset
+    specials = json.loads(config.read_text(encoding="utf-8"))["special_tokens"]
+    tokenizer = reference_tokenizer(preset)
+    trainer = trainers.BpeTrainer(
+        vocab_size=700, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tokenizer.train([str(training_files[2])], trainer)
+    tokenizer.model.save(str(tmp_path))
+    assert (out / "merges.txt").read_text(encoding="utf-8") == (tmp_path / "merges.txt").read_text(encoding="utf-8")
+    assert (out / "vocab.json").read_text(encoding="utf-8") == (tmp_path / "vocab.json").read_text(encoding="utf-8")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(TEXTS, min_size=1, max_size=12),
+    preset=st.sampled_from(ALL_PRESETS),
+    vocab_size=st.integers(256, 300),
+)
+def test_training_random_corpora_with_a_preset_matches_tokenizers(lines, preset, vocab_size):
+    result = hf_bpe.train_from_iterator(lines, vocab_size=vocab_size, pattern=preset)
+    tokenizer = reference_tokenizer(preset)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tokenizer.train_from_iterator(lines, trainer)
+    reference = json.loads(tokenizer.to_str())["model"]
+    assert result.vocab == reference["vocab"]
+    assert [tuple(merge) for merge in reference["merges"]] == result.merges
