@@ -173,6 +173,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="special tokens and their ids (default for the named encodings: tiktoken's)",
     )
 
+    export = commands.add_parser(
+        "export",
+        help="write a tokenizer directory's vocabulary in another format",
+        description="Export a byte-level BPE directory's vocabulary for another library.",
+    )
+    targets = export.add_subparsers(dest="format", metavar="FORMAT")
+    targets.required = True
+    to_tiktoken = targets.add_parser(
+        "tiktoken",
+        help="a tiktoken rank file",
+        description="Write the vocabulary as a .tiktoken rank file (rank = id) and check that tiktoken's merge rule "
+        "gives the directory's merges.",
+    )
+    to_tiktoken.add_argument("directory", metavar="DIR", help="a tokenizer directory (vocab.json + merges.txt)")
+    to_tiktoken.add_argument("--output", "-o", required=True, metavar="FILE", help="the .tiktoken file to write")
+
     verify = commands.add_parser("verify", help="check parity with the references on your own data")
     checks = verify.add_subparsers(dest="check", metavar="CHECK")
     checks.required = True
@@ -540,6 +556,35 @@ def convert_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def export_command(args: argparse.Namespace) -> int:
+    from hf_bpe.tiktoken_files import export_tiktoken
+
+    directory = Path(args.directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"{directory}: no such tokenizer directory")
+    exported = export_tiktoken(directory, args.output)
+    specials = ", ".join(f"{token}={token_id}" for token, token_id in exported.special_tokens.items()) or "none"
+    print(f"wrote {exported.path}: {exported.ranks} ranks; special tokens (pass them to tiktoken): {specials}")
+    if exported.exact:
+        print("tiktoken's merge rule gives exactly these merges: tiktoken with this file encodes as the directory does")
+        return 0
+    if exported.differing:
+        token, listed, implied = exported.differing[0]
+        print(
+            f"hf-bpe: warning: for {len(exported.differing)} token(s) tiktoken would merge differently, first "
+            f"{token!r}: merges.txt has {listed}, tiktoken's rule (merge by the rank of the merged bytes) gives "
+            f"{implied}; tiktoken may give other ids on text containing them",
+            file=sys.stderr,
+        )
+    if not exported.same_order:
+        print(
+            "hf-bpe: warning: merges.txt's order is not its tokens' rank order; tiktoken applies merges by rank, "
+            "so it may give other ids",
+            file=sys.stderr,
+        )
+    return 1
+
+
 def verify_encode_command(args: argparse.Namespace) -> int:
     from hf_bpe import BPETokenizer
     from hf_bpe.verify import asdict, format_encoding_report, units, verify_encoding
@@ -615,6 +660,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return count_command(args)
         if args.command == "convert":
             return convert_command(args)
+        if args.command == "export":
+            return export_command(args)
         if args.command == "verify":
             return verify_encode_command(args) if args.check == "encode" else verify_train_command(args)
     except UsageError as e:

@@ -4,18 +4,34 @@ A tiktoken file lists every token as base64 bytes and a rank; the rank is both t
 priority. ``merges.txt`` instead lists the merges that build each token. This module recovers them: a token's
 merge is the last step of byte-pair encoding its own bytes with only the tokens ranked below it, which leaves
 exactly two parts. :func:`convert_tiktoken` writes a whole tokenizer directory for a rank file and its split
-pattern. Reading and writing the GPT-2 files is :mod:`hf_bpe.files`' job.
+pattern; :func:`export_tiktoken` goes the other way, and says where tiktoken's rule (merge by the rank of the
+merged bytes) would not give the directory's merges. Reading and writing the GPT-2 files is :mod:`hf_bpe.files`' job.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from hf_bpe.byte_level import BYTE_TO_UNICODE
-from hf_bpe.files import Merges, Vocab, write_tokenizer_dir
+from hf_bpe.byte_level import BYTE_TO_UNICODE, from_byte_level
+from hf_bpe.files import (
+    CHAR_TOKENIZER_CLASS,
+    GPT2_SPECIAL_TOKEN,
+    MERGES_FILE,
+    SPECIAL_TOKEN_ROLES,
+    TOKENIZER_CONFIG_FILE,
+    VOCAB_FILE,
+    Merges,
+    Vocab,
+    read_merges,
+    read_vocab,
+    write_files,
+    write_tokenizer_dir,
+)
 from hf_bpe.pretokenizer import PRESETS, PreTokenizer
 
 
@@ -137,3 +153,86 @@ def convert_tiktoken(
     vocab, merges = ranks_to_vocab_and_merges(ranks, specials)
     ordered = sorted(specials, key=specials.__getitem__)
     return write_tokenizer_dir(output, vocab, merges, special_tokens=ordered, pre_tokenizer=pre_tokenizer)
+
+
+@dataclasses.dataclass(frozen=True)
+class TiktokenExport:
+    """What :func:`export_tiktoken` wrote and whether tiktoken will encode as the directory does.
+
+    Attributes:
+        path: the rank file.
+        ranks: how many tokens it ranks (special tokens are not ranks in tiktoken).
+        special_tokens: the directory's special tokens and their ids, for ``tiktoken.Encoding(special_tokens=...)``.
+        differing: ``(token, merges.txt's merge, tiktoken's merge)`` for each token whose merge, as tiktoken derives it
+            from the ranks (the last step of byte-pair encoding the token with lower-ranked tokens only), is not the
+            one ``merges.txt`` lists (None: no such merge).
+        same_order: whether ``merges.txt`` lists the merges in the order of their tokens' ranks.
+    """
+
+    path: Path
+    ranks: int
+    special_tokens: dict[str, int]
+    differing: list[tuple[str, tuple[str, str] | None, tuple[str, str] | None]]
+    same_order: bool
+
+    @property
+    def exact(self) -> bool:
+        """Whether tiktoken with this file gives the directory's ids on every text: its implied merges are
+        ``merges.txt``, in order (the converse of :func:`ranks_to_vocab_and_merges`)."""
+        return not self.differing and self.same_order
+
+
+def export_tiktoken(directory: str | os.PathLike[str], output: str | os.PathLike[str]) -> TiktokenExport:
+    """Write a byte-level BPE directory's vocabulary as a tiktoken rank file (``base64-token rank`` lines).
+
+    Each token's rank is its id. tiktoken merges by the rank of the merged bytes, not of the pair, so the file is
+    checked: the merges tiktoken's rule implies (:func:`ranks_to_vocab_and_merges`, the converter whose output is
+    tested to encode exactly as tiktoken) must be ``merges.txt``'s, token for token. Where one is not, the export
+    is still written and :attr:`TiktokenExport.differing` names the tokens.
+
+    Raises:
+        FileNotFoundError: naming a missing file.
+        ValueError: for a char-level directory, or a token that is not byte-level.
+    """
+    directory = Path(directory)
+    vocab = read_vocab(directory / VOCAB_FILE)
+    merges = read_merges(directory / MERGES_FILE, vocab)
+    config_path = directory / TOKENIZER_CONFIG_FILE
+    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
+    if config.get("tokenizer_class") == CHAR_TOKENIZER_CLASS:
+        raise ValueError(f"{directory}: a char-level tokenizer has no byte-level ranks to export")
+    named = [config.get(role) for role in SPECIAL_TOKEN_ROLES] + list(config.get("extra_special_tokens") or [])
+    specials = {token: vocab[token] for token in named if isinstance(token, str) and token in vocab}
+    if GPT2_SPECIAL_TOKEN in vocab and not config:
+        specials[GPT2_SPECIAL_TOKEN] = vocab[GPT2_SPECIAL_TOKEN]
+    ranks: dict[bytes, int] = {}
+    for token, token_id in vocab.items():
+        if token not in specials:
+            try:
+                ranks[from_byte_level(token)] = token_id
+            except ValueError as e:
+                raise ValueError(f"{directory / VOCAB_FILE}: {e}; only byte-level vocabularies export") from e
+    lines = sorted(ranks.items(), key=lambda item: item[1])
+    text = "".join(f"{base64.b64encode(token).decode('ascii')} {rank}\n" for token, rank in lines)
+    output = Path(output)
+    write_files(output.parent, {output.name: text})
+    implied = _implied_merges(ranks)
+    listed = {left + right: (left, right) for left, right in merges}
+    differing = [(token, listed.get(token), pair) for token, pair in implied.items() if listed.get(token) != pair]
+    by_rank = [_spell(token) for token, _rank in lines if len(token) > 1]
+    same_order = by_rank == [left + right for left, right in merges]
+    return TiktokenExport(output, len(ranks), specials, differing, same_order)
+
+
+def _implied_merges(ranks: dict[bytes, int]) -> dict[str, tuple[str, str] | None]:
+    """Each multi-byte token's merge as tiktoken's rule implies it (None: it cannot be built from two lower-ranked
+    tokens, so tiktoken never produces it from its bytes)."""
+    implied: dict[str, tuple[str, str] | None] = {}
+    for token in ranks:
+        if len(token) > 1:
+            try:
+                left, right = _last_merge(token, ranks)
+                implied[_spell(token)] = (_spell(left), _spell(right))
+            except ValueError:
+                implied[_spell(token)] = None
+    return implied

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import base64
+import subprocess
+import sys
 
 import pytest
 import tiktoken
+from conftest import multilingual_text
 from transformers import GPT2Tokenizer
 
+from hf_bpe.byte_level import BYTE_TO_UNICODE
 from hf_bpe.files import write_tokenizer_dir
 from hf_bpe.gpt2 import TIKTOKEN_PATTERN
 from hf_bpe.tiktoken_files import ranks_to_vocab_and_merges, read_tiktoken_ranks
@@ -71,3 +75,61 @@ def test_missing_byte_and_unbuildable_token_are_refused(small_ranks):
     small_ranks[b"xyz"] = len(small_ranks)  # no "xy" or "yz" below it
     with pytest.raises(ValueError, match=r"token b'xyz' \(rank 264\) cannot be built"):
         ranks_to_vocab_and_merges(small_ranks)
+
+
+# -- export: a directory's vocabulary as a rank file -------------------------------------------------------------
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hf_bpe.cli", *args], capture_output=True, text=True)
+
+
+def test_export_of_gpt2s_files_is_gpt2s_rank_file(gpt2_dir, tmp_path):
+    done = run_cli("export", "tiktoken", str(gpt2_dir), "-o", str(tmp_path / "gpt2.tiktoken"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "gpt2.tiktoken").read_bytes() == (gpt2_dir / "gpt2.tiktoken").read_bytes()
+    assert "<|endoftext|>=50256" in done.stdout
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "llama3", "o200k"])
+def test_export_of_a_trained_directory_encodes_the_same_in_tiktoken(pattern, stdlib_files, tmp_path):
+    from tiktoken.load import load_tiktoken_bpe
+
+    import hf_bpe
+    from hf_bpe.gpt2 import TIKTOKEN_PATTERN
+    from hf_bpe.pretokenizer import PRESETS
+
+    texts = [multilingual_text(200, seed=4), stdlib_files[1].read_text(encoding="utf-8")[:50000]]
+    result = hf_bpe.train_from_iterator(texts, vocab_size=1500, pattern=pattern, special_tokens=["<|endoftext|>"])
+    result.save(tmp_path / "tok")
+    done = run_cli("export", "tiktoken", str(tmp_path / "tok"), "-o", str(tmp_path / "tok.tiktoken"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    encoding = tiktoken.Encoding(
+        "exported",
+        pat_str=TIKTOKEN_PATTERN if pattern == "gpt2" else PRESETS[pattern].splits[0],
+        mergeable_ranks=load_tiktoken_bpe(str(tmp_path / "tok.tiktoken")),
+        special_tokens={"<|endoftext|>": 0},
+    )
+    ours = hf_bpe.BPETokenizer.from_pretrained(str(tmp_path / "tok"))
+    for text in [*texts, multilingual_text(100, seed=8), "x<|endoftext|>y 2024123"]:
+        assert ours(text)["input_ids"] == encoding.encode(text, allowed_special="all")
+    done = run_cli("convert", "tiktoken", str(tmp_path / "tok.tiktoken"), "-o", str(tmp_path / "back"),
+                   "--pattern", pattern, "--special-tokens", "<|endoftext|>=0")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for name in ("vocab.json", "merges.txt"):
+        assert (tmp_path / "back" / name).read_bytes() == (tmp_path / "tok" / name).read_bytes()
+
+
+def test_export_names_a_merge_tiktoken_would_not_make(tmp_path):
+    """ "abc" is listed as ab + c, but "bc" ranks below "ab": tiktoken merges b + c first, then a + bc into "abc",
+    which the BPE model never does."""
+    vocab = {**{char: byte for byte, char in BYTE_TO_UNICODE.items()}, "bc": 256, "ab": 257, "abc": 258}
+    write_tokenizer_dir(tmp_path / "tok", vocab, [("b", "c"), ("a", "b"), ("ab", "c")])
+    done = run_cli("export", "tiktoken", str(tmp_path / "tok"), "-o", str(tmp_path / "tok.tiktoken"))
+    assert done.returncode == 1
+    assert "'abc': merges.txt has ('ab', 'c'), tiktoken's rule" in done.stderr and "('a', 'bc')" in done.stderr
+    reference = tiktoken.Encoding(
+        "t", pat_str=TIKTOKEN_PATTERN, mergeable_ranks=read_tiktoken_ranks(tmp_path / "tok.tiktoken"), special_tokens={}
+    )
+    rust = GPT2Tokenizer.from_pretrained(str(tmp_path / "tok"))
+    assert reference.encode("abc") == [258] and rust("abc")["input_ids"] == [ord("a"), 256]
