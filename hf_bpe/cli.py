@@ -53,7 +53,13 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     """The options ``train`` and ``verify train`` share (defaults None, so given ones can override a preset)."""
     parser.add_argument("--config", metavar="PATH", help="JSON preset; command-line options override it")
     # Defaults are None (SUPPRESS-like) so that we know what was given on the command line.
-    parser.add_argument("--vocab-size", type=_positive, default=None, metavar="N", help="default 30000")
+    parser.add_argument(
+        "--vocab-size",
+        type=_vocab_sizes,
+        default=None,
+        metavar="N[,N...]",
+        help="default 30000; several (8000,16000,32000) write OUTPUT/8000/ ... from one run",
+    )
     parser.add_argument("--min-frequency", type=_non_negative, default=None, metavar="N", help="default 0")
     parser.add_argument("--special-tokens", nargs="+", default=None, metavar="TOK", help="first ids, in order")
     parser.add_argument("--add-prefix-space", action="store_true", default=None, help="space before each line")
@@ -217,6 +223,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _vocab_sizes(text: str) -> list[int]:
+    """``N`` or ``N,N,...``: the sizes, sorted, each positive."""
+    try:
+        sizes = sorted({_positive(part) for part in text.split(",")})
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a vocabulary size or sizes separated by commas ({e})") from e
+    return sizes
+
+
 def _positive(text: str) -> int:
     value = _integer(text)
     if value < 1:
@@ -271,6 +286,8 @@ def _valid(name: str, value: Any) -> bool:
     default = TRAIN_DEFAULTS[name]
     if name == "special_tokens":
         return isinstance(value, list) and all(isinstance(t, str) and t for t in value)
+    if name == "vocab_size" and isinstance(value, list):
+        return bool(value) and all(_valid(name, size) for size in value)
     if isinstance(default, bool):
         return isinstance(value, bool)
     if name in _ROLES:
@@ -304,6 +321,10 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         if token is not None and token not in tokens:
             tokens.append(token)
     settings["special_tokens"] = tokens
+    # One size or several (a config may give a list too): the largest is trained, the others read off it.
+    sizes = settings["vocab_size"]
+    settings["vocab_sizes"] = sorted(set(sizes)) if isinstance(sizes, list) else [sizes]
+    settings["vocab_size"] = settings["vocab_sizes"][-1]
     return settings
 
 
@@ -384,7 +405,7 @@ def _check_output(path: str) -> None:
 
 def train_command(args: argparse.Namespace) -> int:
     from hf_bpe.count_files import read_manifest
-    from hf_bpe.training import train_from_count_directory, train_from_files
+    from hf_bpe.training import smaller_vocabulary, train_from_count_directory, train_from_files
 
     settings = _settings(args)
     roles = {role: settings[role] for role in _ROLES}
@@ -419,11 +440,14 @@ def train_command(args: argparse.Namespace) -> int:
                         f"{counted.preset or counted.splits}, normalizer {counted.normalizer}); recount, or leave "
                         "them out"
                     )
-            result = train_from_count_directory(
-                args.from_counts, workers=settings["workers"], progress=progress, **_merging_options(settings)
-            )
-        else:
-            result = train_from_files(
+
+        def train(vocab_size: int) -> Any:
+            options = {**_merging_options(settings), "vocab_size": vocab_size}
+            if args.from_counts:
+                return train_from_count_directory(
+                    args.from_counts, workers=settings["workers"], progress=progress, **options
+                )
+            return train_from_files(
                 args.files,
                 char_level=_char_level(settings),
                 pattern=settings["pattern"],
@@ -433,11 +457,22 @@ def train_command(args: argparse.Namespace) -> int:
                 exclude_special_tokens=settings["exclude_special_tokens"],
                 errors=settings["encoding_errors"],
                 progress=progress,
-                **_merging_options(settings),
+                **options,
             )
+
+        result = train(settings["vocab_size"])
+        sizes = settings["vocab_sizes"]
+        # Merges are sequential: every smaller vocabulary is read off the largest run where that is exact, and
+        # trained on its own where it is not (see smaller_vocabulary).
+        smaller = {size: smaller_vocabulary(result, size) or train(size) for size in sizes[:-1]}
     finally:
         progress.close()
-    result.save(args.output, roles=roles)
+    if len(sizes) > 1:
+        for size, sub in {**smaller, sizes[-1]: result}.items():
+            sub.save(Path(args.output) / str(size), roles=roles)
+            print(f"vocab size {len(sub.vocab)}, {len(sub.merges)} merges, written to {Path(args.output) / str(size)}")
+    else:
+        result.save(args.output, roles=roles)
     elapsed = time.perf_counter() - start
     if len(result.vocab) > settings["vocab_size"]:
         print(

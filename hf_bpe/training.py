@@ -447,3 +447,31 @@ def train_from_count_directory(
         workers=workers,
         progress=progress,
     )
+
+
+def smaller_vocabulary(result: TrainResult, vocab_size: int) -> TrainResult | None:
+    """What training the same counts to ``vocab_size`` gives, taken from a run to a larger size, or None where it
+    cannot be read off that run.
+
+    Merges are made one after the other, so a smaller run makes the first merges of a larger one and stops when its
+    vocabulary is full. That is exact when every merge of the larger run made a new token, in id order (a merge
+    whose result already existed, such as a special token spelled like a word, does not grow the vocabulary, and
+    merges.txt keeps only its last position): then the smaller run's merges are the first ``vocab_size`` minus the
+    alphabet and special tokens. Otherwise None: train that size on its own.
+
+    >>> big = train_from_iterator(["hug pug hug pun bun"], vocab_size=262)
+    >>> small = smaller_vocabulary(big, 259)
+    >>> small.merges == train_from_iterator(["hug pug hug pun bun"], vocab_size=259).merges
+    True
+    """
+    base = len(result.vocab) - len(result.merges)
+    if [result.vocab[left + right] for left, right in result.merges] != list(range(base, len(result.vocab))):
+        return None
+    if vocab_size >= len(result.vocab):
+        # The larger run stopped before filling its vocabulary (or exactly at it): so does the smaller one.
+        return result if result.stop_reason != "vocab_size" or vocab_size == len(result.vocab) else None
+    kept = max(vocab_size - base, 0)
+    vocab = {token: token_id for token, token_id in result.vocab.items() if token_id < base + kept}
+    return dataclasses.replace(
+        result, vocab=vocab, merges=result.merges[:kept], stop_reason="vocab_size", merges_learned=kept
+    )
