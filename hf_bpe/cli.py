@@ -195,6 +195,17 @@ def build_parser() -> argparse.ArgumentParser:
     to_tiktoken.add_argument("directory", metavar="DIR", help="a tokenizer directory (vocab.json + merges.txt)")
     to_tiktoken.add_argument("--output", "-o", required=True, metavar="FILE", help="the .tiktoken file to write")
 
+    report = commands.add_parser(
+        "report",
+        help="what tokenizers buy on sample text: compression, vocabulary use",
+        description="Encode sample files with each tokenizer directory; print bytes per token, tokens per word, the "
+        "share of the vocabulary used, the longest tokens; --plot draws compression against vocabulary size.",
+    )
+    report.add_argument("directories", nargs="+", metavar="DIR", help="byte-level tokenizer directories")
+    report.add_argument("--sample", nargs="+", required=True, metavar="FILE", help="UTF-8 text files to encode")
+    report.add_argument("--plot", metavar="OUT.png", help="also draw the figures (needs matplotlib)")
+    report.add_argument("--json", action="store_true", help="print the figures as JSON")
+
     verify = commands.add_parser("verify", help="check parity with the references on your own data")
     checks = verify.add_subparsers(dest="check", metavar="CHECK")
     checks.required = True
@@ -620,6 +631,28 @@ def export_command(args: argparse.Namespace) -> int:
     return 1
 
 
+def report_command(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from hf_bpe.report import format_report, plot_report, report
+
+    for directory in args.directories:
+        if not Path(directory).is_dir():
+            raise FileNotFoundError(f"{directory}: no such tokenizer directory")
+    found = report(args.directories, args.sample)
+    if args.json:
+        print(json.dumps([dataclasses.asdict(item) for item in found], ensure_ascii=False, indent=2))
+    else:
+        print(format_report(found))
+    if args.plot:
+        try:
+            written = plot_report(found, args.plot)
+        except ImportError as e:
+            raise UsageError(str(e)) from e
+        print(f"plot written to {written}")
+    return 0
+
+
 def verify_encode_command(args: argparse.Namespace) -> int:
     from hf_bpe import BPETokenizer
     from hf_bpe.verify import asdict, format_encoding_report, units, verify_encoding
@@ -697,6 +730,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return convert_command(args)
         if args.command == "export":
             return export_command(args)
+        if args.command == "report":
+            return report_command(args)
         if args.command == "verify":
             return verify_encode_command(args) if args.check == "encode" else verify_train_command(args)
     except UsageError as e:

@@ -1,0 +1,180 @@
+"""What a byte-level tokenizer buys on a sample of text: compression, vocabulary use, longest and unused tokens.
+
+:func:`report` encodes sample files with each tokenizer directory (through :class:`hf_bpe.bpe.BytePairEncoder`
+and the directory's own pre-tokenizer and special tokens, so no transformers import) and measures, per file and
+overall: bytes per token, tokens per word (a word: a run of non-white-space characters), the share of the
+vocabulary produced, the longest tokens and how many tokens never appear. :func:`format_report` prints the table;
+:func:`plot_report` draws compression against vocabulary size and token-length histograms with matplotlib (an
+optional dependency: ``pip install 'hf-bpe[plot]'``). Reading tokenizer files is :mod:`hf_bpe.files`' job.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from hf_bpe.bpe import BytePairEncoder
+from hf_bpe.byte_level import from_byte_level
+from hf_bpe.files import MERGES_FILE, SPECIAL_TOKEN_ROLES, TOKENIZER_CONFIG_FILE, VOCAB_FILE, read_merges, read_vocab
+from hf_bpe.pretokenizer import PreTokenizer
+
+
+@dataclasses.dataclass(frozen=True)
+class SampleFigures:
+    """One tokenizer on one sample (a file, or all files together)."""
+
+    name: str
+    bytes: int
+    words: int
+    tokens: int
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def tokens_per_word(self) -> float:
+        return self.tokens / self.words if self.words else 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class TokenizerReport:
+    """What :func:`report` found for one tokenizer directory."""
+
+    directory: str
+    vocab_size: int
+    per_file: list[SampleFigures]
+    overall: SampleFigures
+    used: int
+    longest: list[str]
+    token_lengths: dict[int, int]
+
+    @property
+    def used_share(self) -> float:
+        """The share of the vocabulary produced on the sample."""
+        return self.used / self.vocab_size if self.vocab_size else 0.0
+
+
+def load_encoder(directory: str | os.PathLike[str]) -> tuple[BytePairEncoder, dict[int, str]]:
+    """The encoder of a byte-level tokenizer directory (vocab.json, merges.txt and, when present,
+    tokenizer_config.json's pre-tokenizer and special tokens), and its id-to-token table.
+
+    Raises:
+        FileNotFoundError: naming a missing file.
+    """
+    directory = Path(directory)
+    vocab = read_vocab(directory / VOCAB_FILE)
+    merges = read_merges(directory / MERGES_FILE, vocab)
+    config_path = directory / TOKENIZER_CONFIG_FILE
+    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
+    settings = {**(config.get("pre_tokenizer") or {}), "add_prefix_space": bool(config.get("add_prefix_space"))}
+    named = [config.get(role) for role in SPECIAL_TOKEN_ROLES] + list(config.get("extra_special_tokens") or [])
+    specials = [token for token in named if isinstance(token, str) and token in vocab]
+    encoder = BytePairEncoder(
+        vocab, merges, special_tokens=specials, pre_tokenizer=PreTokenizer.from_settings(settings)
+    )
+    return encoder, {token_id: token for token, token_id in vocab.items()}
+
+
+def report(
+    directories: Sequence[str | os.PathLike[str]], samples: Sequence[str | os.PathLike[str]]
+) -> list[TokenizerReport]:
+    """Encode every sample file with every tokenizer directory and measure what each buys.
+
+    >>> import hf_bpe, tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "s.txt").write_text("hug pug hug\\n", encoding="utf-8")
+    >>> _ = hf_bpe.train_from_files([root / "s.txt"], vocab_size=260, workers=1).save(root / "tok")
+    >>> found = report([root / "tok"], [root / "s.txt"])[0]
+    >>> found.overall.tokens, found.overall.words, found.used
+    (5, 3, 5)
+    """
+    texts = {str(path): Path(path).read_text(encoding="utf-8") for path in samples}
+    reports = []
+    for directory in directories:
+        encoder, id_to_token = load_encoder(directory)
+        seen: Counter[int] = Counter()
+        per_file = []
+        for name, text in texts.items():
+            ids = encoder.encode(text)
+            seen.update(ids)
+            per_file.append(SampleFigures(name, len(text.encode("utf-8")), len(text.split()), len(ids)))
+        overall = SampleFigures(
+            "all", sum(f.bytes for f in per_file), sum(f.words for f in per_file), sum(f.tokens for f in per_file)
+        )
+        specials = set(encoder.special_tokens.values())
+        lengths = {
+            token_id: len(from_byte_level(token)) for token_id, token in id_to_token.items() if token_id not in specials
+        }
+        longest = sorted(lengths, key=lambda token_id: (-lengths[token_id], token_id))[:5]
+        reports.append(
+            TokenizerReport(
+                directory=str(directory),
+                vocab_size=len(id_to_token),
+                per_file=per_file,
+                overall=overall,
+                used=len(seen),
+                longest=[from_byte_level(id_to_token[i]).decode("utf-8", "replace") for i in longest],
+                token_lengths=dict(Counter(lengths.values())),
+            )
+        )
+    return reports
+
+
+def format_report(reports: Sequence[TokenizerReport]) -> str:
+    """The table ``hf-bpe report`` prints: one block per tokenizer, a line per sample file and the total."""
+    lines = []
+    for found in reports:
+        lines.append(f"{found.directory}: {found.vocab_size} tokens")
+        lines.append(f"  {'sample':40} {'bytes':>10} {'tokens':>10} {'bytes/token':>12} {'tokens/word':>12}")
+        for figures in [*found.per_file, found.overall]:
+            lines.append(
+                f"  {figures.name[-40:]:40} {figures.bytes:>10} {figures.tokens:>10} "
+                f"{figures.bytes_per_token:>12.3f} {figures.tokens_per_word:>12.3f}"
+            )
+        lines.append(
+            f"  vocabulary used on the sample: {found.used} of {found.vocab_size} ({100 * found.used_share:.1f} %); "
+            f"never produced: {found.vocab_size - found.used}"
+        )
+        lines.append(f"  longest tokens: {', '.join(repr(token) for token in found.longest)}")
+    return "\n".join(lines)
+
+
+def plot_report(reports: Sequence[TokenizerReport], output: str | os.PathLike[str]) -> Path:
+    """Draw bytes per token against vocabulary size, and each tokenizer's token-length histogram, into a PNG.
+
+    Raises:
+        ImportError: naming the extra to install when matplotlib is missing.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise ImportError("plotting needs matplotlib: pip install matplotlib (or the hf-bpe 'plot' extra)") from e
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    ordered = sorted(reports, key=lambda found: found.vocab_size)
+    left.plot([f.vocab_size for f in ordered], [f.overall.bytes_per_token for f in ordered], marker="o")
+    for found in ordered:
+        left.annotate(Path(found.directory).name, (found.vocab_size, found.overall.bytes_per_token), fontsize=8)
+    left.set_xlabel("vocabulary size")
+    left.set_ylabel("bytes per token on the sample")
+    left.set_title("compression")
+    for found in ordered:
+        sizes = sorted(found.token_lengths)
+        right.plot(sizes, [found.token_lengths[size] for size in sizes], label=Path(found.directory).name)
+    right.set_xlabel("token length (bytes)")
+    right.set_ylabel("tokens")
+    right.set_yscale("log")
+    right.set_title("token lengths")
+    right.legend(fontsize=8)
+    figure.tight_layout()
+    output = Path(output)
+    figure.savefig(output, dpi=100)
+    plt.close(figure)
+    return output
