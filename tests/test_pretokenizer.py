@@ -426,3 +426,19 @@ def test_training_random_corpora_with_a_preset_matches_tokenizers(lines, preset,
     reference = json.loads(tokenizer.to_str())["model"]
     assert result.vocab == reference["vocab"]
     assert [tuple(merge) for merge in reference["merges"]] == result.merges
+
+
+def test_save_pretrained_keeps_the_pre_tokenizer(training_files, tmp_path):
+    """A qwen2 directory (NFC first) saved again by save_pretrained: both backends still cut as Qwen2 does."""
+    from transformers import AutoTokenizer, TokenizersBackend
+
+    result = hf_bpe.train_from_files(training_files, vocab_size=900, pattern="qwen2", workers=1)
+    result.save(tmp_path / "first")
+    AutoTokenizer.from_pretrained(str(tmp_path / "first")).save_pretrained(str(tmp_path / "second"))
+    original = TokenizersBackend.from_pretrained(str(tmp_path / "first"))
+    ours = AutoTokenizer.from_pretrained(str(tmp_path / "second"))
+    rust = TokenizersBackend.from_pretrained(str(tmp_path / "second"))
+    assert isinstance(ours, hf_bpe.BPETokenizer) and ours.pre_tokenization.preset == "qwen2"
+    for text in [*TRICKY, "cafe\u0301 2024 \u212b \u1e9b\u0323"]:
+        expected = original(text)["input_ids"]
+        assert ours(text)["input_ids"] == expected and rust(text)["input_ids"] == expected, text[:60]
