@@ -249,18 +249,14 @@ def train_from_iterator(
         vocab_size=vocab_size,
         min_frequency=min_frequency,
         special_tokens=special_tokens,
+        add_prefix_space=add_prefix_space,
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
+        exclude_special_tokens=exclude_special_tokens,
         char_level=char_level,
-        pre_tokenizer=pre_tokenizer_for(
-            pre_tokenizer=pre_tokenizer,
-            pattern=pattern,
-            normalizer=normalizer,
-            add_prefix_space=add_prefix_space,
-            special_tokens=special_tokens,
-            exclude_special_tokens=exclude_special_tokens,
-            char_level=char_level,
-        ),
+        pattern=pattern,
+        normalizer=normalizer,
+        pre_tokenizer=pre_tokenizer,
         progress=progress,
     )
 
@@ -269,17 +265,32 @@ def _train_from_sequences(
     sequences: Iterable[str | Sequence[str]],
     total: int,
     *,
-    pre_tokenizer: PreTokenizer,
+    special_tokens: Sequence[str],
+    add_prefix_space: bool,
+    exclude_special_tokens: bool,
     char_level: CharLevel | None,
+    pattern: str | None,
+    normalizer: str | None,
+    pre_tokenizer: PreTokenizer | None,
     progress: Progress | None,
     **merging: Any,
 ) -> TrainResult:
-    """Count ``sequences`` (``total`` of them, 0 if unknown) with ``pre_tokenizer`` and train on the counts."""
-    counts = count_sequences(sequences, pre_tokenizer=pre_tokenizer, progress=_count_progress(progress, total))
+    """Count ``sequences`` (``total`` of them, 0 if unknown) as the keywords say and train on the counts."""
+    cut = pre_tokenizer_for(
+        pre_tokenizer=pre_tokenizer,
+        pattern=pattern,
+        normalizer=normalizer,
+        add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens,
+        exclude_special_tokens=exclude_special_tokens,
+        char_level=char_level,
+    )
+    counts = count_sequences(sequences, pre_tokenizer=cut, progress=_count_progress(progress, total))
     return train_from_counts(
         counts,
+        special_tokens=special_tokens,
         char_level=char_level,
-        pre_tokenizer=None if char_level else pre_tokenizer,
+        pre_tokenizer=None if char_level else cut,
         progress=progress,
         **merging,
     )
@@ -317,18 +328,14 @@ def train_from_dataset(
         vocab_size=vocab_size,
         min_frequency=min_frequency,
         special_tokens=special_tokens,
+        add_prefix_space=add_prefix_space,
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
+        exclude_special_tokens=exclude_special_tokens,
         char_level=char_level,
-        pre_tokenizer=pre_tokenizer_for(
-            pre_tokenizer=pre_tokenizer,
-            pattern=pattern,
-            normalizer=normalizer,
-            add_prefix_space=add_prefix_space,
-            special_tokens=special_tokens,
-            exclude_special_tokens=exclude_special_tokens,
-            char_level=char_level,
-        ),
+        pattern=pattern,
+        normalizer=normalizer,
+        pre_tokenizer=pre_tokenizer,
         progress=progress,
     )
 
