@@ -246,8 +246,10 @@ def _affixed_words(
     carries ``prefix``, the last one ``suffix`` (first and last by position in the word, also where a character
     is dropped, as BpeTrainer::tokenize_words has it).
 
-    The reference numbers the new affixed symbols (``"t</w>"``) in hash-map order, which changes from run to
-    run; here they are numbered right after the alphabet in code-point order of their spelling.
+    New affixed symbols (``"t</w>"``, ``"##b"``) are numbered right after the alphabet in order of first
+    appearance: word by word in the order of ``counts``, each word's characters left to right. That is what
+    BpeTrainer::tokenize_words does, except that its words come in hash-map order (which changes from run to run);
+    ours are one of the orders it can take, so the ids agree wherever its result does not depend on that order.
     """
     spelled: list[tuple[list[str], int]] = []
     for word, count in counts.items():
@@ -260,9 +262,11 @@ def _affixed_words(
                 continue
             symbols.append(f"{prefix if position else ''}{char}{suffix if position == last else ''}")
         spelled.append((symbols, count))
-    for symbol in sorted({symbol for symbols, _ in spelled for symbol in symbols} - vocab.keys()):
-        vocab[symbol] = len(tokens)
-        tokens.append(symbol)
+    for symbols, _ in spelled:
+        for symbol in symbols:
+            if symbol not in vocab:
+                vocab[symbol] = len(tokens)
+                tokens.append(symbol)
     words = ["".join([chr(vocab[symbol]) for symbol in symbols]) for symbols, _ in spelled if len(symbols) > 1]
     word_counts = [count for symbols, count in spelled if len(symbols) > 1]
     return words, word_counts
