@@ -52,6 +52,10 @@ STOP_NO_PAIRS = "no_pairs"
 #: From this many distinct words on, the initial pair count is shared with a child process (see ``workers``).
 PARALLEL_MIN_WORDS = 10_000
 
+#: Up to this many distinct initial pairs, the merge loop is :func:`_exact_merge_loop` (the reference's queue sift
+#: for sift); above, :func:`_merge_loop`'s faster one (see the README on the one order it does not reproduce).
+EXACT_MAX_PAIRS = 5_000
+
 #: The largest vocabulary: the merge loop spells each token id as one character (code points 0 to 0x10FFFF).
 MAX_VOCAB_SIZE = sys.maxunicode + 1
 
@@ -59,8 +63,9 @@ MAX_VOCAB_SIZE = sys.maxunicode + 1
 # code point), then the entry's sequence number (42 bits).
 _ID_BITS = 21
 _SEQ_BITS = 42
+_PAIR_BITS = 2 * _ID_BITS
 _ID_MASK = (1 << _ID_BITS) - 1
-_PAIR_MASK = (1 << 2 * _ID_BITS) - 1
+_PAIR_MASK = (1 << _PAIR_BITS) - 1
 _SEQ_MASK = (1 << _SEQ_BITS) - 1
 _LEFT_SHIFT = _SEQ_BITS + _ID_BITS
 _COUNT_SHIFT = _SEQ_BITS + 2 * _ID_BITS
@@ -216,6 +221,7 @@ def train_bpe(
             continuing_subword_prefix or "",
             progress,
             workers or os.cpu_count() or 1,
+            exact_lengths=bool(end_of_word_suffix or continuing_subword_prefix),
         )
     return TrainResult(vocab, result_merges, stop, learned, tuple(special_tokens))
 
@@ -492,6 +498,7 @@ def _merge_loop(
     prefix: str,
     progress: ProgressCallback | None,
     workers: int,
+    exact_lengths: bool = False,
 ) -> tuple[Merges, int, str]:
     """The merge loop; ``words`` change and ``vocab``, ``tokens`` and ``lengths`` (symbols a token spans) grow in
     place.
@@ -505,6 +512,12 @@ def _merge_loop(
     limit = max_token_length if max_token_length is not None else -1
 
     pair_counts, where = _count_pairs(words, word_counts, workers=workers)
+    if len(where) <= EXACT_MAX_PAIRS or (exact_lengths and max_token_length is not None):
+        merges, stop = _exact_merge_loop(
+            words, word_counts, vocab, tokens, pair_counts, where, vocab_size, min_frequency, max_token_length, prefix,
+            progress,
+        )  # fmt: skip
+        return _merges_in_order(merges, tokens, stop)
 
     # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
     # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints
@@ -591,10 +604,196 @@ def _merge_loop(
     if progress is not None:
         progress(len(merges), wanted)
 
-    # The reference keeps merges in a map from pair to (rank, id): a pair merged twice keeps its last rank.
+    return _merges_in_order(merges, tokens, stop)
+
+
+def _merges_in_order(merges: list[str], tokens: list[str], stop: str) -> tuple[Merges, int, str]:
+    """The merges as ``merges.txt`` lists them, how many were made, and ``stop``. The reference keeps merges in a
+    map from pair to (rank, id): a pair merged twice keeps its last rank."""
     learned = len(merges)
     final_rank = {pair: rank for rank, pair in enumerate(merges)}
     if len(final_rank) < learned:
         merges = [pair for rank, pair in enumerate(merges) if final_rank[pair] == rank]
     ordered = [(tokens[ord(pair[0])], tokens[ord(pair[1])]) for pair in merges]
     return ordered, learned, stop
+
+
+class _OctonaryQueue:
+    """The reference's queue, sift for sift: ``dary_heap``'s ``OctonaryHeap`` (a max-heap with eight children per
+    node, ``BinaryHeap``'s push and pop) of entries ordered by a priority alone, so that entries of equal priority
+    (the same pair with the same count) pop in the order the reference's do.
+
+    ``push`` sifts up while strictly greater than the parent; ``pop`` moves the last entry to the root, walks the
+    hole down to a leaf along the greatest child (of equal children the last one) and sifts the entry up from
+    there (``DaryHeap::sift_down_to_bottom``).
+    """
+
+    def __init__(self) -> None:
+        self.keys: list[int] = []
+        self.items: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def push(self, key: int, item: int) -> None:
+        self.keys.append(key)
+        self.items.append(item)
+        self._sift_up(0, len(self.keys) - 1)
+
+    def pop(self) -> tuple[int, int]:
+        keys, items = self.keys, self.items
+        key, item = keys.pop(), items.pop()
+        if keys:
+            key, keys[0] = keys[0], key
+            item, items[0] = items[0], item
+            self._sift_down_to_bottom(0)
+        return key, item
+
+    def _sift_up(self, start: int, pos: int) -> None:
+        keys, items = self.keys, self.items
+        key, item = keys[pos], items[pos]
+        while pos > start:
+            parent = (pos - 1) >> 3
+            if key <= keys[parent]:
+                break
+            keys[pos], items[pos] = keys[parent], items[parent]
+            pos = parent
+        keys[pos], items[pos] = key, item
+
+    def _sift_down_to_bottom(self, pos: int) -> None:
+        keys, items = self.keys, self.items
+        end = len(keys)
+        start = pos
+        key, item = keys[pos], items[pos]
+        child = 8 * pos + 1
+        while child <= max(end - 8, 0):
+            best = child
+            for other in range(child + 1, child + 8):
+                if keys[best] <= keys[other]:
+                    best = other
+            keys[pos], items[pos] = keys[best], items[best]
+            pos = best
+            child = 8 * pos + 1
+        best = child
+        for other in range(child + 1, end):
+            if keys[best] <= keys[other]:
+                best = other
+        if best < end:
+            keys[pos], items[pos] = keys[best], items[best]
+            pos = best
+        keys[pos], items[pos] = key, item
+        self._sift_up(start, pos)
+
+
+def _exact_merge_loop(
+    words: list[str],
+    word_counts: list[int],
+    vocab: Vocab,
+    tokens: list[str],
+    pair_counts: defaultdict[str, int],
+    where: defaultdict[str, set[int]],
+    vocab_size: int,
+    min_frequency: int,
+    max_token_length: int | None,
+    prefix: str,
+    progress: ProgressCallback | None,
+) -> tuple[list[str], str]:
+    """The merge loop written as the reference's (BpeTrainer::do_train, Word::merge), for small queues and for
+    char-level training with ``max_token_length``; ``vocab`` and ``tokens`` grow in place.
+
+    Two things set it apart from :func:`_merge_loop`:
+
+    * the queue is :class:`_OctonaryQueue`, filled and drained in the reference's order of operations, so the
+      same pair queued twice with the same count (possible once a merge rebuilds an existing token) pops as in
+      the reference. Its entries are pushed in the order of ``where`` and of the words, one of the hash orders
+      the reference's can take, so the result is the reference's wherever that does not depend on its hash order.
+    * a symbol's length (for ``max_token_length``) belongs to each occurrence, as in the reference's Word: every
+      initial symbol spans 1 however it is spelled (``a</w>``, ``##b``, a special token), a merged one the sum of
+      its two parts, even when the token already exists with another length.
+
+    One deliberate difference: a pair count can go below zero in the reference (an occurrence too long to be
+    counted is still uncounted when a neighbour merges, tokenizers#2320), which it reads as a huge unsigned count
+    and merges a pair that does not occur. Here a negative count counts as zero.
+
+    Returns the merge pairs (symbol strings, in order, repeats included) and the stop reason.
+    """
+    limit = max_token_length if max_token_length is not None else -1
+    symbols = [list(word) for word in words]
+    lengths = [[1] * len(word) for word in words]
+    queue = _OctonaryQueue()
+    entry_words: list[set[int] | None] = []
+
+    def priority(count: int, pair: str) -> int:
+        # Greater is better: the higher count, then the smaller (left id, right id).
+        return count << _PAIR_BITS | (_PAIR_MASK - (ord(pair[0]) << _ID_BITS | ord(pair[1])))
+
+    def queue_gained(gained: Mapping[str, set[int]]) -> None:
+        for pair, positions in gained.items():
+            count = pair_counts[pair]
+            if count > 0:
+                queue.push(priority(count, pair), len(entry_words))
+                entry_words.append(positions)
+
+    queue_gained(where)
+    merges: list[str] = []
+    stop = STOP_NO_PAIRS
+    wanted = max(vocab_size - len(tokens), 0)
+    report_every = max(wanted // 200, 1)
+    while True:
+        if len(vocab) >= vocab_size:
+            stop = STOP_VOCAB_SIZE
+            break
+        if not queue:
+            break
+        key, entry = queue.pop()
+        bits = _PAIR_MASK - (key & _PAIR_MASK)
+        pair = chr(bits >> _ID_BITS) + chr(bits & _ID_MASK)
+        count = max(pair_counts[pair], 0)
+        if key >> _PAIR_BITS != count:
+            queue.push(priority(count, pair), entry)
+            continue
+        if count < 1:
+            break
+        if count < min_frequency:
+            stop = STOP_MIN_FREQUENCY
+            break
+        a, b = pair
+        right_token = tokens[ord(b)]
+        if prefix and right_token.startswith(prefix):
+            right_token = right_token[len(prefix) :]
+        token = tokens[ord(a)] + right_token
+        new = vocab.get(token)
+        if new is None:
+            new = len(tokens)
+            vocab[token] = new
+            tokens.append(token)
+        symbol = chr(new)
+        merges.append(pair)
+        gained: defaultdict[str, set[int]] = defaultdict(set)
+        positions, entry_words[entry] = entry_words[entry], None
+        for index in positions or ():
+            word, spans = symbols[index], lengths[index]
+            weight = word_counts[index]
+            i = 0
+            while i < len(word) - 1:
+                if word[i] == a and word[i + 1] == b:
+                    span = spans[i] + spans[i + 1]
+                    if i > 0:
+                        pair_counts[word[i - 1] + a] -= weight
+                        if limit < 0 or spans[i - 1] + span < limit:
+                            pair_counts[word[i - 1] + symbol] += weight
+                            gained[word[i - 1] + symbol].add(index)
+                    word[i : i + 2] = [symbol]
+                    spans[i : i + 2] = [span]
+                    if i < len(word) - 1:
+                        pair_counts[b + word[i + 1]] -= weight
+                        if limit < 0 or span + spans[i + 1] < limit:
+                            pair_counts[symbol + word[i + 1]] += weight
+                            gained[symbol + word[i + 1]].add(index)
+                i += 1
+        queue_gained(gained)
+        if progress is not None and len(merges) % report_every == 0:
+            progress(len(merges), wanted)
+    if progress is not None:
+        progress(len(merges), wanted)
+    return merges, stop

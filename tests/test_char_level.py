@@ -78,11 +78,11 @@ def test_classic_example():
     """
     result = hf_bpe.train_from_counts(CLASSIC, vocab_size=18, char_level=CharLevel())
     assert result.merges == [("e", "s"), ("es", "t</w>"), ("l", "o"), ("e", "w"), ("n", "ew")]
-    # Suffixed characters are numbered right after the alphabet, in code-point order.
+    # Suffixed characters are numbered right after the alphabet, in order of first appearance.
     assert [token for token, _ in sorted(result.vocab.items(), key=lambda item: item[1])][10:13] == [
+        "w</w>",
         "r</w>",
         "t</w>",
-        "w</w>",
     ]
 
 
