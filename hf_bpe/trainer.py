@@ -52,10 +52,6 @@ STOP_NO_PAIRS = "no_pairs"
 #: From this many distinct words on, the initial pair count is shared with a child process (see ``workers``).
 PARALLEL_MIN_WORDS = 10_000
 
-#: Up to this many distinct initial pairs, the merge loop is :func:`_exact_merge_loop` (the reference's queue sift
-#: for sift); above, :func:`_merge_loop`'s faster one (see the README on the one order it does not reproduce).
-EXACT_MAX_PAIRS = 5_000
-
 #: The largest vocabulary: the merge loop spells each token id as one character (code points 0 to 0x10FFFF).
 MAX_VOCAB_SIZE = sys.maxunicode + 1
 
@@ -512,7 +508,7 @@ def _merge_loop(
     limit = max_token_length if max_token_length is not None else -1
 
     pair_counts, where = _count_pairs(words, word_counts, workers=workers)
-    if len(where) <= EXACT_MAX_PAIRS or (exact_lengths and max_token_length is not None):
+    if exact_lengths and max_token_length is not None:
         merges, stop = _exact_merge_loop(
             words, word_counts, vocab, tokens, pair_counts, where, vocab_size, min_frequency, max_token_length, prefix,
             progress,
@@ -526,10 +522,22 @@ def _merge_loop(
     # the heap, and most entries made late in training count 1 and are never popped. When the heap runs out, they
     # join it. Making and queueing an entry is written out at its three places: a function call per entry costs
     # some 3 % of the training time.
+    #
+    # The reference's queue is an octonary heap ordered by (count, pair) alone, so two entries for the same pair
+    # with the same count (possible once a merge rebuilds an existing token) pop in an order its sifts decide.
+    # Until two such entries are at the top, both queues pop the same entries; `log` records every push (the
+    # entry) and pop (None), and the first time the popped entry's (count, pair) is also the next one's, the
+    # reference's heap is rebuilt by replaying the log into a simulation of it (_octonary_push, _octonary_pop),
+    # which takes over from then on. Our entries are pushed in the order of `where` and of the words, one of the
+    # hash orders the reference's can take, so the result is the reference's wherever that does not depend on its
+    # hash order. Recording costs about 1 % of the training time; the simulation is paid only where it matters.
     entry_words: dict[int, set[int]] = {}
     heap: list[int] = []
     low: list[int] = []
     floor: float = 1
+    log: list[int | None] = []
+    record = log.append
+    simulated = False
     for pair, positions in where.items():
         count = pair_counts[pair]
         if count > 0:
@@ -537,6 +545,7 @@ def _merge_loop(
             entry_words[seq] = positions
             entry = -count << _COUNT_SHIFT | ord(pair[0]) << _LEFT_SHIFT | ord(pair[1]) << _SEQ_BITS | seq
             (heap if count > floor else low).append(entry)
+            record(entry)
     heapq.heapify(heap)
     seq = len(entry_words)
     where = defaultdict(set)
@@ -556,6 +565,11 @@ def _merge_loop(
             heap, low, floor = low, [], -math.inf
             heapq.heapify(heap)
         top = pop(heap)
+        if heap and heap[0] >> _SEQ_BITS == top >> _SEQ_BITS and not simulated:
+            heap, low, floor, simulated = _octonary_replay(log), [], -math.inf, True
+            pop, push = _octonary_pop, _octonary_push
+            top = pop(heap)
+        record(None)
         positions = entry_words.pop(top & _SEQ_MASK)
         pair = chr(top >> _LEFT_SHIFT & _ID_MASK) + chr(top >> _SEQ_BITS & _ID_MASK)
         count = pair_counts[pair]
@@ -567,6 +581,7 @@ def _merge_loop(
                 push(heap, entry)
             else:
                 low.append(entry)
+            record(entry)
             seq += 1
             continue
         if count < 1:
@@ -597,6 +612,7 @@ def _merge_loop(
                     push(heap, entry)
                 else:
                     low.append(entry)
+                record(entry)
                 seq += 1
         where = defaultdict(set)
         if progress is not None and len(merges) % report_every == 0:
@@ -618,71 +634,70 @@ def _merges_in_order(merges: list[str], tokens: list[str], stop: str) -> tuple[M
     return ordered, learned, stop
 
 
-class _OctonaryQueue:
-    """The reference's queue, sift for sift: ``dary_heap``'s ``OctonaryHeap`` (a max-heap with eight children per
-    node, ``BinaryHeap``'s push and pop) of entries ordered by a priority alone, so that entries of equal priority
-    (the same pair with the same count) pop in the order the reference's do.
+def _octonary_push(heap: list[int], entry: int) -> None:
+    """``OctonaryHeap::push`` on a heap of packed queue entries (see :func:`_merge_loop`), ordered by their
+    ``(count, pair)`` alone: the entry sifts up while it comes strictly before its parent."""
+    heap.append(entry)
+    _octonary_sift_up(heap, 0, len(heap) - 1)
 
-    ``push`` sifts up while strictly greater than the parent; ``pop`` moves the last entry to the root, walks the
-    hole down to a leaf along the greatest child (of equal children the last one) and sifts the entry up from
-    there (``DaryHeap::sift_down_to_bottom``).
-    """
 
-    def __init__(self) -> None:
-        self.keys: list[int] = []
-        self.items: list[int] = []
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    def push(self, key: int, item: int) -> None:
-        self.keys.append(key)
-        self.items.append(item)
-        self._sift_up(0, len(self.keys) - 1)
-
-    def pop(self) -> tuple[int, int]:
-        keys, items = self.keys, self.items
-        key, item = keys.pop(), items.pop()
-        if keys:
-            key, keys[0] = keys[0], key
-            item, items[0] = items[0], item
-            self._sift_down_to_bottom(0)
-        return key, item
-
-    def _sift_up(self, start: int, pos: int) -> None:
-        keys, items = self.keys, self.items
-        key, item = keys[pos], items[pos]
-        while pos > start:
-            parent = (pos - 1) >> 3
-            if key <= keys[parent]:
-                break
-            keys[pos], items[pos] = keys[parent], items[parent]
-            pos = parent
-        keys[pos], items[pos] = key, item
-
-    def _sift_down_to_bottom(self, pos: int) -> None:
-        keys, items = self.keys, self.items
-        end = len(keys)
-        start = pos
-        key, item = keys[pos], items[pos]
-        child = 8 * pos + 1
-        while child <= max(end - 8, 0):
-            best = child
-            for other in range(child + 1, child + 8):
-                if keys[best] <= keys[other]:
-                    best = other
-            keys[pos], items[pos] = keys[best], items[best]
-            pos = best
-            child = 8 * pos + 1
+def _octonary_pop(heap: list[int]) -> int:
+    """``OctonaryHeap::pop``: the last entry takes the root's place, the hole walks down to a leaf along the first
+    child in queue order (of equal children the last one: ``max_sibling`` takes the later on ``<=``), and the
+    entry sifts up from there (``sift_down_to_bottom``)."""
+    entry = heap.pop()
+    if not heap:
+        return entry
+    entry, heap[0] = heap[0], entry
+    end = len(heap)
+    moved = heap[0]
+    pos = 0
+    child = 1
+    while child <= end - 8:
         best = child
+        best_key = heap[child] >> _SEQ_BITS
+        for other in range(child + 1, child + 8):
+            key = heap[other] >> _SEQ_BITS
+            if key <= best_key:
+                best, best_key = other, key
+        heap[pos] = heap[best]
+        pos = best
+        child = 8 * pos + 1
+    if child < end:
+        best = child
+        best_key = heap[child] >> _SEQ_BITS
         for other in range(child + 1, end):
-            if keys[best] <= keys[other]:
-                best = other
-        if best < end:
-            keys[pos], items[pos] = keys[best], items[best]
-            pos = best
-        keys[pos], items[pos] = key, item
-        self._sift_up(start, pos)
+            key = heap[other] >> _SEQ_BITS
+            if key <= best_key:
+                best, best_key = other, key
+        heap[pos] = heap[best]
+        pos = best
+    heap[pos] = moved
+    _octonary_sift_up(heap, 0, pos)
+    return entry
+
+
+def _octonary_sift_up(heap: list[int], start: int, pos: int) -> None:
+    entry = heap[pos]
+    key = entry >> _SEQ_BITS
+    while pos > start:
+        parent = (pos - 1) >> 3
+        if key >= heap[parent] >> _SEQ_BITS:
+            break
+        heap[pos] = heap[parent]
+        pos = parent
+    heap[pos] = entry
+
+
+def _octonary_replay(log: Iterable[int | None]) -> list[int]:
+    """The reference's heap after the same pushes (entries) and pops (None) in the same order."""
+    heap: list[int] = []
+    for entry in log:
+        if entry is None:
+            _octonary_pop(heap)
+        else:
+            _octonary_push(heap, entry)
+    return heap
 
 
 def _exact_merge_loop(
@@ -694,47 +709,36 @@ def _exact_merge_loop(
     where: defaultdict[str, set[int]],
     vocab_size: int,
     min_frequency: int,
-    max_token_length: int | None,
+    max_token_length: int,
     prefix: str,
     progress: ProgressCallback | None,
 ) -> tuple[list[str], str]:
-    """The merge loop written as the reference's (BpeTrainer::do_train, Word::merge), for small queues and for
-    char-level training with ``max_token_length``; ``vocab`` and ``tokens`` grow in place.
-
-    Two things set it apart from :func:`_merge_loop`:
-
-    * the queue is :class:`_OctonaryQueue`, filled and drained in the reference's order of operations, so the
-      same pair queued twice with the same count (possible once a merge rebuilds an existing token) pops as in
-      the reference. Its entries are pushed in the order of ``where`` and of the words, one of the hash orders
-      the reference's can take, so the result is the reference's wherever that does not depend on its hash order.
-    * a symbol's length (for ``max_token_length``) belongs to each occurrence, as in the reference's Word: every
-      initial symbol spans 1 however it is spelled (``a</w>``, ``##b``, a special token), a merged one the sum of
-      its two parts, even when the token already exists with another length.
-
-    One deliberate difference: a pair count can go below zero in the reference (an occurrence too long to be
-    counted is still uncounted when a neighbour merges, tokenizers#2320), which it reads as a huge unsigned count
-    and merges a pair that does not occur. Here a negative count counts as zero.
+    """The merge loop for char-level training with ``max_token_length``, where a symbol's length belongs to each
+    occurrence, as in the reference's Word (Word::merge): every initial symbol spans 1 however it is spelled
+    (``a</w>``, ``##b``, a special token), a merged one the sum of its two parts, even when the token already
+    exists with another length. Words are lists of symbols here, each with its length. The queue is the
+    reference's octonary heap from the start (see :func:`_merge_loop`). ``vocab`` and ``tokens`` grow in place.
 
     Returns the merge pairs (symbol strings, in order, repeats included) and the stop reason.
     """
-    limit = max_token_length if max_token_length is not None else -1
     symbols = [list(word) for word in words]
     lengths = [[1] * len(word) for word in words]
-    queue = _OctonaryQueue()
-    entry_words: list[set[int] | None] = []
+    entry_words: dict[int, set[int]] = {}
+    heap: list[int] = []
+    seq = 0
 
-    def priority(count: int, pair: str) -> int:
-        # Greater is better: the higher count, then the smaller (left id, right id).
-        return count << _PAIR_BITS | (_PAIR_MASK - (ord(pair[0]) << _ID_BITS | ord(pair[1])))
-
-    def queue_gained(gained: Mapping[str, set[int]]) -> None:
-        for pair, positions in gained.items():
-            count = pair_counts[pair]
+    def queue(gained: Mapping[str, set[int]]) -> None:
+        nonlocal seq
+        for key, positions in gained.items():
+            count = pair_counts[key]
             if count > 0:
-                queue.push(priority(count, pair), len(entry_words))
-                entry_words.append(positions)
+                entry_words[seq] = positions
+                _octonary_push(
+                    heap, -count << _COUNT_SHIFT | ord(key[0]) << _LEFT_SHIFT | ord(key[1]) << _SEQ_BITS | seq
+                )
+                seq += 1
 
-    queue_gained(where)
+    queue(where)
     merges: list[str] = []
     stop = STOP_NO_PAIRS
     wanted = max(vocab_size - len(tokens), 0)
@@ -743,14 +747,16 @@ def _exact_merge_loop(
         if len(vocab) >= vocab_size:
             stop = STOP_VOCAB_SIZE
             break
-        if not queue:
+        if not heap:
             break
-        key, entry = queue.pop()
-        bits = _PAIR_MASK - (key & _PAIR_MASK)
-        pair = chr(bits >> _ID_BITS) + chr(bits & _ID_MASK)
-        count = max(pair_counts[pair], 0)
-        if key >> _PAIR_BITS != count:
-            queue.push(priority(count, pair), entry)
+        top = _octonary_pop(heap)
+        positions = entry_words.pop(top & _SEQ_MASK)
+        pair = chr(top >> _LEFT_SHIFT & _ID_MASK) + chr(top >> _SEQ_BITS & _ID_MASK)
+        count = pair_counts[pair]
+        if top >> _COUNT_SHIFT != -count:
+            entry_words[seq] = positions
+            _octonary_push(heap, -count << _COUNT_SHIFT | (top >> _SEQ_BITS & _PAIR_MASK) << _SEQ_BITS | seq)
+            seq += 1
             continue
         if count < 1:
             break
@@ -770,8 +776,7 @@ def _exact_merge_loop(
         symbol = chr(new)
         merges.append(pair)
         gained: defaultdict[str, set[int]] = defaultdict(set)
-        positions, entry_words[entry] = entry_words[entry], None
-        for index in positions or ():
+        for index in positions:
             word, spans = symbols[index], lengths[index]
             weight = word_counts[index]
             i = 0
@@ -780,18 +785,18 @@ def _exact_merge_loop(
                     span = spans[i] + spans[i + 1]
                     if i > 0:
                         pair_counts[word[i - 1] + a] -= weight
-                        if limit < 0 or spans[i - 1] + span < limit:
+                        if spans[i - 1] + span < max_token_length:
                             pair_counts[word[i - 1] + symbol] += weight
                             gained[word[i - 1] + symbol].add(index)
                     word[i : i + 2] = [symbol]
                     spans[i : i + 2] = [span]
                     if i < len(word) - 1:
                         pair_counts[b + word[i + 1]] -= weight
-                        if limit < 0 or span + spans[i + 1] < limit:
+                        if span + spans[i + 1] < max_token_length:
                             pair_counts[symbol + word[i + 1]] += weight
                             gained[symbol + word[i + 1]].add(index)
                 i += 1
-        queue_gained(gained)
+        queue(gained)
         if progress is not None and len(merges) % report_every == 0:
             progress(len(merges), wanted)
     if progress is not None:
