@@ -509,11 +509,11 @@ def _merge_loop(
 
     pair_counts, where = _count_pairs(words, word_counts, workers=workers)
     if exact_lengths and max_token_length is not None:
-        merges, stop = _exact_merge_loop(
+        exact_merges, exact_stop = _exact_merge_loop(
             words, word_counts, vocab, tokens, pair_counts, where, vocab_size, min_frequency, max_token_length, prefix,
             progress,
         )  # fmt: skip
-        return _merges_in_order(merges, tokens, stop)
+        return _merges_in_order(exact_merges, tokens, exact_stop)
 
     # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
     # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints
@@ -551,7 +551,8 @@ def _merge_loop(
     where = defaultdict(set)
 
     merges: list[str] = []
-    pop, push = heapq.heappop, heapq.heappush
+    pop: Callable[[list[int]], int] = heapq.heappop
+    push: Callable[[list[int], int], None] = heapq.heappush
     stop = STOP_NO_PAIRS
     wanted = max(vocab_size - len(tokens), 0)
     report_every = max(wanted // 200, 1)
@@ -763,7 +764,7 @@ def _exact_merge_loop(
         if count < min_frequency:
             stop = STOP_MIN_FREQUENCY
             break
-        a, b = pair
+        a, b = pair[0], pair[1]
         right_token = tokens[ord(b)]
         if prefix and right_token.startswith(prefix):
             right_token = right_token[len(prefix) :]
