@@ -4,8 +4,10 @@ This module owns the training rules and nothing else (no files, no printing; pro
 It reproduces ``tokenizers``' ``BpeTrainer::do_train`` (``tokenizers/src/models/bpe/trainer.rs``) rule for rule:
 
 * ids: special tokens first, in the given order; then the alphabet (the initial alphabet plus every character
-  of the pre-tokens, cut to ``limit_alphabet``) sorted by code point; then merged tokens in creation order.
-  Characters left out of the alphabet are dropped from the words, so their neighbours become adjacent.
+  of the pre-tokens, cut to ``limit_alphabet``) sorted by code point; for char-level BPE, then the new affixed
+  symbols (``t</w>``, ``##b``) in order of first appearance, word by word, each word left to right; then merged
+  tokens in creation order. Characters left out of the alphabet are dropped from the words, so their neighbours
+  become adjacent.
 * pair counts over overlapping windows of each word; the most frequent pair is merged first, ties going to the
   smaller ``(left id, right id)``; a merge whose token already exists keeps the old id.
 * the queue is lazy and each queue entry carries the set of words it was made for: a popped entry whose stored
@@ -13,12 +15,25 @@ It reproduces ``tokenizers``' ``BpeTrainer::do_train`` (``tokenizers/src/models/
   entry's words; after each merge, pairs that gained occurrences get a new entry for the words where they did.
   The merged pair's own count is not lowered (the reference only updates neighbours), and a pair merged twice
   (possible only when the merge result already existed) keeps its last position in ``merges.txt``.
-* ``max_token_length``: a new pair is counted only if its token would be *shorter* than the limit, in
-  characters of the byte-level alphabet (bytes); the initial two-character pairs are always counted.
+* entries of the same pair and count pop in the order of the reference's queue, ``dary_heap``'s
+  ``OctonaryHeap`` (see :func:`_merge_loop`).
+* ``max_token_length``: a new pair is counted only if its token would be *shorter* than the limit; the initial
+  two-symbol pairs are always counted. Length is per occurrence, as the reference's Word keeps it: every initial
+  symbol spans 1 however it is spelled (a byte-level character, ``a</w>``, ``##b``, a special token), a merged
+  one the sum of its parts, even where the token already exists with another length.
 * stop when the vocabulary is full, when the best count is below ``min_frequency``, or when no pair is left.
 
-One deliberate difference: the reference keeps pair counts in 32-bit integers, which wrap above 2**31
-(tokenizers#2058); here they are Python integers and always right.
+The reference's words, and so its affixed symbols' ids and its queue's pushes, come in hash-map order, which
+changes from run to run; ours come in one of the orders it can take (the order of ``counts``), so results agree
+wherever the reference's do not depend on that order.
+
+Two deliberate differences, both bugs of the reference's:
+
+* it keeps pair counts in 32-bit integers, which wrap above 2**31 (tokenizers#2058); here they are Python
+  integers and always right.
+* with affixes and ``max_token_length`` a pair count can go below zero (an occurrence too long to be counted is
+  uncounted again when a neighbour merges; tokenizers#2320), which the reference reads as a huge unsigned count,
+  merging a pair that does not occur; here it is below every positive count.
 
 Counting pre-tokens is :mod:`hf_bpe.counting`'s job; file formats are :mod:`hf_bpe.files`'.
 """
@@ -199,9 +214,9 @@ def train_bpe(
         )
     else:
         words, word_counts = _plain_words(counts, vocab, alphabet | seen)
-    # How many characters each symbol spans (affixes do not count), as the reference's Word keeps them: one for
-    # the alphabet and affixed characters; a special token's length for a special token (it can only reach a
-    # word as a merge result equal to it).
+    # How many initial symbols each token spans, for max_token_length: one for the alphabet; a special token's
+    # length for a special token (outside char-level affixes it can only reach a word as a merge result equal to
+    # it, made of that many characters). With affixes, lengths belong to occurrences (_exact_merge_loop).
     lengths = [len(token) if token in special_tokens else 1 for token in tokens]
 
     with _collector_paused():
@@ -501,7 +516,9 @@ def _merge_loop(
 
     A word is a *symbol string*: one character per symbol, whose code point is the symbol's id. A pair is the
     two-character string of its ids, so ``str.split`` finds its occurrences in C, and comparing two pairs compares
-    ``(left id, right id)``, the reference's tie-break.
+    ``(left id, right id)``, the reference's tie-break. A token's length is kept per token (``lengths``), which
+    is each occurrence's length wherever every initial symbol is one character; with ``exact_lengths`` (affixed
+    symbols) and a ``max_token_length``, the merges are :func:`_exact_merge_loop`'s, which keeps one per occurrence.
 
     Returns merges, merges made, stop reason.
     """
