@@ -122,9 +122,10 @@ def check(example: Example) -> str:
         # Five agreeing runs can be luck where the reference depends on its hash order: confirm.
         if stable_reference(example, runs=200) != expected:
             return "reference not deterministic: skipped"
-        # tokenizers#2320: the reference merges a pair of count -1 read as unsigned (see the test below); hf_bpe
-        # is the same up to there.
-        wrapped = first_merge_of_no_pair(example, expected[1])
+        # tokenizers#2320: with affixes and max_token_length, the reference merges a pair of count -1 read as
+        # unsigned (see the test below); hf_bpe is the same up to there.
+        affixed = example.suffix is not None or example.prefix is not None
+        wrapped = first_merge_of_no_pair(example, expected[1]) if affixed and example.max_token_length else None
         if (
             wrapped is not None
             and got[1][:wrapped] == expected[1][:wrapped]
