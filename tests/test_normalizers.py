@@ -38,6 +38,11 @@ def test_lowercase_where_python_differs():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(st.sampled_from("ΣσςΟΔαİIıiǅẞßᎠꭰ \u1c89\u1c8a\U00010d50 a.") | st.characters(), max_size=20))
+@given(
+    st.text(
+        st.sampled_from("ΣσςΟΔαİIıiǅẞßᎠꭰ \u1c89\u1c8a\U00010d50 a.") | st.characters(exclude_categories=["Cs"]),
+        max_size=20,
+    )
+)
 def test_lowercase_strings(text):
     assert lowercase(text) == normalizers.Lowercase().normalize_str(text)
