@@ -734,12 +734,11 @@ def _exact_merge_loop(
     """The merge loop for char-level training with ``max_token_length``, where a symbol's length belongs to each
     occurrence, as in the reference's Word (Word::merge): every initial symbol spans 1 however it is spelled
     (``a</w>``, ``##b``, a special token), a merged one the sum of its two parts, even when the token already
-    exists with another length. Words are lists of symbols here, each with its length. The queue is the
+    exists with another length. Each word (a symbol string) has a list of its symbols' lengths. The queue is the
     reference's octonary heap from the start (see :func:`_merge_loop`). ``vocab`` and ``tokens`` grow in place.
 
     Returns the merge pairs (symbol strings, in order, repeats included) and the stop reason.
     """
-    symbols = [list(word) for word in words]
     lengths = [[1] * len(word) for word in words]
     entry_words: dict[int, set[int]] = {}
     heap: list[int] = []
@@ -795,25 +794,28 @@ def _exact_merge_loop(
         merges.append(pair)
         gained: defaultdict[str, set[int]] = defaultdict(set)
         for index in positions:
-            word, spans = symbols[index], lengths[index]
+            # Word::merge: occurrences left to right, each looked for after the symbol the last one made.
+            word, spans = words[index], lengths[index]
             weight = word_counts[index]
-            i = 0
-            while i < len(word) - 1:
-                if word[i] == a and word[i + 1] == b:
-                    span = spans[i] + spans[i + 1]
-                    if i > 0:
-                        pair_counts[word[i - 1] + a] -= weight
-                        if spans[i - 1] + span < max_token_length:
-                            pair_counts[word[i - 1] + symbol] += weight
-                            gained[word[i - 1] + symbol].add(index)
-                    word[i : i + 2] = [symbol]
-                    spans[i : i + 2] = [span]
-                    if i < len(word) - 1:
-                        pair_counts[b + word[i + 1]] -= weight
-                        if span + spans[i + 1] < max_token_length:
-                            pair_counts[symbol + word[i + 1]] += weight
-                            gained[symbol + word[i + 1]].add(index)
-                i += 1
+            i = word.find(pair)
+            while i >= 0:
+                span = spans[i] + spans[i + 1]
+                if i > 0:
+                    left = word[i - 1]
+                    pair_counts[left + a] -= weight
+                    if spans[i - 1] + span < max_token_length:
+                        pair_counts[left + symbol] += weight
+                        gained[left + symbol].add(index)
+                word = word[:i] + symbol + word[i + 2 :]
+                spans[i : i + 2] = [span]
+                if i + 1 < len(word):
+                    right = word[i + 1]
+                    pair_counts[b + right] -= weight
+                    if span + spans[i + 1] < max_token_length:
+                        pair_counts[symbol + right] += weight
+                        gained[symbol + right].add(index)
+                i = word.find(pair, i + 1)
+            words[index] = word
         queue(gained)
         if progress is not None and len(merges) % report_every == 0:
             progress(len(merges), wanted)
