@@ -14,6 +14,7 @@ import itertools
 import os
 from typing import Any
 
+from hf_bpe import normalizers
 from hf_bpe._auto import quiet_transformers_import
 from hf_bpe.files import (
     CharLevel,
@@ -81,7 +82,7 @@ class CharBPETokenizer(VocabularyFilesTokenizer):
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         if self.char_level.lowercase:
-            text = text.lower()
+            text = normalizers.lowercase(text)
         tokens: list[str] = []
         for word in self._words.findall(text):
             tokens += self._merge_word(word)

@@ -31,6 +31,7 @@ from typing import Any
 import regex
 
 from hf_bpe import _unicode_tables
+from hf_bpe.normalizers import lowercase as _lowercase
 
 #: GPT-2's pattern (``tokenizers``' ByteLevel pre-tokenizer, tiktoken's ``gpt2`` and ``r50k_base``): case-sensitive
 #: English contractions, runs of letters, of numbers, of anything else (each with one optional leading space),
@@ -122,15 +123,11 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def _lowercase(text: str) -> str:
-    return text.lower()
-
-
 _NORMALIZE = {
     "none": None,
     "nfc": functools.partial(unicodedata.normalize, "NFC"),
     "nfkc": functools.partial(unicodedata.normalize, "NFKC"),
-    "lowercase": _lowercase,
+    "lowercase": _lowercase,  # tokenizers' Lowercase: character by character, with its Unicode
 }
 
 

@@ -4,8 +4,10 @@ This module owns the training rules and nothing else (no files, no printing; pro
 It reproduces ``tokenizers``' ``BpeTrainer::do_train`` (``tokenizers/src/models/bpe/trainer.rs``) rule for rule:
 
 * ids: special tokens first, in the given order; then the alphabet (the initial alphabet plus every character
-  of the pre-tokens, cut to ``limit_alphabet``) sorted by code point; then merged tokens in creation order.
-  Characters left out of the alphabet are dropped from the words, so their neighbours become adjacent.
+  of the pre-tokens, cut to ``limit_alphabet``) sorted by code point; for char-level BPE, then the new affixed
+  symbols (``t</w>``, ``##b``) in order of first appearance, word by word, each word left to right; then merged
+  tokens in creation order. Characters left out of the alphabet are dropped from the words, so their neighbours
+  become adjacent.
 * pair counts over overlapping windows of each word; the most frequent pair is merged first, ties going to the
   smaller ``(left id, right id)``; a merge whose token already exists keeps the old id.
 * the queue is lazy and each queue entry carries the set of words it was made for: a popped entry whose stored
@@ -13,12 +15,25 @@ It reproduces ``tokenizers``' ``BpeTrainer::do_train`` (``tokenizers/src/models/
   entry's words; after each merge, pairs that gained occurrences get a new entry for the words where they did.
   The merged pair's own count is not lowered (the reference only updates neighbours), and a pair merged twice
   (possible only when the merge result already existed) keeps its last position in ``merges.txt``.
-* ``max_token_length``: a new pair is counted only if its token would be *shorter* than the limit, in
-  characters of the byte-level alphabet (bytes); the initial two-character pairs are always counted.
+* entries of the same pair and count pop in the order of the reference's queue, ``dary_heap``'s
+  ``OctonaryHeap`` (see :func:`_merge_loop`).
+* ``max_token_length``: a new pair is counted only if its token would be *shorter* than the limit; the initial
+  two-symbol pairs are always counted. Length is per occurrence, as the reference's Word keeps it: every initial
+  symbol spans 1 however it is spelled (a byte-level character, ``a</w>``, ``##b``, a special token), a merged
+  one the sum of its parts, even where the token already exists with another length.
 * stop when the vocabulary is full, when the best count is below ``min_frequency``, or when no pair is left.
 
-One deliberate difference: the reference keeps pair counts in 32-bit integers, which wrap above 2**31
-(tokenizers#2058); here they are Python integers and always right.
+The reference's words, and so its affixed symbols' ids and its queue's pushes, come in hash-map order, which
+changes from run to run; ours come in one of the orders it can take (the order of ``counts``), so results agree
+wherever the reference's do not depend on that order.
+
+Two deliberate differences, both bugs of the reference's:
+
+* it keeps pair counts in 32-bit integers, which wrap above 2**31 (tokenizers#2058); here they are Python
+  integers and always right.
+* with affixes and ``max_token_length`` a pair count can go below zero (an occurrence too long to be counted is
+  uncounted again when a neighbour merges; tokenizers#2320), which the reference reads as a huge unsigned count,
+  merging a pair that does not occur; here it is below every positive count.
 
 Counting pre-tokens is :mod:`hf_bpe.counting`'s job; file formats are :mod:`hf_bpe.files`'.
 """
@@ -59,8 +74,9 @@ MAX_VOCAB_SIZE = sys.maxunicode + 1
 # code point), then the entry's sequence number (42 bits).
 _ID_BITS = 21
 _SEQ_BITS = 42
+_PAIR_BITS = 2 * _ID_BITS
 _ID_MASK = (1 << _ID_BITS) - 1
-_PAIR_MASK = (1 << 2 * _ID_BITS) - 1
+_PAIR_MASK = (1 << _PAIR_BITS) - 1
 _SEQ_MASK = (1 << _SEQ_BITS) - 1
 _LEFT_SHIFT = _SEQ_BITS + _ID_BITS
 _COUNT_SHIFT = _SEQ_BITS + 2 * _ID_BITS
@@ -198,9 +214,9 @@ def train_bpe(
         )
     else:
         words, word_counts = _plain_words(counts, vocab, alphabet | seen)
-    # How many characters each symbol spans (affixes do not count), as the reference's Word keeps them: one for
-    # the alphabet and affixed characters; a special token's length for a special token (it can only reach a
-    # word as a merge result equal to it).
+    # How many initial symbols each token spans, for max_token_length: one for the alphabet; a special token's
+    # length for a special token (outside char-level affixes it can only reach a word as a merge result equal to
+    # it, made of that many characters). With affixes, lengths belong to occurrences (_exact_merge_loop).
     lengths = [len(token) if token in special_tokens else 1 for token in tokens]
 
     with _collector_paused():
@@ -216,6 +232,7 @@ def train_bpe(
             continuing_subword_prefix or "",
             progress,
             workers or os.cpu_count() or 1,
+            exact_lengths=bool(end_of_word_suffix or continuing_subword_prefix),
         )
     return TrainResult(vocab, result_merges, stop, learned, tuple(special_tokens))
 
@@ -246,8 +263,10 @@ def _affixed_words(
     carries ``prefix``, the last one ``suffix`` (first and last by position in the word, also where a character
     is dropped, as BpeTrainer::tokenize_words has it).
 
-    The reference numbers the new affixed symbols (``"t</w>"``) in hash-map order, which changes from run to
-    run; here they are numbered right after the alphabet in code-point order of their spelling.
+    New affixed symbols (``"t</w>"``, ``"##b"``) are numbered right after the alphabet in order of first
+    appearance: word by word in the order of ``counts``, each word's characters left to right. That is what
+    BpeTrainer::tokenize_words does, except that its words come in hash-map order (which changes from run to run);
+    ours are one of the orders it can take, so the ids agree wherever its result does not depend on that order.
     """
     spelled: list[tuple[list[str], int]] = []
     for word, count in counts.items():
@@ -260,9 +279,11 @@ def _affixed_words(
                 continue
             symbols.append(f"{prefix if position else ''}{char}{suffix if position == last else ''}")
         spelled.append((symbols, count))
-    for symbol in sorted({symbol for symbols, _ in spelled for symbol in symbols} - vocab.keys()):
-        vocab[symbol] = len(tokens)
-        tokens.append(symbol)
+    for symbols, _ in spelled:
+        for symbol in symbols:
+            if symbol not in vocab:
+                vocab[symbol] = len(tokens)
+                tokens.append(symbol)
     words = ["".join([chr(vocab[symbol]) for symbol in symbols]) for symbols, _ in spelled if len(symbols) > 1]
     word_counts = [count for symbols, count in spelled if len(symbols) > 1]
     return words, word_counts
@@ -488,19 +509,28 @@ def _merge_loop(
     prefix: str,
     progress: ProgressCallback | None,
     workers: int,
+    exact_lengths: bool = False,
 ) -> tuple[Merges, int, str]:
     """The merge loop; ``words`` change and ``vocab``, ``tokens`` and ``lengths`` (symbols a token spans) grow in
     place.
 
     A word is a *symbol string*: one character per symbol, whose code point is the symbol's id. A pair is the
     two-character string of its ids, so ``str.split`` finds its occurrences in C, and comparing two pairs compares
-    ``(left id, right id)``, the reference's tie-break.
+    ``(left id, right id)``, the reference's tie-break. A token's length is kept per token (``lengths``), which
+    is each occurrence's length wherever every initial symbol is one character; with ``exact_lengths`` (affixed
+    symbols) and a ``max_token_length``, the merges are :func:`_exact_merge_loop`'s, which keeps one per occurrence.
 
     Returns merges, merges made, stop reason.
     """
     limit = max_token_length if max_token_length is not None else -1
 
     pair_counts, where = _count_pairs(words, word_counts, workers=workers)
+    if exact_lengths and max_token_length is not None:
+        exact_merges, exact_stop = _exact_merge_loop(
+            words, word_counts, vocab, tokens, pair_counts, where, vocab_size, min_frequency, max_token_length, prefix,
+            progress,
+        )  # fmt: skip
+        return _merges_in_order(exact_merges, tokens, exact_stop)
 
     # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
     # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints
@@ -509,10 +539,22 @@ def _merge_loop(
     # the heap, and most entries made late in training count 1 and are never popped. When the heap runs out, they
     # join it. Making and queueing an entry is written out at its three places: a function call per entry costs
     # some 3 % of the training time.
+    #
+    # The reference's queue is an octonary heap ordered by (count, pair) alone, so two entries for the same pair
+    # with the same count (possible once a merge rebuilds an existing token) pop in an order its sifts decide.
+    # Until two such entries are at the top, both queues pop the same entries; `log` records every push (the
+    # entry) and pop (None), and the first time the popped entry's (count, pair) is also the next one's, the
+    # reference's heap is rebuilt by replaying the log into a simulation of it (_octonary_push, _octonary_pop),
+    # which takes over from then on. Our entries are pushed in the order of `where` and of the words, one of the
+    # hash orders the reference's can take, so the result is the reference's wherever that does not depend on its
+    # hash order. Recording costs about 1 % of the training time; the simulation is paid only where it matters.
     entry_words: dict[int, set[int]] = {}
     heap: list[int] = []
     low: list[int] = []
     floor: float = 1
+    log: list[int | None] = []
+    record = log.append
+    simulated = False
     for pair, positions in where.items():
         count = pair_counts[pair]
         if count > 0:
@@ -520,12 +562,14 @@ def _merge_loop(
             entry_words[seq] = positions
             entry = -count << _COUNT_SHIFT | ord(pair[0]) << _LEFT_SHIFT | ord(pair[1]) << _SEQ_BITS | seq
             (heap if count > floor else low).append(entry)
+            record(entry)
     heapq.heapify(heap)
     seq = len(entry_words)
     where = defaultdict(set)
 
     merges: list[str] = []
-    pop, push = heapq.heappop, heapq.heappush
+    pop: Callable[[list[int]], int] = heapq.heappop
+    push: Callable[[list[int], int], None] = heapq.heappush
     stop = STOP_NO_PAIRS
     wanted = max(vocab_size - len(tokens), 0)
     report_every = max(wanted // 200, 1)
@@ -539,6 +583,11 @@ def _merge_loop(
             heap, low, floor = low, [], -math.inf
             heapq.heapify(heap)
         top = pop(heap)
+        if heap and heap[0] >> _SEQ_BITS == top >> _SEQ_BITS and not simulated:
+            heap, low, floor, simulated = _octonary_replay(log), [], -math.inf, True
+            pop, push = _octonary_pop, _octonary_push
+            top = pop(heap)
+        record(None)
         positions = entry_words.pop(top & _SEQ_MASK)
         pair = chr(top >> _LEFT_SHIFT & _ID_MASK) + chr(top >> _SEQ_BITS & _ID_MASK)
         count = pair_counts[pair]
@@ -550,6 +599,7 @@ def _merge_loop(
                 push(heap, entry)
             else:
                 low.append(entry)
+            record(entry)
             seq += 1
             continue
         if count < 1:
@@ -580,6 +630,7 @@ def _merge_loop(
                     push(heap, entry)
                 else:
                     low.append(entry)
+                record(entry)
                 seq += 1
         where = defaultdict(set)
         if progress is not None and len(merges) % report_every == 0:
@@ -587,10 +638,187 @@ def _merge_loop(
     if progress is not None:
         progress(len(merges), wanted)
 
-    # The reference keeps merges in a map from pair to (rank, id): a pair merged twice keeps its last rank.
+    return _merges_in_order(merges, tokens, stop)
+
+
+def _merges_in_order(merges: list[str], tokens: list[str], stop: str) -> tuple[Merges, int, str]:
+    """The merges as ``merges.txt`` lists them, how many were made, and ``stop``. The reference keeps merges in a
+    map from pair to (rank, id): a pair merged twice keeps its last rank."""
     learned = len(merges)
     final_rank = {pair: rank for rank, pair in enumerate(merges)}
     if len(final_rank) < learned:
         merges = [pair for rank, pair in enumerate(merges) if final_rank[pair] == rank]
     ordered = [(tokens[ord(pair[0])], tokens[ord(pair[1])]) for pair in merges]
     return ordered, learned, stop
+
+
+def _octonary_push(heap: list[int], entry: int) -> None:
+    """``OctonaryHeap::push`` on a heap of packed queue entries (see :func:`_merge_loop`), ordered by their
+    ``(count, pair)`` alone: the entry sifts up while it comes strictly before its parent."""
+    heap.append(entry)
+    _octonary_sift_up(heap, 0, len(heap) - 1)
+
+
+def _octonary_pop(heap: list[int]) -> int:
+    """``OctonaryHeap::pop``: the last entry takes the root's place, the hole walks down to a leaf along the first
+    child in queue order (of equal children the last one: ``max_sibling`` takes the later on ``<=``), and the
+    entry sifts up from there (``sift_down_to_bottom``)."""
+    entry = heap.pop()
+    if not heap:
+        return entry
+    entry, heap[0] = heap[0], entry
+    end = len(heap)
+    moved = heap[0]
+    pos = 0
+    child = 1
+    while child <= end - 8:
+        best = child
+        best_key = heap[child] >> _SEQ_BITS
+        for other in range(child + 1, child + 8):
+            key = heap[other] >> _SEQ_BITS
+            if key <= best_key:
+                best, best_key = other, key
+        heap[pos] = heap[best]
+        pos = best
+        child = 8 * pos + 1
+    if child < end:
+        best = child
+        best_key = heap[child] >> _SEQ_BITS
+        for other in range(child + 1, end):
+            key = heap[other] >> _SEQ_BITS
+            if key <= best_key:
+                best, best_key = other, key
+        heap[pos] = heap[best]
+        pos = best
+    heap[pos] = moved
+    _octonary_sift_up(heap, 0, pos)
+    return entry
+
+
+def _octonary_sift_up(heap: list[int], start: int, pos: int) -> None:
+    entry = heap[pos]
+    key = entry >> _SEQ_BITS
+    while pos > start:
+        parent = (pos - 1) >> 3
+        if key >= heap[parent] >> _SEQ_BITS:
+            break
+        heap[pos] = heap[parent]
+        pos = parent
+    heap[pos] = entry
+
+
+def _octonary_replay(log: Iterable[int | None]) -> list[int]:
+    """The reference's heap after the same pushes (entries) and pops (None) in the same order."""
+    heap: list[int] = []
+    for entry in log:
+        if entry is None:
+            _octonary_pop(heap)
+        else:
+            _octonary_push(heap, entry)
+    return heap
+
+
+def _exact_merge_loop(
+    words: list[str],
+    word_counts: list[int],
+    vocab: Vocab,
+    tokens: list[str],
+    pair_counts: defaultdict[str, int],
+    where: defaultdict[str, set[int]],
+    vocab_size: int,
+    min_frequency: int,
+    max_token_length: int,
+    prefix: str,
+    progress: ProgressCallback | None,
+) -> tuple[list[str], str]:
+    """The merge loop for char-level training with ``max_token_length``, where a symbol's length belongs to each
+    occurrence, as in the reference's Word (Word::merge): every initial symbol spans 1 however it is spelled
+    (``a</w>``, ``##b``, a special token), a merged one the sum of its two parts, even when the token already
+    exists with another length. Each word (a symbol string) has a list of its symbols' lengths. The queue is the
+    reference's octonary heap from the start (see :func:`_merge_loop`). ``vocab`` and ``tokens`` grow in place.
+
+    Returns the merge pairs (symbol strings, in order, repeats included) and the stop reason.
+    """
+    lengths = [[1] * len(word) for word in words]
+    entry_words: dict[int, set[int]] = {}
+    heap: list[int] = []
+    seq = 0
+
+    def queue(gained: Mapping[str, set[int]]) -> None:
+        nonlocal seq
+        for key, positions in gained.items():
+            count = pair_counts[key]
+            if count > 0:
+                entry_words[seq] = positions
+                _octonary_push(
+                    heap, -count << _COUNT_SHIFT | ord(key[0]) << _LEFT_SHIFT | ord(key[1]) << _SEQ_BITS | seq
+                )
+                seq += 1
+
+    queue(where)
+    merges: list[str] = []
+    stop = STOP_NO_PAIRS
+    wanted = max(vocab_size - len(tokens), 0)
+    report_every = max(wanted // 200, 1)
+    while True:
+        if len(vocab) >= vocab_size:
+            stop = STOP_VOCAB_SIZE
+            break
+        if not heap:
+            break
+        top = _octonary_pop(heap)
+        positions = entry_words.pop(top & _SEQ_MASK)
+        pair = chr(top >> _LEFT_SHIFT & _ID_MASK) + chr(top >> _SEQ_BITS & _ID_MASK)
+        count = pair_counts[pair]
+        if top >> _COUNT_SHIFT != -count:
+            entry_words[seq] = positions
+            _octonary_push(heap, -count << _COUNT_SHIFT | (top >> _SEQ_BITS & _PAIR_MASK) << _SEQ_BITS | seq)
+            seq += 1
+            continue
+        if count < 1:
+            break
+        if count < min_frequency:
+            stop = STOP_MIN_FREQUENCY
+            break
+        a, b = pair[0], pair[1]
+        right_token = tokens[ord(b)]
+        if prefix and right_token.startswith(prefix):
+            right_token = right_token[len(prefix) :]
+        token = tokens[ord(a)] + right_token
+        new = vocab.get(token)
+        if new is None:
+            new = len(tokens)
+            vocab[token] = new
+            tokens.append(token)
+        symbol = chr(new)
+        merges.append(pair)
+        gained: defaultdict[str, set[int]] = defaultdict(set)
+        for index in positions:
+            # Word::merge: occurrences left to right, each looked for after the symbol the last one made.
+            word, spans = words[index], lengths[index]
+            weight = word_counts[index]
+            i = word.find(pair)
+            while i >= 0:
+                span = spans[i] + spans[i + 1]
+                if i > 0:
+                    left = word[i - 1]
+                    pair_counts[left + a] -= weight
+                    if spans[i - 1] + span < max_token_length:
+                        pair_counts[left + symbol] += weight
+                        gained[left + symbol].add(index)
+                word = word[:i] + symbol + word[i + 2 :]
+                spans[i : i + 2] = [span]
+                if i + 1 < len(word):
+                    right = word[i + 1]
+                    pair_counts[b + right] -= weight
+                    if span + spans[i + 1] < max_token_length:
+                        pair_counts[symbol + right] += weight
+                        gained[symbol + right].add(index)
+                i = word.find(pair, i + 1)
+            words[index] = word
+        queue(gained)
+        if progress is not None and len(merges) % report_every == 0:
+            progress(len(merges), wanted)
+    if progress is not None:
+        progress(len(merges), wanted)
+    return merges, stop
