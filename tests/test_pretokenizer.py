@@ -147,9 +147,9 @@ def test_preset_cuts_like_its_tokenizer_json(preset, add_prefix_space, mixed_tex
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", ALL_PRESETS)
 def test_preset_cuts_like_its_tokenizer_json_around_every_code_point(preset):
-    contexts = ["'{}{}", "a{}", " {}1", "{}\n", "\r{} ", "1{}2", "A{}b", " {}'s", "{}{}{}"]
+    contexts = ["'{}", "a{}", " {}", "{}\n", "\r{}", "1{}", "A{}", "{}{}"]
     text = "".join(
-        contexts[cp % len(contexts)].format(*[chr(cp)] * 3) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000
+        contexts[cp % len(contexts)].format(*[chr(cp)] * 2) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000
     )
     pre = PreTokenizer.from_preset(preset)
     assert our_pieces(pre, text) == reference_pieces(reference_tokenizer(preset), text)
@@ -263,12 +263,14 @@ def test_training_with_a_preset_matches_tokenizers(preset, add_prefix_space, tra
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "vocab_size"),
-    [("gpt2", 50000), ("llama3", 32000), ("cl100k", 8000), ("o200k", 32000), ("qwen2", 16000), ("deepseek-v3", 32000)],
+    [("llama3", 50000), ("cl100k", 8000), ("o200k", 32000), ("qwen2", 16000), ("deepseek-v3", 32000)],
 )
 def test_training_with_a_preset_matches_tokenizers_on_real_corpora(
-    preset, vocab_size, debian_corpora, stdlib_files, training_files, tmp_path
+    preset, vocab_size, debian_corpora, training_files, tmp_path
 ):
-    files = [*debian_corpora.values(), *stdlib_files, training_files[-1]]
+    """Debian's English docs and Japanese, Chinese and Russian man pages, source code and digit-heavy text. (GPT-2's
+    own pattern is run on real text at 50257 tokens in test_trainer.py.)"""
+    files = [*debian_corpora.values(), training_files[0], training_files[-1]]
     result = hf_bpe.train_from_files(files, vocab_size=vocab_size, pattern=preset)
     vocab, merges = reference_train(preset, files, tmp_path / "ref", vocab_size)
     result.save(tmp_path / "ours")
