@@ -1,10 +1,12 @@
 """The transformers tokenizer class: GPT-2-style byte-level BPE on transformers v5's Python backend.
 
 :class:`BPETokenizer` is a ``PreTrainedTokenizer`` (v5's ``PythonBackend``) that loads ``vocab.json`` +
-``merges.txt`` (hf_bpe's or GPT-2's own) and gives exactly GPT-2's ids. The BPE work is
-:class:`hf_bpe.bpe.BytePairEncoder`'s; this module adapts it to transformers: special and added tokens, the
-backend hooks, saving, pickling, and a fast path for the common ``tok(texts)`` call that skips transformers'
-per-token Python loop (the generic path is several times slower than the Rust backend).
+``merges.txt`` (hf_bpe's or GPT-2's own), a byte-level BPE ``tokenizer.json``, or a vocabulary and merges in memory,
+and gives exactly GPT-2's ids. The BPE work is :class:`hf_bpe.bpe.BytePairEncoder`'s; this module adapts it to
+transformers: special and added tokens, the backend hooks, saving, pickling, and a fast path for the common
+``tok(texts)`` call that skips transformers' per-token Python loop. Every other call with strings gives the Rust
+backend's ``BatchEncoding``: truncation, pairs, overflowing windows and padding are done on rows shaped like
+``tokenizers``' ``Encoding`` (:class:`_Encoding`), in the order ``Tokenizer.encode`` and ``encode_batch`` do them.
 """
 
 from __future__ import annotations
@@ -141,6 +143,14 @@ class BPETokenizer(VocabularyFilesTokenizer):
             ``engine``; see :meth:`hf_bpe.pretokenizer.PreTokenizer.model_settings`); default GPT-2's.
         add_bos_token: put ``bos_token`` in front of every sequence.
         clean_up_tokenization_spaces: off by default, so that ``decode(encode(s)) == s``.
+        vocab: instead of files, the vocabulary (token to id, or ``(token, score)`` pairs in id order).
+        merges: with ``vocab``, the merges in rank order (``(left, right)`` pairs or ``"left right"`` strings).
+        tokenizer_file: without ``vocab.json`` + ``merges.txt``, a byte-level BPE ``tokenizer.json`` (as the Rust
+            backend saves GPT-2); its ``add_prefix_space`` applies unless given.
+
+    Raises:
+        ValueError: if there are neither files nor ``vocab``/``merges``, or ``tokenizer.json`` is not byte-level
+            BPE with GPT-2's split (naming the file and the setting).
 
     >>> import hf_bpe, tempfile
     >>> directory = tempfile.mkdtemp()
