@@ -169,7 +169,7 @@ def test_same_encoding_as_rust_backend(gpt2_dir, name, call):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGURATIONS)
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(call=calls())
 def test_same_encoding_as_rust_backend_long_run(gpt2_dir, name, call):
     ours, rust = loaded(gpt2_dir)[name]
