@@ -126,6 +126,81 @@ def read_merges(path: str | os.PathLike[str], vocab: Mapping[str, int] | None = 
     return merges
 
 
+@dataclasses.dataclass(frozen=True)
+class TokenizerJson:
+    """What :func:`read_tokenizer_json` takes from a byte-level BPE ``tokenizer.json``.
+
+    Attributes:
+        vocab: the model's vocabulary.
+        merges: the model's merges, in rank order.
+        add_prefix_space: the ``ByteLevel`` pre-tokenizer's setting.
+        added_tokens: the ``added_tokens`` entries as written (``content``, ``id``, ``special``, ``lstrip``, ...).
+    """
+
+    vocab: Vocab
+    merges: Merges
+    add_prefix_space: bool
+    added_tokens: list[dict[str, object]]
+
+
+def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
+    """Read the vocabulary and merges of a byte-level BPE ``tokenizer.json`` (GPT-2's pipeline, as
+    ``tokenizers`` and transformers' Rust backend save it); merges may be ``"a b"`` strings or ``["a", "b"]`` pairs.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        ValueError: naming the file and the setting, if it is not JSON or not byte-level BPE with GPT-2's split
+            (another model, a normalizer, a different pre-tokenizer, an affix, byte fallback or ``ignore_merges``).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tokenizer.json"
+    >>> model = {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}
+    >>> pre = {"type": "ByteLevel", "add_prefix_space": True, "use_regex": True}
+    >>> _ = path.write_text(json.dumps({"model": model, "pre_tokenizer": pre, "added_tokens": []}), encoding="utf-8")
+    >>> found = read_tokenizer_json(path)
+    >>> found.merges, found.add_prefix_space
+    ([('a', 'b')], True)
+    """
+    path = Path(path)
+    text = _read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
+    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(model, dict) or model.get("type") != "BPE":
+        found = model.get("type") if isinstance(model, dict) else None
+        raise ValueError(f"{path}: model type is {found!r}; BPETokenizer reads byte-level BPE (model type 'BPE') only")
+    pre = data.get("pre_tokenizer")
+    byte_level = isinstance(pre, dict) and pre.get("type") == "ByteLevel" and pre.get("use_regex", True)
+    unsupported = {
+        "pre_tokenizer": None if byte_level else pre,
+        "normalizer": data.get("normalizer"),
+        "continuing_subword_prefix": model.get("continuing_subword_prefix"),
+        "end_of_word_suffix": model.get("end_of_word_suffix"),
+        "byte_fallback": model.get("byte_fallback"),
+        "ignore_merges": model.get("ignore_merges"),
+    }
+    for name, value in unsupported.items():
+        if value:
+            raise ValueError(
+                f"{path}: {name} is {json.dumps(value)[:120]}; BPETokenizer reads GPT-2's pipeline only (the "
+                "ByteLevel pre-tokenizer with its split, no normalizer, no affixes, byte fallback or ignore_merges); "
+                "load this file with transformers' TokenizersBackend instead"
+            )
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
+        raise ValueError(f"{path}: model.vocab must be an object from token to non-negative integer id")
+    merges: Merges = []
+    for number, merge in enumerate(model.get("merges") or [], start=1):
+        parts = merge.split(" ") if isinstance(merge, str) else merge
+        if not isinstance(parts, list) or len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+            raise ValueError(f'{path}: merge {number} is {merge!r}; expected "left right" or ["left", "right"]')
+        merges.append((parts[0], parts[1]))
+    added = data.get("added_tokens") or []
+    return TokenizerJson(dict(vocab), merges, bool(pre.get("add_prefix_space", False)), list(added))
+
+
 def format_vocab(vocab: Mapping[str, int]) -> str:
     """``vocab.json``'s text: tokens ordered by id, non-ASCII kept as is, as ``tokenizers`` writes it."""
     ordered = dict(sorted(vocab.items(), key=lambda item: item[1]))

@@ -1,15 +1,18 @@
 """The transformers tokenizer class: GPT-2-style byte-level BPE on transformers v5's Python backend.
 
 :class:`BPETokenizer` is a ``PreTrainedTokenizer`` (v5's ``PythonBackend``) that loads ``vocab.json`` +
-``merges.txt`` (hf_bpe's or GPT-2's own) and gives exactly GPT-2's ids. The BPE work is
-:class:`hf_bpe.bpe.BytePairEncoder`'s; this module adapts it to transformers: special and added tokens, the
-backend hooks, saving, pickling, and a fast path for the common ``tok(texts)`` call that skips transformers'
-per-token Python loop (the generic path is several times slower than the Rust backend).
+``merges.txt`` (hf_bpe's or GPT-2's own), a byte-level BPE ``tokenizer.json``, or a vocabulary and merges in memory,
+and gives exactly GPT-2's ids. The BPE work is :class:`hf_bpe.bpe.BytePairEncoder`'s; this module adapts it to
+transformers: special and added tokens, the backend hooks, saving, pickling, and a fast path for the common
+``tok(texts)`` call that skips transformers' per-token Python loop. Every other call with strings gives the Rust
+backend's ``BatchEncoding``: truncation, pairs, overflowing windows and padding are done on rows shaped like
+``tokenizers``' ``Encoding`` (:class:`_Encoding`), in the order ``Tokenizer.encode`` and ``encode_batch`` do them.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import tempfile
 from collections.abc import Sequence
@@ -28,6 +31,7 @@ from hf_bpe.files import (
     format_merges,
     format_vocab,
     read_merges,
+    read_tokenizer_json,
     read_vocab,
     tokenizer_json,
     write_files,
@@ -36,7 +40,7 @@ from hf_bpe.pretokenizer import PreTokenizer, split_around, whole_tokens_pattern
 
 # Often hf_bpe's first import of transformers (the package itself leaves transformers alone until needed).
 with quiet_transformers_import():
-    from transformers import BatchEncoding, PretrainedConfig, PreTrainedTokenizer
+    from transformers import AddedToken, BatchEncoding, PretrainedConfig, PreTrainedTokenizer
     from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
 
 #: The module ``save_pretrained`` writes beside the files after ``register_for_auto_class()``.
@@ -139,6 +143,14 @@ class BPETokenizer(VocabularyFilesTokenizer):
             ``engine``; see :meth:`hf_bpe.pretokenizer.PreTokenizer.model_settings`); default GPT-2's.
         add_bos_token: put ``bos_token`` in front of every sequence.
         clean_up_tokenization_spaces: off by default, so that ``decode(encode(s)) == s``.
+        vocab: instead of files, the vocabulary (token to id, or ``(token, score)`` pairs in id order).
+        merges: with ``vocab``, the merges in rank order (``(left, right)`` pairs or ``"left right"`` strings).
+        tokenizer_file: without ``vocab.json`` + ``merges.txt``, a byte-level BPE ``tokenizer.json`` (as the Rust
+            backend saves GPT-2); its ``add_prefix_space`` applies unless given.
+
+    Raises:
+        ValueError: if there are neither files nor ``vocab``/``merges``, or ``tokenizer.json`` is not byte-level
+            BPE with GPT-2's split (naming the file and the setting).
 
     >>> import hf_bpe, tempfile
     >>> directory = tempfile.mkdtemp()
@@ -150,22 +162,50 @@ class BPETokenizer(VocabularyFilesTokenizer):
 
     def __init__(
         self,
-        vocab_file: str | os.PathLike[str],
-        merges_file: str | os.PathLike[str],
+        vocab_file: str | os.PathLike[str] | None = None,
+        merges_file: str | os.PathLike[str] | None = None,
         errors: str = "replace",
         unk_token: Any = GPT2_SPECIAL_TOKEN,
         bos_token: Any = GPT2_SPECIAL_TOKEN,
         eos_token: Any = GPT2_SPECIAL_TOKEN,
         pad_token: Any = None,
-        add_prefix_space: bool = False,
+        add_prefix_space: bool | None = None,
         add_bos_token: bool = False,
         clean_up_tokenization_spaces: bool = False,
         pre_tokenizer: dict[str, Any] | None = None,
+        *,
+        vocab: dict[str, int] | Sequence[tuple[str, float]] | None = None,
+        merges: Sequence[tuple[str, str] | list[str] | str] | None = None,
+        tokenizer_file: str | os.PathLike[str] | None = None,
         **kwargs: Any,
     ) -> None:
-        self._load_files(vocab_file, merges_file)
-        cut = PreTokenizer.from_settings({**(pre_tokenizer or {}), "add_prefix_space": bool(add_prefix_space)})
-        self.bpe = BytePairEncoder(self.encoder, self.merges, pre_tokenizer=cut)
+        self._file_added_tokens: list[dict[str, Any]] = []
+        loaded: _LoadedFiles | None = None
+        if vocab is not None or merges is not None:
+            self._set_vocabulary(vocab, merges)
+        elif vocab_file is not None and merges_file is not None:
+            loaded = _loaded(_file_key(vocab_file), _file_key(merges_file))
+        elif tokenizer_file is not None:
+            loaded = _loaded(_file_key(tokenizer_file))
+            self._file_added_tokens = loaded.added_tokens
+            if add_prefix_space is None:
+                add_prefix_space = loaded.add_prefix_space
+        else:
+            where = kwargs.get("name_or_path") or "the directory"
+            raise ValueError(
+                f"{where}: BPETokenizer needs vocab.json + merges.txt, or a byte-level BPE tokenizer.json, and "
+                f"found {'only ' + VOCAB_FILE if vocab_file else 'only ' + MERGES_FILE if merges_file else 'neither'}; "
+                "or pass vocab= and merges= to build one in memory"
+            )
+        add_prefix_space = bool(add_prefix_space)
+        kwargs.pop("backend", None)  # a directory saved by the Rust backend says "tokenizers"; this class is Python
+        cut = PreTokenizer.from_settings({**(pre_tokenizer or {}), "add_prefix_space": add_prefix_space})
+        if loaded is not None:
+            self.encoder, self.merges = dict(loaded.vocab), list(loaded.merges)
+            self.decoder = {token_id: token for token, token_id in self.encoder.items()}
+            self.bpe = loaded.encoder(cut)
+        else:
+            self.bpe = BytePairEncoder(self.encoder, self.merges, pre_tokenizer=cut)
         self.errors = errors
         self.add_prefix_space = add_prefix_space
         self.add_bos_token = add_bos_token
@@ -181,13 +221,42 @@ class BPETokenizer(VocabularyFilesTokenizer):
             add_prefix_space=add_prefix_space,
             add_bos_token=add_bos_token,
             clean_up_tokenization_spaces=clean_up_tokenization_spaces,
+            tokenizer_file=tokenizer_file,
             **kwargs,
         )
+
+    def _set_vocabulary(
+        self,
+        vocab: dict[str, int] | Sequence[tuple[str, float]] | None,
+        merges: Sequence[tuple[str, str] | list[str] | str] | None,
+        *,
+        source: str = "vocab=/merges=",
+    ) -> None:
+        """Take a vocabulary and merges given in memory (transformers v5's ``vocab=``, ``merges=``): merges as
+        ``(left, right)`` pairs or ``"left right"`` strings; the vocabulary as a dict, or as ``(token, score)``
+        pairs in id order."""
+        if isinstance(vocab, (list, tuple)):
+            # transformers' vocab-scores form: (token, score) in id order.
+            vocab = {str(entry[0]): token_id for token_id, entry in enumerate(vocab)}
+        if not isinstance(vocab, dict) or merges is None:
+            raise TypeError(
+                f"{source}: give both vocab (a dict from token to id) and merges (a list of pairs), got "
+                f"vocab={type(vocab).__name__}, merges={type(merges).__name__}"
+            )
+        pairs: list[tuple[str, str]] = []
+        for number, merge in enumerate(merges, start=1):
+            parts = merge.split(" ") if isinstance(merge, str) else list(merge)
+            if len(parts) != 2 or not all(isinstance(part, str) and part for part in parts):
+                raise ValueError(f"{source}: merge {number} is {merge!r}; expected ('left', 'right') or 'left right'")
+            pairs.append((parts[0], parts[1]))
+        self.encoder = dict(vocab)
+        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
+        self.merges = pairs
 
     # -- encoding -----------------------------------------------------------------------------------------------
 
     def tokenize(self, text: str, **kwargs: Any) -> list[str]:  # type: ignore[override]
-        """The byte-level tokens of ``text``, added and special tokens matched whole.
+        """The tokens of ``text``, added and special tokens matched whole.
 
         ``add_prefix_space`` (and ``is_split_into_words``, which implies it) applies to each stretch of text
         between added tokens, as in ``tokenizers``.
@@ -219,6 +288,18 @@ class BPETokenizer(VocabularyFilesTokenizer):
             token.lstrip or token.rstrip or token.single_word for token in self._added_tokens_decoder.values()
         )
 
+    def _pieces(
+        self, text: str, split_special_tokens: bool, add_prefix_space: bool | None
+    ) -> tuple[str, list[tuple[int, int, str | None]], bool]:
+        """``text`` (surrogates replaced), cut as the Rust backend cuts it: added tokens whole (unless
+        ``split_special_tokens``), then each piece between them pre-tokenized on its own."""
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
+        text = replace_surrogates(text)
+        prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
+        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
+        return text, list(split_around(text, pattern)), prefix
+
     def encode_text(
         self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None
     ) -> list[int]:
@@ -235,41 +316,41 @@ class BPETokenizer(VocabularyFilesTokenizer):
         return self.bpe.encode_around(text, pattern, self._added_tokens_encoder, add_prefix_space=prefix)
 
     def encode_text_with_offsets(
-        self, text: str, *, split_special_tokens: bool = False
+        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None
     ) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of one text and each token's ``(start, end)`` character span in it, as the Rust backend gives
-        them: a token holding part of a character's UTF-8 bytes spans that whole character.
+        them: a token holding part of a character's UTF-8 bytes spans that whole character, and an added prefix
+        space belongs to the character it was put before.
 
         Raises:
             TypeError: if ``text`` is not a string.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        text = replace_surrogates(text)
-        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
+        text, spans, prefix = self._pieces(text, split_special_tokens, add_prefix_space)
         added = self._added_tokens_encoder
-        spans = [
-            (start, end, None if token is None else added[token]) for start, end, token in split_around(text, pattern)
-        ]
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
         decoder = self.decoder
-        for begin, end, added_id in spans:
-            if added_id is not None:
-                ids.append(added_id)
+        for begin, end, token in spans:
+            if token is not None:
+                ids.append(added[token])
                 offsets.append((begin, end))
                 continue
-            position = begin
-            for piece in self.bpe.pieces(text[begin:end], add_prefix_space=False):
+            segment = text[begin:end]
+            # The text position of each character of the segment as pre-tokenized (a prefix space: the first's).
+            positions = list(range(begin, end))
+            if prefix and segment[0] != " ":
+                positions.insert(0, begin)
+            at = 0
+            for piece in self.bpe.pieces(segment, add_prefix_space=prefix):
                 # The character each UTF-8 byte of the piece belongs to.
-                owner = [position + k for k, char in enumerate(piece) for _ in range(len(char.encode("utf-8")))]
+                owner = [positions[at + k] for k, char in enumerate(piece) for _ in range(len(char.encode("utf-8")))]
                 byte = 0
-                for token_id in self.bpe.encode_ordinary(piece):
+                for token_id in self.bpe.encode_ordinary(piece, add_prefix_space=False):
                     size = len(from_byte_level(decoder[token_id]))
                     ids.append(token_id)
                     offsets.append((owner[byte], owner[byte + size - 1] + 1))
                     byte += size
-                position += len(piece)
+                at += len(piece)
         return ids, offsets
 
     def _encode_plus(  # type: ignore[override]
@@ -297,26 +378,14 @@ class BPETokenizer(VocabularyFilesTokenizer):
             raise TypeError(
                 f"expected a string or a list of strings to encode, got {type(text).__name__}: {text!r:.60}"
             )
-        texts = [text] if isinstance(text, str) else text
+        batched = isinstance(text, (list, tuple))
+        texts = text if batched else [text]
         for index, item in enumerate(texts):
             # Strings, pairs or pre-split words (lists), or ids (ints, already encoded) are what transformers takes.
             if not isinstance(item, (str, list, tuple, int)):
                 raise TypeError(
                     f"item {index} of the batch is {type(item).__name__}: {item!r:.60}; expected a string to encode"
                 )
-        simple = (
-            text_pair is None
-            and not is_split_into_words
-            and isinstance(texts, (list, tuple))
-            and all(isinstance(t, str) for t in texts)
-            and not any(
-                value
-                for key, value in kwargs.items()
-                if key not in ("split_special_tokens", "add_prefix_space", "return_offsets_mapping")
-            )
-            and self._fast_path_ok()
-        )
-        # What transformers' own path needs, for the cases it handles (pairs, truncation, padding, ...).
         options: dict[str, Any] = {
             "add_special_tokens": add_special_tokens,
             "padding_strategy": padding_strategy,
@@ -333,126 +402,172 @@ class BPETokenizer(VocabularyFilesTokenizer):
             "return_length": return_length,
             "verbose": verbose,
         }
-        if not simple:
+        ours = (
+            not is_split_into_words
+            and all(isinstance(t, str) or _is_text_pair(t) for t in texts)
+            and (text_pair is None or isinstance(text_pair, (str, list, tuple)))
+            and not any(
+                value
+                for key, value in kwargs.items()
+                if key not in ("split_special_tokens", "add_prefix_space", "return_offsets_mapping")
+            )
+            and self._fast_path_ok()
+        )
+        if not ours:
+            # Pre-split words, ids, and added tokens that strip: transformers' own path.
             return super()._encode_plus(
                 cast(Any, text), text_pair=text_pair, is_split_into_words=is_split_into_words, **options, **kwargs
             )
-        split = kwargs.get("split_special_tokens", self.split_special_tokens)
+        split = kwargs.get("split_special_tokens")
+        split = self.split_special_tokens if split is None else split
         prefix = kwargs.get("add_prefix_space")
-        if kwargs.get("return_offsets_mapping"):
-            return self._with_offsets(text, texts, split, prefix, options)
-        encoded = [self.encode_text(t, split_special_tokens=split, add_prefix_space=prefix) for t in texts]
+        offsets = bool(kwargs.get("return_offsets_mapping"))
+        cut = self.bpe.pre_tokenizer
+        if offsets and (cut.normalizer != "none" or not cut.gpt2_form):
+            raise NotImplementedError(
+                "hf_bpe's BPETokenizer returns offsets for GPT-2's split without a normalizer only; for this "
+                f"pre-tokenizer ({cut.preset or 'custom'}, normalizer {cut.normalizer!r}), load the directory's "
+                "tokenizer.json with the Rust backend (transformers' TokenizersBackend)"
+            )
+        # How TokenizersBackend._encode_plus reads its inputs (an empty text_pair counts as none).
+        if batched:
+            if isinstance(text_pair, str):
+                raise TypeError("when encoding a batch of texts, text_pair must be a list of the same length")
+            if text_pair is not None and len(text_pair) != len(texts):
+                raise ValueError(f"text has {len(texts)} items but text_pair has {len(text_pair)}; give one pair each")
+            items: list[Any] = list(zip(texts, text_pair, strict=True)) if text_pair is not None else list(texts)
+        else:
+            items = [(text, text_pair)] if text_pair else [text]
         plain = (
-            padding_strategy == PaddingStrategy.DO_NOT_PAD
+            all(isinstance(item, str) for item in items)
+            and not offsets
+            and padding_strategy == PaddingStrategy.DO_NOT_PAD
             and truncation_strategy == TruncationStrategy.DO_NOT_TRUNCATE
             and not return_overflowing_tokens
             and not return_special_tokens_mask
             and not return_length
             and not return_token_type_ids
         )
-        if (
-            return_overflowing_tokens
-            and truncation_strategy != TruncationStrategy.DO_NOT_TRUNCATE
-            and max_length is not None
-            and self.truncation_side == "right"
-        ):
-            # transformers' Python path returns overflow as extra keys (and fails on a batch where only some
-            # texts overflow); the Rust backend returns the windows as rows, which is what users rely on.
-            return self._overflowing_rows(encoded, add_special_tokens, max_length, stride, options)
-        if not plain:
-            # transformers does truncation, padding and the extra outputs from ids.
-            ids: Any = encoded[0] if isinstance(text, str) else encoded
-            return super()._encode_plus(ids, **options)
-        if add_special_tokens and self.add_bos_token and self.bos_token_id is not None:
+        if plain:
+            return self._encode_plain(text, items, split, prefix, options)
+        if truncation_strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is not None:
+            # Checked when the Rust backend sets its truncation (TokenizerImpl::with_truncation), whatever the text.
+            effective = max_length - self.num_special_tokens_to_add(pair=False)
+            if effective < stride:
+                raise ValueError(
+                    f"stride={stride} is larger than max_length={max_length} less the special tokens added "
+                    f"({effective}); choose a smaller stride"
+                )
+        encodings = [self._encode_item(item, split, prefix, offsets, options) for item in items]
+        return self._batch_encoding(encodings, batched, offsets, options)
+
+    def _encode_plain(
+        self, text: Any, texts: list[str], split: bool, prefix: bool | None, options: dict[str, Any]
+    ) -> BatchEncoding:
+        """``tok(texts)``: ids and attention masks only, without transformers' per-token Python loop."""
+        encoded = [self.encode_text(t, split_special_tokens=split, add_prefix_space=prefix) for t in texts]
+        if options["add_special_tokens"] and self.add_bos_token and self.bos_token_id is not None:
             bos = [self.bos_token_id]
             encoded = [bos + ids for ids in encoded]
+        longest = max(map(len, encoded), default=0)
+        if longest > self.model_max_length:
+            self._eventual_warn_about_too_long_sequence(
+                next(ids for ids in encoded if len(ids) == longest), options["max_length"], options["verbose"]
+            )
         data: dict[str, Any] = {"input_ids": encoded}
+        return_attention_mask = options["return_attention_mask"]
         if return_attention_mask is None:
             return_attention_mask = "attention_mask" in self.model_input_names
         if return_attention_mask:
             data["attention_mask"] = [[1] * len(ids) for ids in encoded]
+        tensors = options["return_tensors"]
         if isinstance(text, str):
             data = {key: value[0] for key, value in data.items()}
-            return BatchEncoding(data, tensor_type=return_tensors, prepend_batch_axis=return_tensors is not None)
-        return BatchEncoding(data, tensor_type=return_tensors)
-
-    def _with_offsets(
-        self, text: Any, texts: Sequence[str], split: bool, prefix: bool | None, options: dict[str, Any]
-    ) -> BatchEncoding:
-        """``tok(texts, return_offsets_mapping=True)`` for plain calls (no padding, truncation or extra outputs)."""
-        plain = (
-            all(
-                options[key] in (None, False, PaddingStrategy.DO_NOT_PAD, TruncationStrategy.DO_NOT_TRUNCATE)
-                for key in ("padding_strategy", "truncation_strategy", "return_overflowing_tokens", "return_length")
-            )
-            and not options["return_special_tokens_mask"]
-        )
-        if (
-            not plain
-            or (self.add_prefix_space if prefix is None else prefix)
-            or self.num_special_tokens_to_add()
-            or self.bpe.pre_tokenizer.normalizer != "none"
-        ):
-            raise NotImplementedError(
-                "hf_bpe's BPETokenizer returns offsets only without padding, truncation, extra outputs, a prefix "
-                "space, a normalizer or added bos tokens; for those, load the directory's tokenizer.json with the "
-                "Rust backend (transformers' GPT2Tokenizer or TokenizersBackend)"
-            )
-        encoded = [self.encode_text_with_offsets(t, split_special_tokens=split) for t in texts]
-        data: dict[str, Any] = {"input_ids": [ids for ids, _ in encoded]}
-        if options["return_attention_mask"] is not False:
-            data["attention_mask"] = [[1] * len(ids) for ids, _ in encoded]
-        data["offset_mapping"] = [offsets for _, offsets in encoded]
-        if isinstance(text, str):
-            data = {key: value[0] for key, value in data.items()}
-            tensors = options["return_tensors"]
             return BatchEncoding(data, tensor_type=tensors, prepend_batch_axis=tensors is not None)
-        return BatchEncoding(data, tensor_type=options["return_tensors"])
+        return BatchEncoding(data, tensor_type=tensors)
 
-    def _overflowing_rows(
-        self, encoded: list[list[int]], add_special_tokens: bool, max_length: int, stride: int, options: dict[str, Any]
+    def _encode_item(
+        self, item: Any, split: bool, prefix: bool | None, offsets: bool, options: dict[str, Any]
+    ) -> _Encoding:
+        """One text or pair as the Rust backend's ``Tokenizer.encode`` makes it: each sequence encoded, then
+        truncated, then given its special tokens (``TemplateProcessing``), the pair merged into one row."""
+        sequences = [item] if isinstance(item, str) else list(item)
+        parts: list[_Encoding] = []
+        for type_id, sequence in enumerate(sequences):
+            if offsets:
+                ids, spans = self.encode_text_with_offsets(
+                    sequence, split_special_tokens=split, add_prefix_space=prefix
+                )
+            else:
+                ids = self.encode_text(sequence, split_special_tokens=split, add_prefix_space=prefix)
+                spans = [(0, 0)] * len(ids)
+            parts.append(_Encoding(ids, [type_id] * len(ids), [0] * len(ids), spans))
+        first, pair = parts[0], parts[1] if len(parts) > 1 else None
+        add_special_tokens = options["add_special_tokens"]
+        max_length = options["max_length"]
+        strategy = options["truncation_strategy"]
+        if strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is not None:
+            if add_special_tokens:
+                max_length -= self.num_special_tokens_to_add(pair=pair is not None)
+            _truncate(first, pair, max(max_length, 0), options["stride"], strategy, self.truncation_side == "left")
+        bos = self.bos_token_id if add_special_tokens and self.add_bos_token else None
+        if bos is not None:
+            first = first.with_leading(bos, 0)
+            pair = pair.with_leading(bos, 1) if pair is not None else None
+        return first.merged(pair) if pair is not None else first
+
+    def _batch_encoding(
+        self, encodings: list[_Encoding], batched: bool, offsets: bool, options: dict[str, Any]
     ) -> BatchEncoding:
-        """Each text's ids cut into windows of ``max_length`` (special tokens included) overlapping by ``stride``,
-        one row each, with ``overflow_to_sample_mapping``, as the Rust backend returns them."""
-        width = max_length - (self.num_special_tokens_to_add() if add_special_tokens else 0)
-        if width <= 0 or stride >= width:
-            raise ValueError(
-                f"stride={stride} with max_length={max_length} leaves no room to advance: the stride must be "
-                f"smaller than max_length minus the special tokens added ({width})"
+        """Pad as the Rust backend pads (every row, overflowing windows included, to the longest first row or to
+        ``max_length``), then lay the rows out as ``TokenizersBackend._encode_plus`` does."""
+        strategy = options["padding_strategy"]
+        if strategy != PaddingStrategy.DO_NOT_PAD and encodings:
+            target = (
+                options["max_length"]
+                if strategy == PaddingStrategy.MAX_LENGTH
+                else max(len(encoding.ids) for encoding in encodings)
             )
-        rows: list[list[int]] = []
+            multiple = options["pad_to_multiple_of"]
+            if multiple and target % multiple:
+                target += multiple - target % multiple
+            left = (options["padding_side"] or self.padding_side) == "left"
+            for encoding in encodings:
+                encoding.pad(target, self.pad_token_id, self.pad_token_type_id, left)
+        return_token_type_ids = options["return_token_type_ids"]
+        if return_token_type_ids is None:
+            return_token_type_ids = "token_type_ids" in self.model_input_names
+        return_attention_mask = options["return_attention_mask"]
+        if return_attention_mask is None:
+            return_attention_mask = "attention_mask" in self.model_input_names
+        overflowing = options["return_overflowing_tokens"]
+        rows: list[_Encoding] = []
         mapping: list[int] = []
-        for sample, ids in enumerate(encoded):
-            start = 0
-            while True:  # the windows of tokenizers' Encoding.truncate (right side)
-                stop = min(start + width, len(ids))
-                rows.append(ids[start:stop])
-                mapping.append(sample)
-                if stop >= len(ids):
-                    break
-                start += width - stride
-        data: dict[str, Any] = {
-            "input_ids": [self.build_inputs_with_special_tokens(row) if add_special_tokens else row for row in rows]
-        }
-        if options["return_token_type_ids"]:
-            data["token_type_ids"] = [[0] * len(row) for row in data["input_ids"]]
+        for sample, encoding in enumerate(encodings):
+            windows = [encoding, *encoding.overflowing] if overflowing else [encoding]
+            rows += windows
+            mapping += [sample] * len(windows)
+        data: dict[str, Any] = {"input_ids": [row.ids for row in rows]}
+        if return_token_type_ids:
+            data["token_type_ids"] = [row.type_ids for row in rows]
+        if return_attention_mask:
+            data["attention_mask"] = [row.attention for row in rows]
         if options["return_special_tokens_mask"]:
-            data["special_tokens_mask"] = [
-                self.get_special_tokens_mask(row) if add_special_tokens else [0] * len(row) for row in rows
-            ]
-        padded = self.pad(
-            data,
-            padding=options["padding_strategy"].value,
-            max_length=max_length,
-            pad_to_multiple_of=options["pad_to_multiple_of"],
-            padding_side=options["padding_side"],
-            return_attention_mask=options["return_attention_mask"],
-        )
-        result = dict(padded)
-        result["overflow_to_sample_mapping"] = mapping
+            data["special_tokens_mask"] = [row.special for row in rows]
+        if offsets:
+            data["offset_mapping"] = [row.offsets for row in rows]
         if options["return_length"]:
-            result["length"] = [len(ids) for ids in result["input_ids"]]
-        return BatchEncoding(result, tensor_type=options["return_tensors"])
+            data["length"] = [len(row.ids) for row in rows]
+        if overflowing:
+            data["overflow_to_sample_mapping"] = mapping
+        for row in rows:
+            self._eventual_warn_about_too_long_sequence(row.ids, options["max_length"], options["verbose"])
+        tensors = options["return_tensors"]
+        if not batched and tensors is None and not overflowing:
+            # TokenizersBackend drops the batch axis of list values only ("length" stays a one-item list).
+            data = {key: value[0] if value and isinstance(value[0], list) else value for key, value in data.items()}
+            return BatchEncoding(data)
+        return BatchEncoding(data, tensor_type=tensors)
 
     def build_inputs_with_special_tokens(
         self, token_ids_0: list[int], token_ids_1: list[int] | None = None
@@ -568,7 +683,21 @@ class BPETokenizer(VocabularyFilesTokenizer):
         )
         with tempfile.TemporaryDirectory(prefix="hf-bpe-new-") as directory:
             result.save(directory, roles=roles)
-            return type(self).from_pretrained(directory, errors=self.errors, add_bos_token=self.add_bos_token)
+            new = type(self).from_pretrained(directory, errors=self.errors, add_bos_token=self.add_bos_token)
+        # As the Rust backend's train_new_from_iterator: the added tokens this tokenizer was loaded with (from a
+        # tokenizer.json) come back; one renamed away is then missing from the new vocabulary and is added after it.
+        vocab = new.get_vocab()
+        entries = self._file_added_tokens
+        loaded_from = self.init_kwargs.get("tokenizer_file")
+        if not entries and loaded_from and os.path.isfile(loaded_from):
+            entries = read_tokenizer_json(loaded_from).added_tokens
+        for entry in entries:
+            content = str(entry.get("content", ""))
+            if content and content not in vocab:
+                flags = {key: bool(entry.get(key)) for key in ("lstrip", "rstrip", "single_word", "normalized")}
+                special = bool(entry.get("special"))
+                new.add_tokens([AddedToken(content, special=special, **flags)], special_tokens=special)
+        return new
 
     def save_pretrained(self, save_directory: str | os.PathLike[str], *args: Any, **kwargs: Any) -> tuple[str, ...]:
         """transformers' ``save_pretrained``; after ``register_for_auto_class()`` it also writes the module file.
@@ -582,6 +711,48 @@ class BPETokenizer(VocabularyFilesTokenizer):
             module = os.path.join(save_directory, os.path.basename(__file__))
             write_files(save_directory, {os.path.basename(module): REMOTE_CODE_MODULE})
         return tuple(saved)
+
+
+@dataclasses.dataclass(frozen=True)
+class _LoadedFiles:
+    """A vocabulary and merges read once per file version, and the encoders made from them per pre-tokenizer."""
+
+    vocab: dict[str, int]
+    merges: list[tuple[str, str]]
+    add_prefix_space: bool = False
+    added_tokens: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    _encoders: dict[PreTokenizer, BytePairEncoder] = dataclasses.field(default_factory=dict)
+
+    def encoder(self, pre_tokenizer: PreTokenizer) -> BytePairEncoder:
+        """The encoder for these files and ``pre_tokenizer``, made once: building GPT-2's merge tables takes most
+        of a second. Tokenizers share it and never change it (its pre-token cache is the same for the same
+        files and pre-tokenizer)."""
+        found = self._encoders.get(pre_tokenizer)
+        if found is None:
+            found = self._encoders[pre_tokenizer] = BytePairEncoder(
+                self.vocab, self.merges, pre_tokenizer=pre_tokenizer
+            )
+        return found
+
+
+def _file_key(path: str | os.PathLike[str]) -> tuple[str, int, int]:
+    """A file's identity for :func:`_loaded`: its path, modification time and size (changed files load again)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return (os.fspath(path), -1, -1)  # reading it will raise the error that names it
+    return (os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
+    """``vocab.json`` + ``merges.txt`` (two keys) or ``tokenizer.json`` (one), read once per file version.
+    Instances copy the vocabulary and merges."""
+    if len(keys) == 2:
+        vocab = read_vocab(keys[0][0])
+        return _LoadedFiles(vocab, read_merges(keys[1][0], vocab))
+    found = read_tokenizer_json(keys[0][0])
+    return _LoadedFiles(found.vocab, found.merges, found.add_prefix_space, found.added_tokens)
 
 
 class _AddedTokenMatcher:
@@ -607,3 +778,165 @@ class _AddedTokenMatcher:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__()  # type: ignore[misc]
+
+
+@dataclasses.dataclass
+class _Encoding:
+    """One row as ``tokenizers``' ``Encoding`` holds it, with its overflowing windows: what truncation, pairs and
+    padding work on, so that they give the Rust backend's rows."""
+
+    ids: list[int]
+    type_ids: list[int]
+    special: list[int]
+    offsets: list[tuple[int, int]]
+    attention: list[int] = dataclasses.field(default_factory=list)
+    overflowing: list[_Encoding] = dataclasses.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.attention:
+            self.attention = [1] * len(self.ids)
+
+    def _slice(self, start: int, stop: int) -> _Encoding:
+        return _Encoding(
+            self.ids[start:stop],
+            self.type_ids[start:stop],
+            self.special[start:stop],
+            self.offsets[start:stop],
+            self.attention[start:stop],
+        )
+
+    def truncate(self, max_len: int, stride: int, left: bool) -> None:
+        """Keep ``max_len`` tokens; the rest go to ``overflowing`` as windows overlapping by ``stride``
+        (``Encoding::truncate``)."""
+        length = len(self.ids)
+        if max_len >= length:
+            return
+        if max_len == 0:
+            whole = self._slice(0, length)
+            whole.overflowing = self.overflowing
+            self.ids, self.type_ids, self.special, self.offsets, self.attention = [], [], [], [], []
+            self.overflowing = [whole]
+            return
+        if stride >= max_len:
+            raise ValueError(
+                f"stride={stride} must be smaller than the length truncated to ({max_len}: max_length less the "
+                "special tokens added); choose a smaller stride"
+            )
+        step = max_len - stride
+        ranges: list[tuple[int, int]] = []
+        if not left:
+            for start in range(0, length, step):
+                stop = min(start + max_len, length)
+                ranges.append((start, stop))
+                if stop == length:
+                    break
+        else:
+            for last in range(length - 1, -1, -step):
+                start = max(last + 1 - max_len, 0)
+                ranges.append((start, last + 1))
+                if start == 0:
+                    break
+        windows = [self._slice(start, stop) for start, stop in ranges]
+        first = windows[0]
+        self.ids, self.type_ids, self.special = first.ids, first.type_ids, first.special
+        self.offsets, self.attention = first.offsets, first.attention
+        self.overflowing = windows[1:]
+
+    def with_leading(self, token_id: int, type_id: int) -> _Encoding:
+        """This row (and each overflowing window) with a special token in front (``TemplateProcessing``)."""
+        return _Encoding(
+            [token_id, *self.ids],
+            [type_id, *self.type_ids],
+            [1, *self.special],
+            [(0, 0), *self.offsets],
+            [1, *self.attention],
+            [window.with_leading(token_id, type_id) for window in self.overflowing],
+        )
+
+    def merged(self, pair: _Encoding) -> _Encoding:
+        """This row followed by ``pair``; the windows are every combination (``Encoding::merge_with``): each of
+        ours with the pair and with each of its windows, then ours with each of the pair's windows."""
+
+        def join(a: _Encoding, b: _Encoding) -> _Encoding:
+            return _Encoding(
+                a.ids + b.ids, a.type_ids + b.type_ids, a.special + b.special, a.offsets + b.offsets,
+                a.attention + b.attention,
+            )  # fmt: skip
+
+        windows = [join(mine, theirs) for mine in self.overflowing for theirs in (pair, *pair.overflowing)]
+        windows += [join(self, theirs) for theirs in pair.overflowing]
+        result = join(self, pair)
+        result.overflowing = windows
+        return result
+
+    def pad(self, target: int, pad_id: int | None, pad_type_id: int, left: bool) -> None:
+        """Pad to ``target`` tokens, the overflowing windows too (``Encoding::pad``)."""
+        for window in self.overflowing:
+            window.pad(target, pad_id, pad_type_id, left)
+        missing = target - len(self.ids)
+        if missing <= 0:
+            return
+        if pad_id is None:
+            raise ValueError("padding needs a pad token; set tokenizer.pad_token (e.g. to tokenizer.eos_token)")
+        pads = [pad_id] * missing
+        if left:
+            self.ids = pads + self.ids
+            self.type_ids = [pad_type_id] * missing + self.type_ids
+            self.special = [1] * missing + self.special
+            self.offsets = [(0, 0)] * missing + self.offsets
+            self.attention = [0] * missing + self.attention
+        else:
+            self.ids = self.ids + pads
+            self.type_ids = self.type_ids + [pad_type_id] * missing
+            self.special = self.special + [1] * missing
+            self.offsets = self.offsets + [(0, 0)] * missing
+            self.attention = self.attention + [0] * missing
+
+
+def _is_text_pair(item: Any) -> bool:
+    return isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(part, str) for part in item)
+
+
+def _truncate(
+    first: _Encoding, pair: _Encoding | None, max_length: int, stride: int, strategy: TruncationStrategy, left: bool
+) -> None:
+    """Truncate a text or pair to ``max_length`` tokens in all, as ``tokenizers``' ``truncate_encodings`` does.
+
+    Raises:
+        ValueError: if the sequence to truncate is too short, or ``only_second`` is asked without a pair.
+    """
+    if max_length == 0:
+        first.truncate(0, stride, left)
+        if pair is not None:
+            pair.truncate(0, stride, left)
+        return
+    total = len(first.ids) + (len(pair.ids) if pair is not None else 0)
+    if total <= max_length:
+        return
+    to_remove = total - max_length
+    if strategy == TruncationStrategy.LONGEST_FIRST:
+        if pair is None:
+            first.truncate(max_length, stride, left)
+            return
+        n1, n2 = len(first.ids), len(pair.ids)
+        swap = n1 > n2
+        if swap:
+            n1, n2 = n2, n1
+        n2 = n1 if n1 > max_length else max(n1, max_length - n1)
+        if n1 + n2 > max_length:
+            n1 = max_length // 2
+            n2 = n1 + max_length % 2
+        if swap:
+            n1, n2 = n2, n1
+        first.truncate(n1, stride, left)
+        pair.truncate(n2, stride, left)
+        return
+    if strategy == TruncationStrategy.ONLY_SECOND and pair is None:
+        raise ValueError("truncation='only_second' needs a second sequence (text_pair); none was given")
+    target = first if strategy == TruncationStrategy.ONLY_FIRST else cast(_Encoding, pair)
+    if len(target.ids) <= to_remove:
+        raise ValueError(
+            f"truncation={strategy.value!r} cannot reach max_length={max_length}: the sequence it may cut has "
+            f"{len(target.ids)} tokens and {to_remove} must go; use truncation='longest_first' or a larger max_length"
+        )
+    target.truncate(len(target.ids) - to_remove, stride, left)

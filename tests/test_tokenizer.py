@@ -6,7 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
-from conftest import COURSE, multilingual_text
+from conftest import ADVERSARIAL, COURSE, multilingual_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from transformers import GPT2Tokenizer, PreTrainedTokenizer
@@ -14,6 +14,8 @@ from transformers import GPT2Tokenizer, PreTrainedTokenizer
 import hf_bpe
 from hf_bpe import BPETokenizer
 from hf_bpe.files import write_tokenizer_dir
+
+ADVERSARIAL_SHORT = [text[:300] for text in ADVERSARIAL]
 
 # A toy vocabulary to check on paper. Merge order decides: "a b" before "b c" makes "abc" -> "ab" "c"; the
 # tie "a a" in "aaa" goes to the leftmost pair, so "aaa" -> "aa" "a".
@@ -146,9 +148,10 @@ def test_single_text_and_pairs_take_transformers_path(trained_dir):
 
 def test_add_bos_token_and_prefix_space(trained_dir):
     tok = BPETokenizer.from_pretrained(trained_dir, add_bos_token=True, add_prefix_space=True)
-    plain = BPETokenizer.from_pretrained(trained_dir)
-    assert tok("hello")["input_ids"] == [0, *plain(" hello")["input_ids"]]
-    assert tok("hello", add_special_tokens=False)["input_ids"] == plain(" hello")["input_ids"]
+    rust = GPT2Tokenizer.from_pretrained(str(trained_dir), add_bos_token=True, add_prefix_space=True)
+    for options in ({}, {"add_special_tokens": False}, {"text_pair": "x y", "return_token_type_ids": True}):
+        assert dict(tok("hello", **options)) == dict(rust("hello", **options))
+    assert tok("hello")["input_ids"][0] == tok.bos_token_id == 0
 
 
 def test_save_pretrained_round_trip(trained_dir, tmp_path):
@@ -284,3 +287,126 @@ def test_any_merge_order_matches_rust_model(tmp_path, merges, texts):
     ours = BPETokenizer(str(directory / "vocab.json"), str(directory / "merges.txt"), unk_token=None)
     for text in texts:
         assert ours(text)["input_ids"] == rust.encode(text).ids, text
+
+
+# -- issue 13: the class behaves like the tokenizer users know (the Rust backend is the judge) --------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        {"text": ["", "hello"], "truncation": True, "max_length": 4},
+        {"text": "", "padding": "max_length", "max_length": 4},
+        {"text": ["", "hello", ""], "padding": True, "return_length": True},
+        {"text": "", "return_special_tokens_mask": True, "return_token_type_ids": True, "return_length": True},
+        {"text": ["", ""], "padding": "max_length", "max_length": 3, "return_special_tokens_mask": True},
+        {"text": "", "text_pair": "x", "truncation": True, "max_length": 4, "return_token_type_ids": True},
+    ],
+    ids=["batch-truncation", "padded", "batch-length", "extra-outputs", "all-empty", "pair"],
+)
+def test_empty_strings_like_rust(gpt2_dir, call):
+    ours = BPETokenizer.from_pretrained(str(gpt2_dir), pad_token="<|endoftext|>")
+    rust = GPT2Tokenizer.from_pretrained(str(gpt2_dir), pad_token="<|endoftext|>")
+    assert dict(ours(**call)) == dict(rust(**call))
+    assert dict(ours(["", "hello"], truncation=True, max_length=4))["input_ids"] == [[], [31373]]
+
+
+@pytest.mark.parametrize("merges_as", ["pairs", "strings"])
+def test_directory_with_only_tokenizer_json(gpt2_dir, tmp_path, merges_as):
+    """A directory as the Rust backend saves it (tokenizer.json + tokenizer_config.json), merges in either of
+    tokenizer.json's spellings; hf_bpe's class reads it and encodes as the Rust backend does from it."""
+    import json
+
+    from transformers import AutoTokenizer
+
+    GPT2Tokenizer.from_pretrained(str(gpt2_dir)).save_pretrained(tmp_path)  # the Rust backend
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["tokenizer.json", "tokenizer_config.json"]
+    data = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    spelled = [" ".join(merge) if isinstance(merge, list) else merge for merge in data["model"]["merges"]]
+    data["model"]["merges"] = [merge.split(" ") for merge in spelled] if merges_as == "pairs" else spelled
+    (tmp_path / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    ours = BPETokenizer.from_pretrained(tmp_path)
+    rust = AutoTokenizer.from_pretrained(str(tmp_path))
+    assert rust.backend == "tokenizers"
+    texts = [*ADVERSARIAL_SHORT, *multilingual_text(50, seed=4).splitlines()]
+    assert ours(texts)["input_ids"] == rust(texts)["input_ids"]
+    assert ours.backend == "custom" and len(ours) == len(rust) == 50257
+
+
+def test_tokenizer_json_of_another_model_or_nothing_is_a_clear_error(tmp_path):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    wordpiece = Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
+    wordpiece.pre_tokenizer = pre_tokenizers.Whitespace()
+    (tmp_path / "wp").mkdir()
+    wordpiece.save(str(tmp_path / "wp" / "tokenizer.json"))
+    with pytest.raises(ValueError, match=r"tokenizer\.json: model type is 'WordPiece'; BPETokenizer reads byte-level"):
+        BPETokenizer.from_pretrained(tmp_path / "wp")
+    split = Tokenizer(models.BPE({"a": 0}, []))
+    split.pre_tokenizer = pre_tokenizers.Metaspace()
+    (tmp_path / "metaspace").mkdir()
+    split.save(str(tmp_path / "metaspace" / "tokenizer.json"))
+    with pytest.raises(ValueError, match=r"pre_tokenizer is \{\"type\": \"Metaspace\".*load this file with"):
+        BPETokenizer.from_pretrained(tmp_path / "metaspace")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "tokenizer_config.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"empty: BPETokenizer needs vocab\.json \+ merges\.txt.*found neither"):
+        BPETokenizer.from_pretrained(tmp_path / "empty")
+
+
+def test_too_long_sequence_warns_once_like_rust(gpt2_dir):
+    from transformers.testing_utils import CaptureLogger
+    from transformers.utils import logging
+
+    logger = logging.get_logger("transformers.tokenization_utils_base")
+    text = "hello world " * 10
+    seen = {}
+    for name, cls in (("ours", BPETokenizer), ("rust", GPT2Tokenizer)):
+        tok = cls.from_pretrained(str(gpt2_dir), model_max_length=8)
+        with CaptureLogger(logger) as first:
+            tok(text)
+            tok([text, text])
+        with CaptureLogger(logger) as again:
+            tok(text)
+        seen[name] = (first.out, again.out)
+    assert seen["ours"] == seen["rust"]
+    assert seen["ours"][0].count("Token indices sequence length is longer than the specified maximum") == 1
+    assert "(21 > 8)" in seen["ours"][0] and seen["ours"][1] == ""
+
+
+def test_in_memory_vocab_and_merges_like_rust(gpt2_dir):
+    """transformers v5's ``vocab=``/``merges=`` constructor, merges as pairs or as "a b" strings."""
+    from hf_bpe.files import read_merges, read_vocab
+
+    vocab, merges = read_vocab(gpt2_dir / "vocab.json"), read_merges(gpt2_dir / "merges.txt")
+    rust = GPT2Tokenizer(vocab=vocab, merges=merges)
+    texts = [*ADVERSARIAL_SHORT, *multilingual_text(50, seed=6).splitlines()]
+    for spelled in (merges, [f"{left} {right}" for left, right in merges]):
+        ours = BPETokenizer(vocab=vocab, merges=spelled)
+        assert ours(texts)["input_ids"] == rust(texts)["input_ids"]
+        assert ours.decode(ours(texts[3])["input_ids"]) == rust.decode(rust(texts[3])["input_ids"])
+    with pytest.raises(TypeError, match="give both vocab"):
+        BPETokenizer(vocab=vocab)
+    with pytest.raises(ValueError, match="merge 2 is 'a'"):
+        BPETokenizer(vocab=vocab, merges=[("Ġ", "t"), "a"])
+
+
+def test_train_new_with_renamed_special_token_like_rust(tmp_path):
+    """special_tokens_map renames a special token; the Rust backend keeps the old one (from the tokenizer.json it
+    was loaded with) as an added token after the new vocabulary, so the tokenizer has one token more."""
+    from transformers import TokenizersBackend
+
+    texts = [*COURSE, *multilingual_text(300, seed=8).splitlines(keepends=True)]
+    hf_bpe.train_from_iterator(texts, vocab_size=500, special_tokens=["<|endoftext|>"]).save(tmp_path)
+    renames = {"<|endoftext|>": "<|endoftext|>a"}
+    ours = BPETokenizer.from_pretrained(tmp_path).train_new_from_iterator(texts, 300, special_tokens_map=renames)
+    rust = TokenizersBackend.from_pretrained(str(tmp_path)).train_new_from_iterator(
+        texts, 300, special_tokens_map=renames
+    )
+    assert len(ours) == len(rust) == 301
+    assert ours.get_vocab() == rust.get_vocab()
+    assert {i: str(t) for i, t in ours.added_tokens_decoder.items()} == {
+        i: str(t) for i, t in rust.added_tokens_decoder.items()
+    }
+    text = "<|endoftext|>a and <|endoftext|> here"
+    assert ours(text)["input_ids"] == rust(text)["input_ids"]

@@ -231,9 +231,10 @@ def test_pair_counts_above_2_to_the_31_do_not_wrap():
     # x y: 3 * 2**30 > c d: 2**31 + 5 > a b: 2**31 > p q: 2**31 - 1 > the rest
     assert result.merges == [("x", "y"), ("c", "d"), ("a", "b"), ("p", "q"), ("xy", "a")]
     assert reference_order[0] == ("x", "y") and set(reference_order[1:4]) == {("a", "b"), ("c", "d"), ("p", "q")}
-    # What the reference's arithmetic gives: i32 wrapping of these pair counts.
-    wrapped = {pair: (count + 2**31) % 2**32 - 2**31 for pair, count in {"xy": 3 * 2**30, "ab": 2**31}.items()}
-    assert wrapped == {"xy": -(2**30), "ab": -(2**31)}  # both negative: the reference would never merge them
+    # Past 2**63, where even 64-bit counts would wrap, the trainer still orders by the true sums: x y (3 * 2**62,
+    # summed over three words) before c d (2**63 + 1) before a b (2**63 - 1).
+    huge = {"xya": 2**62, "xyb": 2**62, "xyc": 2**62, "ab": 2**63 - 1, "cd": 2**63 + 1}
+    assert train_bpe(huge, vocab_size=259).merges == [("x", "y"), ("c", "d"), ("a", "b")]
 
 
 def test_bad_options():
