@@ -135,22 +135,27 @@ class TokenizerJson:
         merges: the model's merges, in rank order.
         add_prefix_space: the ``ByteLevel`` pre-tokenizer's setting.
         added_tokens: the ``added_tokens`` entries as written (``content``, ``id``, ``special``, ``lstrip``, ...).
+        pre_tokenizer: the normalizer and splits, as ``tokenizer_config.json`` records them
+            (:meth:`~hf_bpe.pretokenizer.PreTokenizer.model_settings`).
     """
 
     vocab: Vocab
     merges: Merges
     add_prefix_space: bool
     added_tokens: list[dict[str, object]]
+    pre_tokenizer: dict[str, object] = dataclasses.field(default_factory=dict)
 
 
 def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
-    """Read the vocabulary and merges of a byte-level BPE ``tokenizer.json`` (GPT-2's pipeline, as
-    ``tokenizers`` and transformers' Rust backend save it); merges may be ``"a b"`` strings or ``["a", "b"]`` pairs.
+    """Read the vocabulary, merges and pre-tokenizer of a byte-level BPE ``tokenizer.json`` (as ``tokenizers`` and
+    transformers' Rust backend save it); merges may be ``"a b"`` strings or ``["a", "b"]`` pairs. The pre-tokenizer
+    is GPT-2's ``ByteLevel`` or ``Split`` steps before ``ByteLevel(use_regex=False)``, with no normalizer or NFC,
+    NFKC or Lowercase (:meth:`hf_bpe.pretokenizer.PreTokenizer.from_tokenizer_json`).
 
     Raises:
         FileNotFoundError: if there is no such file.
-        ValueError: naming the file and the setting, if it is not JSON or not byte-level BPE with GPT-2's split
-            (another model, a normalizer, a different pre-tokenizer, an affix, byte fallback or ``ignore_merges``).
+        ValueError: naming the file and the setting, if it is not JSON or not byte-level BPE hf_bpe can express
+            (another model, another normalizer or pre-tokenizer, an affix, byte fallback or ``ignore_merges``).
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "tokenizer.json"
@@ -171,11 +176,14 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
     if not isinstance(model, dict) or model.get("type") != "BPE":
         found = model.get("type") if isinstance(model, dict) else None
         raise ValueError(f"{path}: model type is {found!r}; BPETokenizer reads byte-level BPE (model type 'BPE') only")
-    pre = data.get("pre_tokenizer")
-    byte_level = isinstance(pre, dict) and pre.get("type") == "ByteLevel" and pre.get("use_regex", True)
+    try:
+        pre_tokenizer = PreTokenizer.from_tokenizer_json(data)
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise ValueError(
+            f"{path}: {e}; BPETokenizer reads byte-level BPE (ByteLevel, or Split steps and ByteLevel) only; load "
+            "this file with transformers' TokenizersBackend instead"
+        ) from e
     unsupported = {
-        "pre_tokenizer": None if byte_level else pre,
-        "normalizer": data.get("normalizer"),
         "continuing_subword_prefix": model.get("continuing_subword_prefix"),
         "end_of_word_suffix": model.get("end_of_word_suffix"),
         "byte_fallback": model.get("byte_fallback"),
@@ -184,9 +192,8 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
     for name, value in unsupported.items():
         if value:
             raise ValueError(
-                f"{path}: {name} is {json.dumps(value)[:120]}; BPETokenizer reads GPT-2's pipeline only (the "
-                "ByteLevel pre-tokenizer with its split, no normalizer, no affixes, byte fallback or ignore_merges); "
-                "load this file with transformers' TokenizersBackend instead"
+                f"{path}: {name} is {json.dumps(value)[:120]}; BPETokenizer reads byte-level BPE without affixes, "
+                "byte fallback or ignore_merges; load this file with transformers' TokenizersBackend instead"
             )
     vocab = model.get("vocab")
     if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
@@ -198,7 +205,8 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
             raise ValueError(f'{path}: merge {number} is {merge!r}; expected "left right" or ["left", "right"]')
         merges.append((parts[0], parts[1]))
     added = data.get("added_tokens") or []
-    return TokenizerJson(dict(vocab), merges, bool(pre.get("add_prefix_space", False)), list(added))
+    settings = pre_tokenizer.model_settings()
+    return TokenizerJson(dict(vocab), merges, pre_tokenizer.add_prefix_space, list(added), settings)
 
 
 def format_vocab(vocab: Mapping[str, int]) -> str:

@@ -190,6 +190,8 @@ class BPETokenizer(VocabularyFilesTokenizer):
             self._file_added_tokens = loaded.added_tokens
             if add_prefix_space is None:
                 add_prefix_space = loaded.add_prefix_space
+            if pre_tokenizer is None:
+                pre_tokenizer = loaded.pre_tokenizer
         else:
             where = kwargs.get("name_or_path") or "the directory"
             raise ValueError(
@@ -721,6 +723,7 @@ class _LoadedFiles:
     merges: list[tuple[str, str]]
     add_prefix_space: bool = False
     added_tokens: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    pre_tokenizer: dict[str, Any] | None = None
     _encoders: dict[PreTokenizer, BytePairEncoder] = dataclasses.field(default_factory=dict)
 
     def encoder(self, pre_tokenizer: PreTokenizer) -> BytePairEncoder:
@@ -752,7 +755,7 @@ def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
         vocab = read_vocab(keys[0][0])
         return _LoadedFiles(vocab, read_merges(keys[1][0], vocab))
     found = read_tokenizer_json(keys[0][0])
-    return _LoadedFiles(found.vocab, found.merges, found.add_prefix_space, found.added_tokens)
+    return _LoadedFiles(found.vocab, found.merges, found.add_prefix_space, found.added_tokens, found.pre_tokenizer)
 
 
 class _AddedTokenMatcher:

@@ -444,3 +444,23 @@ def test_save_pretrained_keeps_the_pre_tokenizer(training_files, tmp_path):
     for text in [*TRICKY, "cafe\u0301 2024 \u212b \u1e9b\u0323"]:
         expected = original(text)["input_ids"]
         assert ours(text)["input_ids"] == expected and rust(text)["input_ids"] == expected, text[:60]
+
+
+@pytest.mark.parametrize("preset", ["llama3", "qwen2", "deepseek-v3"])
+def test_a_tokenizer_json_only_directory_keeps_its_pre_tokenizer(preset, training_files, tmp_path):
+    """A directory the Rust backend saved (tokenizer.json + tokenizer_config.json only) loads into BPETokenizer
+    with the normalizer and splits its tokenizer.json holds."""
+    from transformers import TokenizersBackend
+
+    hf_bpe.train_from_files(training_files, vocab_size=900, pattern=preset, workers=1).save(tmp_path / "trained")
+    rust = TokenizersBackend.from_pretrained(str(tmp_path / "trained"))
+    rust.save_pretrained(str(tmp_path / "saved"))
+    assert not (tmp_path / "saved" / "vocab.json").exists()
+    config_path = tmp_path / "saved" / "tokenizer_config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    del config["pre_tokenizer"]  # what the splits are must come from tokenizer.json
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    ours = hf_bpe.BPETokenizer.from_pretrained(str(tmp_path / "saved"))
+    assert ours.pre_tokenization.preset == preset
+    for text in [*TRICKY, "cafe\u0301 2024123 \u212b"]:
+        assert ours(text)["input_ids"] == rust(text)["input_ids"], text[:60]
