@@ -87,7 +87,7 @@ class _RegisterAfterImport(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
-        if fullname != TOKENIZATION_AUTO:
+        if fullname not in (TOKENIZATION_AUTO, "transformers"):
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
@@ -111,11 +111,19 @@ class _RegisteringLoader(importlib.abc.Loader):
         return self._loader.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
-        self._loader.exec_module(module)
+        if module.__name__ == "transformers":
+            # Its first import advises installing PyTorch, which a tokenizer never needs: the same advice that
+            # quiet_transformers_import silences when hf_bpe imports it, silenced when the user does.
+            with quiet_transformers_import():
+                self._loader.exec_module(module)
+        else:
+            self._loader.exec_module(module)
         # The module keeps its own loader (tracebacks and inspect read its source through it).
         module.__loader__ = self._loader
         if module.__spec__ is not None:
             module.__spec__.loader = self._loader
+        if module.__name__ != TOKENIZATION_AUTO:
+            return
         if self._finder in sys.meta_path:
             sys.meta_path.remove(self._finder)
         register()

@@ -1,18 +1,28 @@
 """The ``hf-bpe`` command: argument parsing and presentation only; the work is done by the library.
 
 ``hf-bpe train FILE... --output DIR`` trains like :func:`hf_bpe.training.train_from_files` and writes the
-tokenizer directory. ``--config PATH`` reads a JSON preset (keys are the long option names with ``_``:
-``vocab_size``, ``special_tokens``...); options given on the command line override it. User errors print one
-line on stderr and exit with 2 (usage) or 1 (runtime), without a traceback.
+tokenizer directory; ``count`` writes a counts directory (:mod:`hf_bpe.count_files`); ``encode`` shows a
+tokenizer's tokens and ids; ``download gpt2`` writes GPT-2's tokenizer (:mod:`hf_bpe.gpt2`); ``verify`` checks
+parity with the references (:mod:`hf_bpe.verify`). ``--config NAME|PATH`` reads a JSON preset, by name from
+``hf_bpe/configs`` or from a file (keys are the long option names with ``_``: ``vocab_size``,
+``special_tokens``...); options given on the command line override it. User errors print one line on stderr and
+exit with 2 (usage) or 1 (runtime), without a traceback; Ctrl-C exits 130, SIGTERM 143, with nothing written.
+
+Options are declared in argument groups (:func:`_training_groups`), one ``add_argument`` per option, with its
+default in its help.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import shutil
 import signal
 import sys
+import tempfile
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,70 +53,166 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "normalizer": None,
 }
 _ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
+#: The presets ``--config NAME`` finds, shipped inside the package.
+PRESETS = Path(__file__).parent / "configs"
 
 
 class UsageError(Exception):
     """A mistake in the command line or the config file (exit status 2)."""
 
 
-def _add_training_options(parser: argparse.ArgumentParser) -> None:
-    """The options ``train`` and ``verify train`` share (defaults None, so given ones can override a preset)."""
-    parser.add_argument("--config", metavar="PATH", help="JSON preset; command-line options override it")
-    # Defaults are None (SUPPRESS-like) so that we know what was given on the command line.
-    parser.add_argument(
+#: What the exit statuses mean, for every command's help.
+EXIT_STATUSES = "exit status: 0 ok, 1 runtime error, 2 usage error, 130 interrupted (Ctrl-C), 143 terminated"
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the examples' line breaks; wider option columns so the help reads as a table."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=36, width=min(120, shutil.get_terminal_size().columns))
+
+
+def _default(name: str) -> str:
+    """`` (default: X)`` for a ``train`` option, from :data:`TRAIN_DEFAULTS`."""
+    value = TRAIN_DEFAULTS[name]
+    return "" if value is None or value is False or value == [] else f" (default: {value})"
+
+
+def _training_groups(parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """The option groups of ``train`` and ``verify train``, by name; an option is one line in one of them."""
+    return {
+        "input": parser.add_argument_group("input"),
+        "output": parser.add_argument_group("output"),
+        "vocabulary": parser.add_argument_group("vocabulary"),
+        "special": parser.add_argument_group("special tokens"),
+        "pretokenize": parser.add_argument_group("how the text is cut (must match how the tokenizer is used)"),
+        "char": parser.add_argument_group("classic char-level BPE (GPT-1 / Sennrich)"),
+        "run": parser.add_argument_group("running"),
+    }
+
+
+def _add_training_options(groups: dict[str, Any]) -> None:
+    """The options ``train`` and ``verify train`` share. Defaults are None here, so that what the command line
+    gives can override a ``--config`` preset; the real defaults are :data:`TRAIN_DEFAULTS`."""
+    g = groups
+    g["input"].add_argument(
+        "--config",
+        metavar="NAME|PATH",
+        help=f"a preset ({', '.join(preset_names())}) or a JSON file; options given win",
+    )
+    g["input"].add_argument(
+        "--encoding-errors",
+        choices=("strict", "replace"),
+        default=None,
+        help="invalid UTF-8: stop at its file:line (strict) or train on with U+FFFD" + _default("encoding_errors"),
+    )
+    g["vocabulary"].add_argument(
         "--vocab-size",
         type=_vocab_sizes,
         default=None,
         metavar="N[,N...]",
-        help="default 30000; several (8000,16000,32000) write OUTPUT/8000/ ... from one run",
+        help="tokens wanted, special tokens and the 256 bytes included"
+        + _default("vocab_size")
+        + "; several (8000,16000,32000) write DIR/8000/ ... from one run",
     )
-    parser.add_argument("--min-frequency", type=_non_negative, default=None, metavar="N", help="default 0")
-    parser.add_argument("--special-tokens", nargs="+", default=None, metavar="TOK", help="first ids, in order")
-    parser.add_argument("--add-prefix-space", action="store_true", default=None, help="space before each line")
-    parser.add_argument("--max-token-length", type=_positive, default=None, metavar="N")
-    parser.add_argument("--limit-alphabet", type=_non_negative, default=None, metavar="N")
-    parser.add_argument(
-        "--workers", type=_positive, default=None, metavar="N", help="processes (default: CPUs; same result for any)"
+    g["vocabulary"].add_argument(
+        "--min-frequency",
+        type=_non_negative,
+        default=None,
+        metavar="N",
+        help="stop when the best pair occurs fewer times" + _default("min_frequency"),
     )
-    parser.add_argument(
+    g["vocabulary"].add_argument(
+        "--max-token-length",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="no token longer than N characters (default: no limit)",
+    )
+    g["vocabulary"].add_argument(
+        "--limit-alphabet",
+        type=_non_negative,
+        default=None,
+        metavar="N",
+        help="keep the N most frequent characters (default: all)",
+    )
+    g["special"].add_argument(
+        "--special-tokens",
+        nargs="+",
+        default=None,
+        metavar="TOK",
+        help="tokens with the first ids, in order; takes every word after it, so put FILEs "
+        "first (or end the tokens with --)",
+    )
+    g["special"].add_argument(
         "--exclude-special-tokens",
         action="store_true",
         default=None,
-        help="cut special tokens out of the text before counting (tokenizers counts them as text)",
+        help="cut special tokens out of the text before counting (tokenizers counts them)",
     )
     for role in _ROLES:
-        parser.add_argument(f"--{role.replace('_', '-')}", default=None, metavar="T", help=f"the {role}")
-    parser.add_argument(
-        "--encoding-errors",
-        choices=("strict", "replace"),
+        g["special"].add_argument(
+            f"--{role.replace('_', '-')}",
+            default=None,
+            metavar="TOK",
+            help=f"the {role.removesuffix('_token')} token (made a special token if need be)",
+        )
+    g["pretokenize"].add_argument(
+        "--add-prefix-space",
+        action="store_true",
         default=None,
-        help="invalid UTF-8: stop with its file, line and offset (strict, default) or train on with U+FFFD",
+        help="a space before each line that does not start with one",
     )
-    parser.add_argument(
+    _add_pattern_options(g["pretokenize"])
+    g["char"].add_argument(
         "--char-level",
         action="store_true",
         default=None,
-        help="classic char-level BPE (GPT-1 / Sennrich): words split on white space, an end-of-word suffix",
+        help="words split on white space, no byte mapping, an end-of-word suffix",
     )
-    parser.add_argument(
-        "--end-of-word-suffix", default=None, metavar="S", help="with --char-level (default '</w>'; '' for none)"
+    g["char"].add_argument(
+        "--end-of-word-suffix",
+        default=None,
+        metavar="S",
+        help="glued to each word's last character (default: '</w>'; '' for none)",
     )
-    parser.add_argument("--continuing-subword-prefix", default=None, metavar="P", help="with --char-level")
-    parser.add_argument("--lowercase", action="store_true", default=None, help="with --char-level: lowercase first")
-    _add_pattern_options(parser)
+    g["char"].add_argument(
+        "--continuing-subword-prefix",
+        default=None,
+        metavar="P",
+        help="glued to every other character, e.g. ## (default: none)",
+    )
+    g["char"].add_argument("--lowercase", action="store_true", default=None, help="lowercase the text first")
+    g["run"].add_argument(
+        "--workers",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="processes; the result is the same for any number (default: the CPU count)",
+    )
 
 
-def _add_pattern_options(parser: argparse.ArgumentParser) -> None:
+def _sub(commands: Any, name: str, summary: str, description: str, example: str) -> argparse.ArgumentParser:
+    return commands.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=f"example:\n{example}\n\n{EXIT_STATUSES}",
+        formatter_class=_Formatter,
+    )
+
+
+def _add_pattern_options(group: Any) -> None:
     """``--pattern`` and ``--normalizer``: how byte-level text is cut (train, count, verify train)."""
     from hf_bpe.pretokenizer import NORMALIZERS, PRESETS
 
-    parser.add_argument(
+    group.add_argument(
         "--pattern",
         default=None,
         metavar="NAME|REGEX",
         help=f"the split: a preset ({', '.join(PRESETS)}; default gpt2) or a regex, as tokenizers' Split(isolated)",
     )
-    parser.add_argument(
+    group.add_argument(
         "--normalizer",
         choices=NORMALIZERS,
         default=None,
@@ -115,54 +221,114 @@ def _add_pattern_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from hf_bpe import __version__
+
     parser = argparse.ArgumentParser(
-        prog="hf-bpe", description="Byte-level BPE training identical to HuggingFace tokenizers."
+        prog="hf-bpe",
+        description="Byte-level BPE training identical to HuggingFace tokenizers, in pure Python.",
+        epilog="examples:\n"
+        "  hf-bpe train corpus.txt -o my-tokenizer --vocab-size 32000 --special-tokens '<|endoftext|>'\n"
+        "  hf-bpe encode my-tokenizer 'Hello world'\n"
+        "  hf-bpe download gpt2 gpt2-tokenizer\n\n"
+        "'hf-bpe COMMAND --help' shows a command's options.",
+        formatter_class=_Formatter,
     )
+    parser.add_argument("--version", action="version", version=f"hf-bpe {__version__}")
+    parser._positionals.title = "commands"
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
-    train = commands.add_parser("train", help="train a tokenizer on text files", description="Train on text files.")
-    train.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files, read line by line")
-    train.add_argument(
-        "--from-counts", metavar="DIR", help="train on a counts directory written by 'hf-bpe count' instead of files"
-    )
-    train.add_argument("--output", "-o", required=True, metavar="DIR", help="directory to write the tokenizer to")
-    _add_training_options(train)
-    train.add_argument("--no-progress", action="store_true", help="no progress bars")
 
-    count = commands.add_parser(
-        "count",
-        help="count pre-tokens into a counts directory (for 'train --from-counts')",
-        description="Count the pre-tokens of text files, on this machine or with datatrove, into a counts directory.",
-    )
-    count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read line by line")
-    count.add_argument("--output", "-o", required=True, metavar="DIR", help="counts directory to write")
-    count.add_argument("--workers", type=_positive, default=None, metavar="N", help="processes (default: CPUs)")
-    count.add_argument("--engine", choices=("local", "datatrove"), default="local", help="default: local")
-    count.add_argument(
-        "--executor", choices=("local", "ray", "slurm"), default="local", help="datatrove executor (default: local)"
-    )
-    count.add_argument("--tasks", type=_positive, default=None, metavar="N", help="datatrove tasks")
-    count.add_argument("--buckets", type=_positive, default=16, metavar="N", help="bucket files (default: 16)")
-    count.add_argument("--add-prefix-space", action="store_true", help="space before each line")
-    count.add_argument("--special-tokens", nargs="+", default=[], metavar="TOK")
-    count.add_argument("--exclude-special-tokens", action="store_true", help="cut special tokens out of the text")
-    count.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict")
-    _add_pattern_options(count)
-    count.add_argument("--no-progress", action="store_true", help="no progress bars")
+    train = _sub(
+        commands, "train", "train a tokenizer on text files",
+        "Train on text files (each read line by line, line endings kept, as tokenizers reads them; .gz, .bz2, .xz,\n"
+        ".zst are decompressed; - is standard input) and write vocab.json, merges.txt, tokenizer_config.json and\n"
+        "tokenizer.json to DIR, all four or none.",
+        "  hf-bpe train a.txt b.txt -o my-tokenizer --vocab-size 32000 --special-tokens '<|endoftext|>'\n"
+        "  hf-bpe train corpus/*.txt -o my-tokenizer --config gpt2 --vocab-size 8000",
+    )  # fmt: skip
+    groups = _training_groups(train)
+    groups["input"].add_argument("files", nargs="*", metavar="FILE", help="text files, read line by line")
+    groups["input"].add_argument("--from-counts", metavar="DIR",
+                                 help="train on a counts directory from 'hf-bpe count' instead of files")  # fmt: skip
+    output = groups["output"]
+    output.add_argument("--output", "-o", required=True, metavar="DIR", help="the tokenizer directory to write")
+    output.add_argument("--force", action="store_true",
+                        help="remove another tokenizer's special_tokens_map.json, added_tokens.json or chat "
+                        "templates from DIR (they would load with the new one); else they are refused")  # fmt: skip
+    output.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    output.add_argument("--no-progress", action="store_true", help="no progress bars")
+    _add_training_options(groups)
+
+    count = _sub(
+        commands, "count", "count pre-tokens into a counts directory (for 'train --from-counts')",
+        "Count the pre-tokens of text files, on this machine or with datatrove (locally, on Slurm or on Ray),\n"
+        "into a counts directory that 'hf-bpe train --from-counts' trains on.",
+        "  hf-bpe count corpus/*.txt -o counts/ && hf-bpe train --from-counts counts/ -o my-tokenizer\n"
+        "  hf-bpe count corpus/*.txt -o /shared/counts --engine datatrove --executor slurm \\\n"
+        "      --executor-option partition=cpu --executor-option time=01:00:00",
+    )  # fmt: skip
+    count_input = count.add_argument_group("input")
+    count_input.add_argument("files", nargs="+", metavar="FILE", help="text files, read line by line")
+    count_input.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
+                             help="invalid UTF-8: stop (strict) or count with U+FFFD (default: strict)")  # fmt: skip
+    count_output = count.add_argument_group("output")
+    count_output.add_argument("--output", "-o", required=True, metavar="DIR", help="the counts directory to write")
+    count_output.add_argument("--buckets", type=_positive, default=16, metavar="N", help="bucket files (default: 16)")
+    count_output.add_argument("--no-progress", action="store_true", help="no progress bars")
+    cutting = count.add_argument_group("how the text is cut (training takes it from the counts directory)")
+    cutting.add_argument("--add-prefix-space", action="store_true", help="a space before each line")
+    cutting.add_argument("--special-tokens", nargs="+", default=[], metavar="TOK",
+                         help="with --exclude-special-tokens: cut out of the text; put FILEs first")  # fmt: skip
+    cutting.add_argument("--exclude-special-tokens", action="store_true", help="cut special tokens out of the text")
+    _add_pattern_options(cutting)
+    engine = count.add_argument_group("where the counting runs")
+    engine.add_argument("--workers", type=_positive, default=None, metavar="N",
+                        help="processes, or datatrove tasks at once (default: the CPU count)")  # fmt: skip
+    engine.add_argument("--engine", choices=("local", "datatrove"), default="local",
+                        help="this machine's processes, or datatrove (default: local)")  # fmt: skip
+    engine.add_argument("--executor", choices=("local", "ray", "slurm"), default="local",
+                        help="datatrove's executor (default: local)")  # fmt: skip
+    engine.add_argument("--tasks", type=_positive, default=None, metavar="N",
+                        help="datatrove tasks (default: 4 per worker)")  # fmt: skip
+    engine.add_argument("--executor-option", action="append", default=[], metavar="KEY=VALUE", type=_key_value,
+                        help="passed to datatrove's executor, e.g. partition=gpu, time=02:00:00, cpus_per_task=4 "
+                        "(VALUE is read as JSON if it parses, else as a string); repeat for more")  # fmt: skip
+
+    encode_command = _sub(
+        commands, "encode", "encode text with a tokenizer directory and show the tokens",
+        "Encode TEXT with the tokenizer in DIR (or GPT-2's, with gpt2) and print its tokens and ids.",
+        "  hf-bpe encode my-tokenizer 'Hello world'",
+    )  # fmt: skip
+    encode_command.add_argument("tokenizer", metavar="DIR|gpt2", help="a tokenizer directory, or gpt2")
+    encode_command.add_argument("texts", nargs="+", metavar="TEXT", help="the text to encode")
+    encode_command.add_argument("--json", action="store_true", help="one JSON object per TEXT")
+
+    download = _sub(
+        commands, "download", "write GPT-2's tokenizer into a directory",
+        "Write GPT-2's tokenizer (vocab.json, merges.txt, tokenizer_config.json, tokenizer.json) into DIR, loadable\n"
+        "with AutoTokenizer with or without hf_bpe. The vocabulary comes from the openai-whisper source archive on\n"
+        "the package index (fetched once with pip, about 800 KB, checked by SHA-256, cached in ~/.cache/hf_bpe or\n"
+        "$HF_BPE_CACHE), converted from its gpt2.tiktoken rank file.",
+        "  hf-bpe download gpt2 gpt2-tokenizer",
+    )  # fmt: skip
+    download.add_argument("name", choices=("gpt2",), help="the tokenizer (gpt2)")
+    download.add_argument("output", metavar="DIR", help="the directory to write")
+    download.add_argument("--force", action="store_true", help="remove another tokenizer's extra files from DIR")
 
     convert = commands.add_parser(
         "convert",
         help="write a tokenizer directory for another format's vocabulary",
         description="Convert a vocabulary to a tokenizer directory that AutoTokenizer loads, with and without hf_bpe.",
+        formatter_class=_Formatter,
     )
     formats = convert.add_subparsers(dest="format", metavar="FORMAT")
     formats.required = True
-    tiktoken = formats.add_parser(
-        "tiktoken",
-        help="a tiktoken rank file (.tiktoken)",
-        description="Convert a tiktoken rank file, or OpenAI's cl100k_base / o200k_base fetched from the package "
-        "index, to vocab.json, merges.txt, tokenizer_config.json and tokenizer.json.",
-    )
+    tiktoken = _sub(
+        formats, "tiktoken", "a tiktoken rank file (.tiktoken)",
+        "Convert a tiktoken rank file, or OpenAI's cl100k_base / o200k_base fetched from the package index, to\n"
+        "vocab.json, merges.txt, tokenizer_config.json and tokenizer.json.",
+        "  hf-bpe convert tiktoken cl100k_base -o cl100k-tokenizer",
+    )  # fmt: skip
     tiktoken.add_argument("ranks", metavar="RANKS_FILE|cl100k_base|o200k_base", help="a .tiktoken file, or a name")
     tiktoken.add_argument("--output", "-o", required=True, metavar="DIR", help="directory to write")
     tiktoken.add_argument(
@@ -183,54 +349,66 @@ def build_parser() -> argparse.ArgumentParser:
         "export",
         help="write a tokenizer directory's vocabulary in another format",
         description="Export a byte-level BPE directory's vocabulary for another library.",
+        formatter_class=_Formatter,
     )
     targets = export.add_subparsers(dest="format", metavar="FORMAT")
     targets.required = True
-    to_tiktoken = targets.add_parser(
-        "tiktoken",
-        help="a tiktoken rank file",
-        description="Write the vocabulary as a .tiktoken rank file (rank = id) and check that tiktoken's merge rule "
-        "gives the directory's merges.",
-    )
+    to_tiktoken = _sub(
+        targets, "tiktoken", "a tiktoken rank file",
+        "Write the vocabulary as a .tiktoken rank file (rank = id) and check that tiktoken's merge rule gives the\n"
+        "directory's merges.",
+        "  hf-bpe export tiktoken my-tokenizer -o my-tokenizer.tiktoken",
+    )  # fmt: skip
     to_tiktoken.add_argument("directory", metavar="DIR", help="a tokenizer directory (vocab.json + merges.txt)")
     to_tiktoken.add_argument("--output", "-o", required=True, metavar="FILE", help="the .tiktoken file to write")
 
-    report = commands.add_parser(
-        "report",
-        help="what tokenizers buy on sample text: compression, vocabulary use",
-        description="Encode sample files with each tokenizer directory; print bytes per token, tokens per word, the "
-        "share of the vocabulary used, the longest tokens; --plot draws compression against vocabulary size.",
-    )
+    report = _sub(
+        commands, "report", "what tokenizers buy on sample text: compression, vocabulary use",
+        "Encode sample files with each tokenizer directory; print bytes per token, tokens per word, the share of\n"
+        "the vocabulary used, the longest tokens; --plot draws compression against vocabulary size.",
+        "  hf-bpe report tok-8k tok-32k --sample docs.txt --plot report.png",
+    )  # fmt: skip
     report.add_argument("directories", nargs="+", metavar="DIR", help="byte-level tokenizer directories")
     report.add_argument("--sample", nargs="+", required=True, metavar="FILE", help="UTF-8 text files to encode")
     report.add_argument("--plot", metavar="OUT.png", help="also draw the figures (needs matplotlib)")
     report.add_argument("--json", action="store_true", help="print the figures as JSON")
 
-    verify = commands.add_parser("verify", help="check parity with the references on your own data")
+    verify = commands.add_parser(
+        "verify",
+        help="check parity with the references on your own data",
+        description="Check hf_bpe against the references (tokenizers, tiktoken, transformers) on your own data.",
+        epilog=f"examples:\n  hf-bpe verify train docs.txt --vocab-size 8000\n"
+        f"  hf-bpe verify encode --tokenizer gpt2 --against tiktoken docs.txt\n\n{EXIT_STATUSES}",
+        formatter_class=_Formatter,
+    )
     checks = verify.add_subparsers(dest="check", metavar="CHECK")
     checks.required = True
-    encode = checks.add_parser(
-        "encode",
-        help="encode with hf_bpe and a reference, report differences",
-        description="Encode every line (or document) with hf_bpe and with a reference; exit 0 only if all match.",
-    )
+    encode = _sub(
+        checks, "encode", "encode with hf_bpe and a reference, report differences",
+        "Encode every line (or document) with hf_bpe and with a reference; exit 0 only if all match.",
+        "  hf-bpe verify encode --tokenizer gpt2 --against tiktoken docs.txt",
+    )  # fmt: skip
     encode.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
     encode.add_argument("--tokenizer", required=True, metavar="DIR|gpt2", help="a tokenizer directory, or gpt2")
-    encode.add_argument("--against", choices=("tiktoken", "transformers"), default="transformers")
+    encode.add_argument("--against", choices=("tiktoken", "transformers"), default="transformers",
+                        help="the reference (default: transformers)")  # fmt: skip
     encode.add_argument("--ranks", metavar="PATH", help="tiktoken rank file for --against tiktoken (default: GPT-2's)")
     encode.add_argument("--unit", choices=("line", "document"), default="line", help="default: line")
-    encode.add_argument("--examples", type=_positive, default=5, metavar="N", help="differences shown in full")
+    encode.add_argument("--examples", type=_positive, default=5, metavar="N",
+                        help="differences shown in full (default: 5)")  # fmt: skip
     encode.add_argument("--json", action="store_true", help="print the report as JSON")
     encode.add_argument("--no-progress", action="store_true", help="no progress bar")
-    training = checks.add_parser(
-        "train",
-        help="train with hf_bpe and tokenizers, compare",
-        description="Train with hf_bpe and with tokenizers the same way; compare ids and merges.",
-    )
-    training.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read line by line")
-    _add_training_options(training)
-    training.add_argument("--json", action="store_true", help="print the report as JSON")
-    training.add_argument("--no-progress", action="store_true", help="no progress bars")
+    training = _sub(
+        checks, "train", "train with hf_bpe and tokenizers, compare",
+        "Train with hf_bpe and with tokenizers the same way; compare ids and merges.",
+        "  hf-bpe verify train docs.txt --vocab-size 8000",
+    )  # fmt: skip
+    verify_groups = _training_groups(training)
+    verify_groups["input"].add_argument("files", nargs="+", metavar="FILE", help="text files, read line by line")
+    _add_training_options(verify_groups)
+    report = verify_groups["output"]
+    report.add_argument("--json", action="store_true", help="print the report as JSON")
+    report.add_argument("--no-progress", action="store_true", help="no progress bars")
     return parser
 
 
@@ -241,6 +419,36 @@ def _vocab_sizes(text: str) -> list[int]:
     except argparse.ArgumentTypeError as e:
         raise argparse.ArgumentTypeError(f"{text!r}: give a vocabulary size or sizes separated by commas ({e})") from e
     return sizes
+
+
+def _key_value(text: str) -> tuple[str, Any]:
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    try:
+        parsed: Any = json.loads(value)
+    except json.JSONDecodeError:
+        parsed = value
+    return key.strip(), parsed
+
+
+def _subparser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``args`` ran, so its errors show its own usage."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            name = getattr(args, action.dest, None)
+            if name in action.choices:
+                return _subparser(action.choices[name], args)
+    return parser
+
+
+def preset_names() -> list[str]:
+    """The presets ``--config`` knows by name (``hf_bpe/configs/*.json``).
+
+    >>> preset_names()
+    ['code', 'demo', 'gpt2', 'llama3', 'o200k', 'qwen2']
+    """
+    return sorted(path.stem for path in PRESETS.glob("*.json"))
 
 
 def _positive(text: str) -> int:
@@ -270,10 +478,15 @@ def read_config(path: str) -> dict[str, Any]:
     Raises:
         UsageError: naming the file and the bad key or value.
     """
+    file = Path(path)
+    if not file.exists() and (PRESETS / f"{path}.json").is_file():
+        file = PRESETS / f"{path}.json"
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UsageError(f"--config {path}: no such file") from None
+        raise UsageError(
+            f"--config {path}: no such file, and not a preset name ({', '.join(preset_names())})"
+        ) from None
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"--config {path}: cannot read it ({e})") from None
     except json.JSONDecodeError as e:
@@ -402,105 +615,161 @@ def _merging_options(settings: dict[str, Any]) -> dict[str, Any]:
     return {name: settings[name] for name in names}
 
 
-def _check_output(path: str) -> None:
-    """Refuse an output path that cannot become a directory, before any work is done."""
+def _check_output(path: str, *, force: bool = False, tokenizer: bool = True) -> None:
+    """Refuse, before any work is done, an output path that cannot become a writable directory, and (for a
+    tokenizer directory, without ``force``) one holding another tokenizer's files that would be loaded with ours.
+    """
+    from hf_bpe.files import check_no_stale_files
+
     target = Path(path)
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"{path}: is a file, not a directory; choose another output path")
-    for parent in target.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise NotADirectoryError(f"{path}: {parent} is a file, not a directory; choose another output path")
-            break
+    existing = target
+    while not existing.exists():
+        existing = existing.parent
+        if existing.exists() and not existing.is_dir():
+            raise NotADirectoryError(f"{path}: {existing} is a file, not a directory; choose another output path")
+    # Try it: permission bits do not tell for root, read-only file systems or ACLs.
+    try:
+        probe = tempfile.mkdtemp(prefix=".hf-bpe-probe-", dir=existing)
+    except OSError as e:
+        where = "" if existing == target else f" ({existing}, where it would be made)"
+        raise PermissionError(f"{path}: cannot write there{where}: {e.strerror}; choose another output path") from None
+    Path(probe).rmdir()
+    if tokenizer and target.is_dir() and not force:
+        check_no_stale_files(target)
+
+
+def _check_special_tokens(args: argparse.Namespace) -> None:
+    """``--special-tokens`` takes every word after it: refuse a "special token" that is one of the input files."""
+    for token in args.special_tokens or ():
+        if Path(token).is_file():
+            raise UsageError(
+                f"--special-tokens took {token!r}, which is a file: put the input FILEs before --special-tokens, or "
+                "end its list with --"
+            )
+
+
+def _stop_explained(reason: str) -> str:
+    """The stop reason, with what it means."""
+    return {
+        "vocab_size": "vocab_size (the vocabulary is full)",
+        "min_frequency": "min_frequency (the most frequent pair left is rarer than --min-frequency)",
+        "no_pairs": "no_pairs (no pair of tokens is left to merge)",
+    }.get(reason, reason)
 
 
 def train_command(args: argparse.Namespace) -> int:
     from hf_bpe.count_files import read_manifest
-    from hf_bpe.training import smaller_vocabulary, train_from_count_directory, train_from_files
+    from hf_bpe.training import shortfall, smaller_vocabulary, train_from_count_directory, train_from_files
 
     settings = _settings(args)
     roles = {role: settings[role] for role in _ROLES}
-    if bool(args.files) == bool(args.from_counts):
+    _check_special_tokens(args)
+    if args.files and args.from_counts:
         raise UsageError("give the text FILEs to train on, or --from-counts DIR, but not both")
+    if not args.files and not args.from_counts:
+        hint = ""
+        if args.special_tokens:
+            hint = f" (--special-tokens took every word after it: {args.special_tokens}; put the FILEs first)"
+        raise UsageError(f"no FILE to train on: give text FILEs or --from-counts DIR{hint}")
     if args.from_counts and settings["char_level"]:
         raise UsageError("counts directories hold byte-level pre-tokens; train --char-level from the text files")
-    _check_output(args.output)
-    progress = _Progress(not args.no_progress)
+    _check_output(args.output, force=args.force)
+    progress = _Progress(not args.no_progress and not args.json)
     start = time.perf_counter()
     try:
-        if args.from_counts:
-            recorded = read_manifest(args.from_counts)["settings"]
-            for name in ("add_prefix_space", "exclude_special_tokens"):
-                if getattr(args, name) is not None and bool(getattr(args, name)) != bool(recorded.get(name)):
-                    raise UsageError(
-                        f"--{name.replace('_', '-')} differs from how {args.from_counts} was counted "
-                        f"({name}={recorded.get(name)}); recount, or leave the option out"
-                    )
-            if args.pattern is not None or args.normalizer is not None:
-                from hf_bpe.pretokenizer import PreTokenizer
-
-                asked = _pre_tokenizer(settings)
-                counted = PreTokenizer.from_settings(recorded)
-                if (asked.splits, asked.normalizer, asked.engine) != (
-                    counted.splits,
-                    counted.normalizer,
-                    counted.engine,
-                ):
-                    raise UsageError(
-                        f"--pattern/--normalizer differ from how {args.from_counts} was counted (pattern "
-                        f"{counted.preset or counted.splits}, normalizer {counted.normalizer}); recount, or leave "
-                        "them out"
-                    )
-
-        def train(vocab_size: int) -> Any:
-            options = {**_merging_options(settings), "vocab_size": vocab_size}
+        with warnings.catch_warnings():
+            # The library's TrainingWarning: the command says the same thing in its own words below.
+            warnings.simplefilter("ignore")
             if args.from_counts:
-                return train_from_count_directory(
-                    args.from_counts, workers=settings["workers"], progress=progress, **options
-                )
-            return train_from_files(
-                args.files,
-                char_level=_char_level(settings),
-                pattern=settings["pattern"],
-                normalizer=settings["normalizer"],
-                add_prefix_space=settings["add_prefix_space"],
-                workers=settings["workers"],
-                exclude_special_tokens=settings["exclude_special_tokens"],
-                errors=settings["encoding_errors"],
-                progress=progress,
-                **options,
-            )
+                recorded = read_manifest(args.from_counts)["settings"]
+                for name in ("add_prefix_space", "exclude_special_tokens"):
+                    if getattr(args, name) is not None and bool(getattr(args, name)) != bool(recorded.get(name)):
+                        raise UsageError(
+                            f"--{name.replace('_', '-')} differs from how {args.from_counts} was counted "
+                            f"({name}={recorded.get(name)}); recount, or leave the option out"
+                        )
+                if args.pattern is not None or args.normalizer is not None:
+                    from hf_bpe.pretokenizer import PreTokenizer
 
-        result = train(settings["vocab_size"])
-        sizes = settings["vocab_sizes"]
-        # Merges are sequential: every smaller vocabulary is read off the largest run where that is exact, and
-        # trained on its own where it is not (see smaller_vocabulary).
-        smaller = {size: smaller_vocabulary(result, size) or train(size) for size in sizes[:-1]}
+                    asked = _pre_tokenizer(settings)
+                    counted = PreTokenizer.from_settings(recorded)
+                    if (asked.splits, asked.normalizer, asked.engine) != (
+                        counted.splits,
+                        counted.normalizer,
+                        counted.engine,
+                    ):
+                        raise UsageError(
+                            f"--pattern/--normalizer differ from how {args.from_counts} was counted (pattern "
+                            f"{counted.preset or counted.splits}, normalizer {counted.normalizer}); recount, or "
+                            "leave them out"
+                        )
+
+            def train(vocab_size: int) -> Any:
+                options = {**_merging_options(settings), "vocab_size": vocab_size}
+                if args.from_counts:
+                    return train_from_count_directory(
+                        args.from_counts, workers=settings["workers"], progress=progress, **options
+                    )
+                return train_from_files(
+                    args.files,
+                    char_level=_char_level(settings),
+                    pattern=settings["pattern"],
+                    normalizer=settings["normalizer"],
+                    add_prefix_space=settings["add_prefix_space"],
+                    workers=settings["workers"],
+                    exclude_special_tokens=settings["exclude_special_tokens"],
+                    errors=settings["encoding_errors"],
+                    progress=progress,
+                    **options,
+                )
+
+            result = train(settings["vocab_size"])
+            sizes = settings["vocab_sizes"]
+            # Merges are sequential: every smaller vocabulary is read off the largest run where that is exact, and
+            # trained on its own where it is not (see smaller_vocabulary).
+            smaller = {size: smaller_vocabulary(result, size) or train(size) for size in sizes[:-1]}
     finally:
         progress.close()
     if len(sizes) > 1:
         for size, sub in {**smaller, sizes[-1]: result}.items():
-            sub.save(Path(args.output) / str(size), roles=roles)
-            print(f"vocab size {len(sub.vocab)}, {len(sub.merges)} merges, written to {Path(args.output) / str(size)}")
+            sub.save(Path(args.output) / str(size), roles=roles, force=args.force)
+            if not args.json:
+                print(
+                    f"vocab size {len(sub.vocab)}, {len(sub.merges)} merges, written to {Path(args.output) / str(size)}"
+                )
     else:
-        result.save(args.output, roles=roles)
+        result.save(args.output, roles=roles, force=args.force)
     elapsed = time.perf_counter() - start
-    if len(result.vocab) > settings["vocab_size"]:
-        print(
-            f"hf-bpe: warning: --vocab-size {settings['vocab_size']} is below the alphabet plus special tokens; "
-            f"the vocabulary has {len(result.vocab)} tokens (as tokenizers gives) and no merges",
-            file=sys.stderr,
-        )
-    elif result.merges_learned == 0:
-        print(
-            "hf-bpe: warning: nothing to merge (is the corpus empty?); "
-            f"the vocabulary is the alphabet and special tokens ({len(result.vocab)} tokens)",
-            file=sys.stderr,
-        )
+    notes = []
+    message = shortfall(
+        result,
+        settings["vocab_size"],
+        settings["min_frequency"],
+        names={"vocab_size": "--vocab-size", "min_frequency": "--min-frequency"},
+    )
+    if message is not None:
+        notes.append(message)
     if result.replaced_lines:
-        print(
-            f"hf-bpe: warning: replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)", file=sys.stderr
-        )
+        notes.append(f"replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)")
+    if args.json:
+        summary = {
+            "output": str(args.output),
+            "vocab_size": len(result.vocab),
+            "vocab_size_asked": settings["vocab_size"],
+            "merges": result.merges_learned,
+            "stop_reason": result.stop_reason,
+            "replaced_lines": result.replaced_lines,
+            "seconds": round(elapsed, 3),
+            "warnings": notes,
+        }
+        if len(sizes) > 1:
+            summary["outputs"] = {str(size): str(Path(args.output) / str(size)) for size in sizes}
+        print(json.dumps(summary, ensure_ascii=False))
+        return 0
+    for note in notes:
+        print(f"hf-bpe: warning: {note}", file=sys.stderr)
     print(
         f"vocab size {len(result.vocab)}, {result.merges_learned} merges learned, "
         f"stopped: {result.stop_reason}, {elapsed:.1f} s, written to {args.output}"
@@ -512,7 +781,17 @@ def count_command(args: argparse.Namespace) -> int:
     from hf_bpe.count_files import read_manifest
     from hf_bpe.training import count_to_directory
 
-    _check_output(args.output)
+    _check_special_tokens(args)
+    _check_output(args.output, tokenizer=False)
+    if args.engine == "datatrove":
+        _require("datatrove", "--engine datatrove", "datatrove>=0.4", "datatrove")
+        if args.executor == "ray":
+            _require("ray", "--executor ray", "ray>=2.40", "ray")
+    elif args.executor != "local" or args.executor_option or args.tasks:
+        raise UsageError("--executor, --executor-option and --tasks are datatrove's: add --engine datatrove")
+    for name in args.files:
+        if args.engine == "datatrove" and name == "-":
+            raise UsageError("- (standard input): datatrove's tasks read files; save it to a file first")
     progress = _Progress(not args.no_progress and args.engine == "local")
     start = time.perf_counter()
     try:
@@ -530,6 +809,7 @@ def count_command(args: argparse.Namespace) -> int:
             buckets=args.buckets,
             executor=args.executor,
             tasks=args.tasks,
+            executor_options=dict(args.executor_option),
             progress=progress,
         )
     finally:
@@ -542,9 +822,80 @@ def count_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _require(module: str, feature: str, requirement: str, extra: str) -> None:
+    """Refuse ``feature`` in one line, with the install command, when its optional ``module`` is missing."""
+    try:
+        __import__(module)
+    except ImportError:
+        raise UsageError(
+            f"{feature} needs {module}, which is not installed: pip install '{requirement}' "
+            f"(or, in a clone of hf_bpe: pip install '.[{extra}]')"
+        ) from None
+
+
+def _tokenizer_dir(name: str) -> Path:
+    """A tokenizer directory argument (``gpt2`` for GPT-2's cached files), checked for its files."""
+    if name == "gpt2" and not Path(name).is_dir():
+        from hf_bpe.gpt2 import gpt2_files
+
+        return gpt2_files()
+    directory = Path(name)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"{directory}: no such directory; give a tokenizer directory or gpt2")
+    for file in ("vocab.json", "merges.txt"):
+        if not (directory / file).is_file():
+            raise FileNotFoundError(f"{directory}: no {file} there; give a tokenizer directory or gpt2")
+    return directory
+
+
+def _tokenizer_class_name(directory: Path) -> str:
+    """The ``tokenizer_class`` a directory's ``tokenizer_config.json`` names (BPETokenizer when it has none)."""
+    config = directory / "tokenizer_config.json"
+    if config.is_file():
+        with contextlib.suppress(ValueError, OSError):
+            return str(json.loads(config.read_text(encoding="utf-8")).get("tokenizer_class") or "BPETokenizer")
+    return "BPETokenizer"
+
+
+def _load_tokenizer(directory: Path) -> Any:
+    """hf_bpe's tokenizer class for a directory (BPETokenizer, or CharBPETokenizer for char-level ones)."""
+    from hf_bpe._auto import quiet_transformers_import
+
+    with quiet_transformers_import():
+        if _tokenizer_class_name(directory) == "CharBPETokenizer":
+            from hf_bpe.char_tokenizer import CharBPETokenizer
+
+            return CharBPETokenizer.from_pretrained(str(directory))
+        from hf_bpe.tokenizer import BPETokenizer
+
+        return BPETokenizer.from_pretrained(str(directory))
+
+
+def encode_command(args: argparse.Namespace) -> int:
+    tokenizer = _load_tokenizer(_tokenizer_dir(args.tokenizer))
+    for text in args.texts:
+        ids = tokenizer(text)["input_ids"]
+        tokens = tokenizer.convert_ids_to_tokens(ids)
+        if args.json:
+            print(json.dumps({"text": text, "tokens": tokens, "ids": ids}, ensure_ascii=False))
+        else:
+            print(f"text:   {text!r}\ntokens: {tokens}\nids:    {ids}")
+    return 0
+
+
+def download_command(args: argparse.Namespace) -> int:
+    from hf_bpe.gpt2 import write_gpt2_directory
+
+    _check_output(args.output, force=args.force)
+    written = write_gpt2_directory(args.output, force=args.force)
+    print(f"GPT-2's tokenizer (50257 tokens) written to {args.output}: {', '.join(p.name for p in written)}")
+    return 0
+
+
 def _reference_encoder(args: argparse.Namespace, directory: Path, tokenizer: Any) -> tuple[Any, str]:
     """The reference's text-to-ids function for ``verify encode``, and its name in the report."""
     if args.against == "tiktoken":
+        _require("tiktoken", "--against tiktoken", "tiktoken>=0.9", "test")
         from hf_bpe.gpt2 import RANKS_FILE, TIKTOKEN_PATTERN, gpt2_files, tiktoken_encoding
 
         ranks_path = Path(args.ranks) if args.ranks else gpt2_files() / RANKS_FILE
@@ -657,14 +1008,12 @@ def verify_encode_command(args: argparse.Namespace) -> int:
     from hf_bpe import BPETokenizer
     from hf_bpe.verify import asdict, format_encoding_report, units, verify_encoding
 
-    if args.tokenizer == "gpt2":
-        from hf_bpe.gpt2 import gpt2_files
-
-        directory = gpt2_files()
-    else:
-        directory = Path(args.tokenizer)
-        if not (directory / "vocab.json").is_file():
-            raise FileNotFoundError(f"{directory}: no vocab.json there; give a tokenizer directory or gpt2")
+    directory = _tokenizer_dir(args.tokenizer)
+    if _tokenizer_class_name(directory) != "BPETokenizer":
+        raise UsageError(
+            f"{directory}: a {_tokenizer_class_name(directory)} directory; verify encode compares byte-level "
+            "tokenizers with their references (try 'hf-bpe encode DIR TEXT' to see its tokens)"
+        )
     tokenizer = BPETokenizer.from_pretrained(str(directory))
     reference, name = _reference_encoder(args, directory, tokenizer)
     texts = list(units(args.files, args.unit))
@@ -695,6 +1044,7 @@ def verify_train_command(args: argparse.Namespace) -> int:
     from hf_bpe.verify import asdict, compare_training, format_training_report, reference_training
 
     settings = _settings(args)
+    _check_special_tokens(args)
     if settings["char_level"]:
         raise UsageError("verify train compares byte-level training; --char-level is not supported there yet")
     options = _merging_options(settings)
@@ -715,12 +1065,23 @@ def _raise_terminated(signum: int, frame: object) -> None:
     raise Terminated()
 
 
+def _interrupt_once(signum: int, frame: object) -> None:
+    """Ctrl-C interrupts once: a terminal signals the whole process group and ``timeout -s INT`` may signal
+    twice, and a second KeyboardInterrupt in the middle of cleaning up would hang or leave processes behind."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``hf-bpe``; returns the exit status (0 ok, 1 runtime error, 2 usage error, 130/143 interrupted)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # argparse reports a subcommand's unknown option with the top-level usage; show the subcommand's.
+        _subparser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     # SIGTERM unwinds like Ctrl-C, so temporary files are removed and earlier output stays as it was.
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous_interrupt = signal.signal(signal.SIGINT, _interrupt_once)
     try:
         if args.command == "train":
             return train_command(args)
@@ -732,6 +1093,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return export_command(args)
         if args.command == "report":
             return report_command(args)
+        if args.command == "encode":
+            return encode_command(args)
+        if args.command == "download":
+            return download_command(args)
         if args.command == "verify":
             return verify_encode_command(args) if args.check == "encode" else verify_train_command(args)
     except UsageError as e:
@@ -748,6 +1113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_interrupt)
     parser.error(f"unknown command {args.command!r}")
     return 2  # pragma: no cover
 

@@ -17,17 +17,20 @@ Merging is :mod:`hf_bpe.trainer`'s job; the split pattern and byte alphabet are 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import signal
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from hf_bpe.byte_level import to_byte_level
 from hf_bpe.pretokenizer import PreTokenizer
+from hf_bpe.sources import COMPRESSED_SUFFIXES, STDIN, compressed_look, display_name, is_stream, open_binary
 
 #: Files bigger than this are cut into ``\\n``-aligned byte ranges of about this size, counted in parallel.
 SHARD_BYTES = 4 << 20
@@ -276,12 +279,17 @@ def count_files(
     files = [Path(p) for p in paths]
     sizes = []
     for path in files:
+        if str(path) == STDIN:
+            sizes.append(0)
+            continue
         if path.is_dir():
             raise IsADirectoryError(f"{path}: is a directory, expected a text file")
         try:
             sizes.append(path.stat().st_size)
         except FileNotFoundError as e:
             raise FileNotFoundError(f"{path}: no such file") from e
+    if sum(str(path) == STDIN for path in files) > 1:
+        raise ValueError("standard input (-) is given more than once; it can be read only once")
     total = sum(sizes)
     workers = workers or os.cpu_count() or 1
     shard_bytes = min(SHARD_BYTES, max(MIN_SHARD_BYTES, -(-total // (workers * SHARDS_PER_WORKER))))
@@ -303,20 +311,83 @@ def count_files(
             if progress is not None:
                 progress(part_bytes)
     else:
-        with ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_parent) as pool:
-            # map keeps shard order, so the counter's key order (first occurrence) is the same for any worker count
-            for part, part_lines, part_replaced, part_bytes in pool.map(_count_range_job, jobs):
-                counts.update(part)
-                lines += part_lines
-                replaced += part_replaced
-                if progress is not None:
-                    progress(part_bytes)
+        # map keeps shard order, so the counter's key order (first occurrence) is the same for any worker count.
+        # Standard input and pipes are read in this process (a worker must not share them).
+        local = [
+            path == STDIN or (is_stream(path) and not path.endswith(COMPRESSED_SUFFIXES))
+            for _pre_tokenizer, path, _start, _end, _errors in jobs
+        ]
+        for part, part_lines, part_replaced, part_bytes in _pool_map(_count_range_job, jobs, workers, local):
+            counts.update(part)
+            lines += part_lines
+            replaced += part_replaced
+            if progress is not None:
+                progress(part_bytes)
     return FileCounts(counts, total, lines, replaced)
 
 
-def _leave_interrupts_to_parent() -> None:
-    """Workers ignore Ctrl-C: the parent stops the pool and reports once, with no traceback from each worker."""
+def _pool_map(
+    function: Callable[[Any], Any], jobs: Sequence[Any], workers: int, local: Sequence[bool] = ()
+) -> Iterator[Any]:
+    """``map(function, jobs)`` in ``workers`` processes, in order; stopped at once, workers and all, when
+    interrupted. Jobs flagged in ``local`` run in this process, in their turn.
+
+    ``ProcessPoolExecutor``'s own shutdown waits for the running jobs, and a second Ctrl-C during that wait (a
+    terminal signals the whole process group; ``timeout -s INT`` too) left it hanging in its exit, and a third
+    left the workers running without a parent. So: after the first SIGINT this process ignores further ones
+    while it terminates the workers itself and waits for them (then the handler it had is back); the workers
+    ignore SIGINT from the start.
+    """
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if main_thread else None
+    if main_thread and previous is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt_once)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_parent)
+    try:
+        # Not pool.map: closing its iterator cancels the pending futures, and the pool's manager thread then fails
+        # on them (InvalidStateError) when it finds the terminated workers.
+        here = list(local) + [False] * (len(jobs) - len(local))
+        futures = [None if in_here else pool.submit(function, job) for job, in_here in zip(jobs, here, strict=True)]
+        for job, future in zip(jobs, futures, strict=True):
+            yield function(job) if future is None else future.result()
+    except BaseException:
+        if main_thread:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _stop_pool(pool)
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        if main_thread and previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt_once(signum: int, frame: object) -> None:
+    """The first SIGINT interrupts; the ones right after it (the same Ctrl-C, seen twice) are ignored."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's workers, wait for them (killing any that linger), then let the pool go."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError):
+            process.join(5)
+            if process.is_alive():
+                process.kill()
+                process.join(5)
+    pool.shutdown(wait=True)
+
+
+def _leave_interrupts_to_parent() -> None:
+    """Workers ignore Ctrl-C: the parent stops the pool and reports once, with no traceback from each worker.
+    SIGTERM (how the parent stops them) ends them quietly, whatever handler a forked worker inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _pre_tokenizer(add_prefix_space: bool, special_tokens: Sequence[str], exclude_special_tokens: bool) -> PreTokenizer:
@@ -333,8 +404,8 @@ def _shard_ranges(path: Path, size: int, shard_bytes: int | None = None) -> list
     """Byte ranges of about ``shard_bytes`` (default :data:`SHARD_BYTES`) covering the file, each starting at the
     file's start or just after a ``\\n``."""
     shard_bytes = shard_bytes or SHARD_BYTES
-    if size <= shard_bytes:
-        return [(0, size)]
+    if size <= shard_bytes or is_stream(path):
+        return [(0, size)]  # a compressed file or a pipe is read front to back, by one worker
     starts = [0]
     with path.open("rb") as stream:
         position = shard_bytes
@@ -362,31 +433,55 @@ def count_byte_range(
 ) -> tuple[Counter[str], int, int]:
     """Count the lines in ``[start, end)`` of a file (``start`` must be 0 or just after a ``\\n``).
 
+    A source that is read whole (compressed, standard input: :func:`hf_bpe.sources.is_stream`) is counted whole,
+    decompressed; its range must start at 0.
+
     Returns:
         Raw-text (not byte-level) pre-token counts, the number of lines, the number of lines with replacements.
     """
+    if is_stream(path):
+        if start != 0:
+            raise ValueError(f"{display_name(path)}: is read whole, not from byte {start}")
+        with open_binary(path) as stream:
+            return _count_stream(stream, None, 0, pre_tokenizer, errors, path)
+    with open(path, "rb") as stream:
+        stream.seek(start)
+        return _count_stream(stream, end - start, start, pre_tokenizer, errors, path)
+
+
+def _count_stream(
+    stream: IO[bytes],
+    limit: int | None,
+    base: int,
+    pre_tokenizer: PreTokenizer,
+    errors: str,
+    path: str | os.PathLike[str],
+) -> tuple[Counter[str], int, int]:
+    """Count ``limit`` bytes (None: all) of ``stream``, whose first byte is byte ``base`` of ``path``, in blocks
+    cut after a ``\\n``."""
     cutter = _Cutter(pre_tokenizer)
     raw: Counter[str] = Counter()
     lines = replaced = 0
-    with open(path, "rb") as stream:
-        stream.seek(start)
-        position = start
-        carry = b""
-        while position < end:
-            block = stream.read(min(BLOCK_BYTES, end - position))
-            if not block:
-                break
-            position += len(block)
+    remaining = limit
+    carry = b""
+    offset = base  # where carry (then data) starts in the source
+    while True:
+        size = BLOCK_BYTES if remaining is None else min(BLOCK_BYTES, remaining)
+        block = stream.read(size) if size else b""
+        if remaining is not None:
+            remaining -= len(block)
+        final = not block or remaining == 0
+        if final:
+            data, carry = carry + block, b""
+        else:
             cut = block.rfind(b"\n") + 1
-            if position < end and cut == 0:
+            if cut == 0:
                 carry += block
                 continue
-            if position >= end:
-                cut = len(block)
-            data = carry + block[:cut]
-            carry = block[cut:]
-            base = position - len(block) - (len(data) - cut)  # file offset of data[0]: carry came before block
-            text, bad_lines = _decode(data, errors, path, base)
+            data, carry = carry + block[:cut], block[cut:]
+        if data:
+            text, bad_lines = _decode(data, errors, path, offset, lines if limit is None else None)
+            offset += len(data)
             parts = text.split("\n")
             if parts[-1] == "":
                 parts.pop()
@@ -398,21 +493,31 @@ def count_byte_range(
             lines += len(parts)
             replaced += bad_lines
             cutter.count(raw, parts)
-    return raw, lines, replaced
+        if final:
+            return raw, lines, replaced
 
 
-def _decode(data: bytes, errors: str, path: str | os.PathLike[str], base: int) -> tuple[str, int]:
-    """Decode whole lines; return the text and how many lines had replacements."""
+def _decode(
+    data: bytes, errors: str, path: str | os.PathLike[str], base: int, lines_before: int | None
+) -> tuple[str, int]:
+    """Decode whole lines that start at byte ``base`` of the source, after ``lines_before`` lines (None: count
+    them in the file); return the text and how many lines had replacements."""
     try:
         return data.decode("utf-8"), 0
     except UnicodeDecodeError as e:
         if errors == "strict":
             offset = base + e.start
-            with open(path, "rb") as stream:
-                line = stream.read(offset).count(b"\n") + 1
+            if lines_before is None:
+                with open(path, "rb") as stream:
+                    lines_before = stream.read(base).count(b"\n")
+            line = lines_before + data.count(b"\n", 0, e.start) + 1
+            where = " of the decompressed text" if str(path).endswith(COMPRESSED_SUFFIXES) else ""
+            hint = "fix the file, or replace it with U+FFFD: errors='replace' (--encoding-errors replace)"
+            looks = compressed_look(path) if not is_stream(path) else None
+            if looks:
+                hint = f"it looks compressed: name it with its {looks} ending and hf_bpe decompresses it"
             raise ValueError(
-                f"{path}:{line}: invalid UTF-8 at byte offset {offset} ({e.reason}); "
-                "fix the file or count with errors='replace'"
+                f"{display_name(path)}:{line}: invalid UTF-8 at byte offset {offset}{where} ({e.reason}); {hint}"
             ) from e
     bad = 0
     pieces = []

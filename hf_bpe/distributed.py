@@ -21,8 +21,10 @@ import this module.
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -45,9 +47,14 @@ from hf_bpe.pretokenizer import PreTokenizer
 try:
     from datatrove.pipeline.base import PipelineStep
 except ImportError as e:  # pragma: no cover - exercised only without the extra
-    raise ImportError("counting with datatrove needs it installed: pip install 'hf-bpe[datatrove]'") from e
+    raise ImportError(
+        "counting with datatrove needs it installed: pip install 'datatrove>=0.4' "
+        "(or, in a clone of hf_bpe: pip install '.[datatrove]')"
+    ) from e
 
 EXECUTORS = ("local", "ray", "slurm")
+#: Example values for the Slurm options every run needs, for the error that asks for them.
+_EXAMPLES = {"partition": "NAME", "time": "02:00:00"}
 
 
 def _partial_dir(output: Path, bucket: int) -> Path:
@@ -140,6 +147,72 @@ def plan_shards(paths: Sequence[str | os.PathLike[str]]) -> list[tuple[str, int,
     return shards
 
 
+def refuse_unguarded_main(function: str) -> None:
+    """Refuse to start worker processes from a script's top level outside ``if __name__ == "__main__":``.
+
+    datatrove's local executor starts its workers with ``forkserver``, and each re-imports the main script: a call
+    at its top level runs again in every worker, which starts workers again, without end (tens of thousands of
+    tracebacks and thousands of temporary directories in minutes). This fails fast instead, naming the line.
+
+    Raises:
+        RuntimeError: naming the script, the line and the fix, in the script's process or in a worker that is
+            re-importing it.
+    """
+    main = sys.modules.get("__main__")
+    guard = 'put the call under  if __name__ == "__main__":  (see the README\'s "Training on a cluster")'
+    if getattr(main, "__name__", None) == "__mp_main__":
+        raise RuntimeError(
+            f"{function} was called while a worker process re-imported the main script "
+            f"{getattr(main, '__file__', '?')}; {guard}"
+        )
+    script = getattr(main, "__file__", None)
+    frame = sys._getframe(1)
+    while frame is not None and not (
+        frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") == "__main__"
+    ):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None or not script or os.path.abspath(frame.f_code.co_filename) != os.path.abspath(script):
+        return  # not called from a script's top level (an interactive session, a notebook, a function elsewhere)
+    line = frame.f_lineno
+    try:
+        tree = ast.parse(Path(script).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return
+    for statement in tree.body:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            if not _is_main_guard(statement):
+                raise RuntimeError(
+                    f"{script}:{line}: {function} is called at the script's top level; its worker processes "
+                    f"re-import {Path(script).name} and would run the call again, without end; {guard}"
+                )
+            return
+
+
+def _is_main_guard(statement: ast.stmt) -> bool:
+    """``if __name__ == "__main__":`` (either way round)."""
+    if not isinstance(statement, ast.If) or not isinstance(statement.test, ast.Compare):
+        return False
+    test = statement.test
+    sides = [test.left, *test.comparators]
+    names = [side.id for side in sides if isinstance(side, ast.Name)]
+    values = [side.value for side in sides if isinstance(side, ast.Constant)]
+    return isinstance(test.ops[0], ast.Eq) and names == ["__name__"] and values == ["__main__"]
+
+
+def _check_executor_options(kind: str, options: dict[str, Any]) -> None:
+    """Ask for the options an executor cannot run without, before anything is started or written."""
+    if kind == "slurm":
+        missing = [name for name in ("partition", "time") if name not in options]
+        if missing:
+            raise ValueError(
+                f"the Slurm executor needs {' and '.join(missing)}: "
+                + " ".join(f"--executor-option {name}={_EXAMPLES[name]}" for name in missing)
+                + " (in Python: executor_options={"
+                + ", ".join(f"{name!r}: {_EXAMPLES[name]!r}" for name in missing)
+                + "})"
+            )
+
+
 def _executor(kind: str, pipeline: list[Any], *, tasks: int, workers: int, logging_dir: str, **options: Any) -> Any:
     if kind == "local":
         from datatrove.executor import LocalPipelineExecutor
@@ -191,8 +264,13 @@ def count_with_datatrove(
         The manifest's path.
 
     Raises:
-        RuntimeError: naming the stage whose tasks did not all complete (no manifest is written then).
+        RuntimeError: naming the stage whose tasks did not all complete (no manifest is written then); or, for
+            the local executor, a call at a script's top level outside ``if __name__ == "__main__":``, whose
+            workers would re-import the script and call it again without end.
     """
+    if executor == "local":
+        refuse_unguarded_main("hf_bpe.distributed.count_with_datatrove")
+    _check_executor_options(executor, executor_options or {})
     counting = counting or PreTokenizer()
     output = Path(output).resolve()
     shards = plan_shards(paths)

@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import tempfile
 import threading
@@ -58,6 +59,46 @@ CHAR_TOKENIZER_CLASS = "CharBPETokenizer"
 #: GPT-2's one special token, which plays every role (bos, eos, unk) when no roles are given.
 GPT2_SPECIAL_TOKEN = "<|endoftext|>"
 SPECIAL_TOKEN_ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
+#: Files that transformers' ``from_pretrained`` also reads from a tokenizer directory, which hf_bpe does not write:
+#: left there by an earlier tokenizer, they would change what is loaded (other special tokens, added tokens, a
+#: chat template), so writing a tokenizer directory refuses them, or removes them when told to.
+FOREIGN_TOKENIZER_FILES = (
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "chat_template.jinja",
+    "chat_template.json",
+    "additional_chat_templates",
+)
+
+
+def stale_tokenizer_files(directory: str | os.PathLike[str]) -> list[Path]:
+    """The files in ``directory`` that transformers would load along with a tokenizer hf_bpe writes there.
+
+    >>> import tempfile, pathlib
+    >>> directory = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (directory / "added_tokens.json").write_text("{}")
+    >>> _ = (directory / "notes.txt").write_text("mine")
+    >>> [path.name for path in stale_tokenizer_files(directory)]
+    ['added_tokens.json']
+    """
+    directory = Path(directory)
+    return [directory / name for name in FOREIGN_TOKENIZER_FILES if os.path.lexists(directory / name)]
+
+
+def check_no_stale_files(directory: str | os.PathLike[str]) -> None:
+    """Refuse a directory with files from another tokenizer (see :data:`FOREIGN_TOKENIZER_FILES`).
+
+    Raises:
+        FileExistsError: naming the files, and how to have them removed.
+    """
+    stale = stale_tokenizer_files(directory)
+    if stale:
+        names = ", ".join(path.name for path in stale)
+        raise FileExistsError(
+            f"{directory}: holds {names} from another tokenizer, which AutoTokenizer would load with the new one "
+            "(other special or added tokens); remove them, choose another directory, or pass --force "
+            "(force=True) to have them removed"
+        )
 
 
 def read_vocab(path: str | os.PathLike[str]) -> Vocab:
@@ -355,16 +396,25 @@ def write_tokenizer_dir(
     pre_tokenizer: PreTokenizer | None = None,
     add_prefix_space: bool = False,
     char_level: CharLevel | None = None,
+    force: bool = False,
 ) -> list[Path]:
     """Write a complete tokenizer directory, all files or none.
 
     The files: ``vocab.json`` and ``merges.txt`` (GPT-2's format, byte-identical to what ``tokenizers``
     writes), ``tokenizer_config.json`` (for transformers) and ``tokenizer.json`` (for the Rust backend).
-    ``pre_tokenizer`` (default: GPT-2's, with ``add_prefix_space``) says how text is cut.
+    ``pre_tokenizer`` (default: GPT-2's, with ``add_prefix_space``) says how text is cut. Other files in the
+    directory stay, except those that would change the loaded tokenizer (:data:`FOREIGN_TOKENIZER_FILES`): they
+    are refused, or removed with the write when ``force`` is set.
 
     Returns:
         The paths written.
+
+    Raises:
+        FileExistsError: if the directory holds files of another tokenizer and ``force`` is not set.
     """
+    stale = stale_tokenizer_files(directory)
+    if not force:
+        check_no_stale_files(directory)
     pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
     config = tokenizer_config(special_tokens, roles, pre_tokenizer=pre_tokenizer, char_level=char_level)
     unk = special_token_roles(special_tokens, roles)["unk_token"]
@@ -376,16 +426,22 @@ def write_tokenizer_dir(
             vocab, merges, special_tokens, pre_tokenizer=pre_tokenizer, char_level=char_level, unk_token=unk
         ),
     }
-    write_files(directory, files)
+    write_files(directory, files, remove=[path.name for path in stale])
     return [Path(directory) / name for name in files]
 
 
-def write_files(directory: str | os.PathLike[str], files: Mapping[str, str]) -> None:
+def write_files(directory: str | os.PathLike[str], files: Mapping[str, str], *, remove: Sequence[str] = ()) -> None:
     """Write several text files into ``directory`` (made if missing), all or none.
 
     Each file is written and flushed to disk under a temporary name first; only when all are complete are they
     renamed into place, with SIGINT and SIGTERM held back during the renames. On any error the temporary files
-    are removed and the directory keeps what it had.
+    are removed and the directory keeps what it had. Files are created with the mode ``open()`` gives (0666 less
+    the umask), so others can read them as they read ``tokenizers``' files.
+
+    Args:
+        directory: where to write.
+        files: file name to text.
+        remove: names of files (or directories) to remove from ``directory`` together with the renames.
 
     Raises:
         NotADirectoryError: if ``directory`` (or a parent) is a file.
@@ -406,6 +462,9 @@ def write_files(directory: str | os.PathLike[str], files: Mapping[str, str]) -> 
             except PermissionError as e:
                 raise PermissionError(f"{directory}: cannot write there ({e.strerror})") from e
             temporary[name] = Path(temp_name)
+            # mkstemp makes the file 0600; the result is meant to be shared (another user, a container), so it
+            # gets the mode open() would give it: 0666 less the umask, as tokenizers' files have.
+            os.fchmod(handle, 0o666 & ~_umask())
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 stream.write(text)
                 stream.flush()
@@ -413,10 +472,31 @@ def write_files(directory: str | os.PathLike[str], files: Mapping[str, str]) -> 
         with _signals_held():
             for name, temp_path in temporary.items():
                 os.replace(temp_path, directory / name)
+            for name in remove:
+                target = directory / name
+                if target.is_dir() and not target.is_symlink():
+                    shutil.rmtree(target)
+                else:
+                    with contextlib.suppress(FileNotFoundError):
+                        target.unlink()
     finally:
         for temp_path in temporary.values():
             with contextlib.suppress(FileNotFoundError):
                 temp_path.unlink()
+
+
+def _umask() -> int:
+    """The process's umask (read from ``/proc`` where it can be, so no other thread ever sees it changed)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager

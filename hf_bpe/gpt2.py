@@ -17,7 +17,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.files import GPT2_SPECIAL_TOKEN, format_merges, format_vocab, write_files
+from hf_bpe.files import (
+    GPT2_SPECIAL_TOKEN,
+    format_merges,
+    format_vocab,
+    read_merges,
+    read_vocab,
+    write_files,
+    write_tokenizer_dir,
+)
 from hf_bpe.tiktoken_files import ranks_to_vocab_and_merges, read_tiktoken_ranks
 
 WHISPER_SDIST = "openai-whisper==20250625"
@@ -40,6 +48,12 @@ def _sha256(path: Path) -> str:
 
 
 def _download_ranks(target: Path) -> None:
+    # A first use takes some seconds: say what is fetched, from where, and where it goes.
+    print(
+        f"hf_bpe: fetching GPT-2's vocabulary once: {RANKS_MEMBER} from the {WHISPER_SDIST} source archive on the "
+        f"package index (pip download, about 800 KB), checked by SHA-256, kept in {target.parent}",
+        file=sys.stderr,
+    )
     with tempfile.TemporaryDirectory(prefix="hf-bpe-whisper-") as scratch:
         command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
         done = subprocess.run([*command, "--dest", scratch, WHISPER_SDIST], capture_output=True, text=True)
@@ -62,6 +76,26 @@ def _download_ranks(target: Path) -> None:
     temporary = target.with_suffix(".partial")
     temporary.write_bytes(data)
     os.replace(temporary, target)
+
+
+def write_gpt2_directory(directory: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
+    """Write GPT-2's tokenizer as a directory ``AutoTokenizer`` loads, with hf_bpe (``BPETokenizer``) or without
+    it (transformers' Rust backend, from ``tokenizer.json``), with the same ids as tiktoken's ``gpt2``.
+
+    The files: ``vocab.json`` and ``merges.txt`` (from :func:`gpt2_files`, fetched on first use),
+    ``tokenizer_config.json`` (``<|endoftext|>`` as bos, eos and unk) and ``tokenizer.json``.
+
+    Args:
+        directory: where to write them (made if missing).
+        force: remove another tokenizer's extra files there (see :func:`hf_bpe.files.write_tokenizer_dir`).
+
+    Returns:
+        The paths written.
+    """
+    source = gpt2_files()
+    vocab = read_vocab(source / "vocab.json")
+    merges = read_merges(source / "merges.txt")
+    return write_tokenizer_dir(directory, vocab, merges, special_tokens=[GPT2_SPECIAL_TOKEN], force=force)
 
 
 def gpt2_files(directory: str | os.PathLike[str] | None = None) -> Path:

@@ -16,6 +16,7 @@ import functools
 import os
 import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, cast
 
 import regex
@@ -76,6 +77,11 @@ class VocabularyFilesTokenizer(PreTrainedTokenizer):
         ``check_merges`` checks that each merge's parts and result are in the vocabulary (not possible where a
         merge drops a continuing-subword prefix from its right part).
         """
+        for name, path, other in ((VOCAB_FILE, vocab_file, merges_file), (MERGES_FILE, merges_file, vocab_file)):
+            if path is None:  # from_pretrained found no such file in the directory
+                where = f"{Path(other).parent}" if other is not None else "the tokenizer directory"
+                # ValueError: transformers replaces an OSError's message with "Unable to load vocabulary".
+                raise ValueError(f"{where}: no {name} there; a BPE tokenizer needs vocab.json and merges.txt")
         self.encoder = read_vocab(vocab_file)
         self.decoder = {token_id: token for token, token_id in self.encoder.items()}
         self.merges = read_merges(merges_file, self.encoder if check_merges else None)

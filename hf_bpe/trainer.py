@@ -115,12 +115,19 @@ class TrainResult:
         """Whether a space was added before text that does not start with one."""
         return self.pre_tokenizer.add_prefix_space
 
-    def save(self, directory: str | os.PathLike[str], *, roles: Mapping[str, str | None] | None = None) -> list[Path]:
+    def save(
+        self, directory: str | os.PathLike[str], *, roles: Mapping[str, str | None] | None = None, force: bool = False
+    ) -> list[Path]:
         """Write ``vocab.json``, ``merges.txt``, ``tokenizer_config.json`` and ``tokenizer.json``, all or none.
 
         Args:
             directory: the output directory (made if missing).
             roles: which special token is ``bos_token``, ``eos_token``, ``unk_token``, ``pad_token``.
+            force: remove files of another tokenizer that transformers would load along with this one
+                (``special_tokens_map.json``, ``added_tokens.json``, chat templates) instead of refusing.
+
+        Raises:
+            FileExistsError: naming such files, without ``force``.
 
         Returns:
             The paths written.
@@ -133,6 +140,7 @@ class TrainResult:
             roles=roles,
             pre_tokenizer=self.pre_tokenizer,
             char_level=self.char_level,
+            force=force,
         )
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,60 @@ from hf_bpe.trainer import TrainResult, train_bpe
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(stage, done, total)``: stage ``"count"`` (bytes for files, sequences for iterators, where
 ``total`` is 0 when unknown), then stage ``"merge"`` (merges made, merges wanted)."""
+
+
+class TrainingWarning(UserWarning):
+    """Training gave fewer (or more) tokens than asked for; the message says why."""
+
+
+def shortfall(
+    result: TrainResult, vocab_size: int, min_frequency: int, *, names: Mapping[str, str] | None = None
+) -> str | None:
+    """Why ``result`` does not have ``vocab_size`` tokens, in a sentence, or None when it has them.
+
+    ``names`` spells the options (``{"vocab_size": "--vocab-size"}`` on the command line).
+
+    >>> result = train_bpe({"Ġhug": 3}, vocab_size=300)
+    >>> print(shortfall(result, 300, 0).replace("; ", ";\\n"))
+    the vocabulary has 259 of the 300 tokens asked for (stopped: no_pairs): no pair of tokens is left to merge;
+    every pre-token is a single token already;
+    train on more text for more tokens
+    """
+    named = {"vocab_size": "vocab_size", "min_frequency": "min_frequency", **(names or {})}
+    size = len(result.vocab)
+    if size > vocab_size:
+        return (
+            f"{named['vocab_size']} {vocab_size} is below the alphabet plus special tokens; the vocabulary has "
+            f"{size} tokens (as tokenizers gives) and no merges"
+        )
+    if result.merges_learned == 0 and size < vocab_size:
+        return (
+            "nothing to merge (is the corpus empty?); "
+            f"the vocabulary is the alphabet and special tokens ({size} tokens)"
+        )
+    if size >= vocab_size:
+        return None
+    start = f"the vocabulary has {size:,} of the {vocab_size:,} tokens asked for (stopped: {result.stop_reason}): "
+    if result.stop_reason == "min_frequency":
+        return start + (
+            f"the most frequent pair left occurs fewer than {named['min_frequency']} {min_frequency} times; "
+            "lower it or train on more text"
+        )
+    return start + (
+        "no pair of tokens is left to merge; every pre-token is a single token already; train on more text for more "
+        "tokens"
+    )
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside hf_bpe (the user's call)."""
+    package = os.path.dirname(__file__)
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.dirname(frame.f_code.co_filename) == package:
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
 
 
 def _count_paths(paths: Iterable[str | os.PathLike[str]], progress: Progress | None, **options: Any) -> FileCounts:
@@ -140,6 +196,9 @@ def train_from_counts(
         workers=workers,
         progress=merge_progress,
     )
+    message = shortfall(result, vocab_size, min_frequency)
+    if message is not None:
+        warnings.warn(message, TrainingWarning, stacklevel=_caller_stacklevel())
     return dataclasses.replace(result, pre_tokenizer=cut.for_encoding(), char_level=char_level)
 
 
@@ -356,6 +415,7 @@ def count_to_directory(
     buckets: int = DEFAULT_BUCKETS,
     executor: str = "local",
     tasks: int | None = None,
+    executor_options: Mapping[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> Path:
     """Count the pre-tokens of text files into a counts directory (:mod:`hf_bpe.count_files`).
@@ -375,6 +435,7 @@ def count_to_directory(
         buckets: how many bucket files to spread the counts over.
         executor: datatrove's executor: ``"local"``, ``"ray"`` or ``"slurm"``.
         tasks: datatrove tasks (default: 4 per worker).
+        executor_options: passed to datatrove's executor (Slurm's ``partition``, ``time``...).
         progress: see :data:`Progress` (local engine only).
 
     Returns:
@@ -408,6 +469,7 @@ def count_to_directory(
             buckets=buckets,
             executor=executor,
             errors=errors,
+            executor_options=dict(executor_options or {}),
         )
     if engine != "local":
         raise ValueError(f"engine {engine!r}: choose 'local' or 'datatrove'")

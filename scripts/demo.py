@@ -25,14 +25,14 @@ def standard_library_sources() -> list[Path]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=REPO / "out" / "demo", help="where to write the tokenizer")
-    parser.add_argument("--config", type=Path, default=REPO / "configs" / "demo.json", help="training preset")
+    parser.add_argument("--config", default="demo", help="training preset: a name (demo, gpt2, code) or a JSON file")
     args = parser.parse_args()
 
     from hf_bpe import cli
 
     files = standard_library_sources()
     corpus_mb = sum(path.stat().st_size for path in files) / 1e6
-    print(f"Training on {len(files)} files of the standard library ({corpus_mb:.1f} MB) with {args.config.name}")
+    print(f"Training on {len(files)} files of the standard library ({corpus_mb:.1f} MB) with the {args.config} preset")
     started = time.perf_counter()
     status = cli.main(["train", *map(str, files), "--output", str(args.output), "--config", str(args.config)])
     if status != 0:

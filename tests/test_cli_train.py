@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import multilingual_text, reference_train
 
-CONFIGS = Path(__file__).parent.parent / "configs"
+CONFIGS = Path(__file__).parent.parent / "hf_bpe" / "configs"
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -52,7 +52,11 @@ def test_train_writes_the_reference_files(tmp_path):
     merges = len(expected[1].splitlines()) - 1
     assert f"vocab size {size}, {merges} merges learned, stopped: min_frequency" in done.stdout
     assert str(tmp_path / "out") in done.stdout
-    assert done.stderr == ""  # --no-progress
+    # --no-progress: no bars; only the note that min_frequency stopped it short of --vocab-size
+    assert done.stderr.splitlines() == [
+        f"hf-bpe: warning: the vocabulary has {size:,} of the 1,500 tokens asked for (stopped: min_frequency): the "
+        "most frequent pair left occurs fewer than --min-frequency 2 times; lower it or train on more text"
+    ]
 
 
 def test_progress_bars_go_to_stderr(tmp_path):
