@@ -4,7 +4,7 @@
 tokenizer directory; ``count`` writes a counts directory (:mod:`hf_bpe.count_files`); ``encode`` shows a
 tokenizer's tokens and ids; ``download gpt2`` writes GPT-2's tokenizer (:mod:`hf_bpe.gpt2`); ``verify`` checks
 parity with the references (:mod:`hf_bpe.verify`). ``--config NAME|PATH`` reads a JSON preset, by name from
-``hf_bpe/configs`` or from a file (keys are the long option names with ``_``: ``vocab_size``,
+``configs/`` or from a file (keys are the long option names with ``_``: ``vocab_size``,
 ``special_tokens``...); options given on the command line override it. User errors print one line on stderr and
 exit with 2 (usage) or 1 (runtime), without a traceback; Ctrl-C exits 130, SIGTERM 143, with nothing written.
 
@@ -53,8 +53,9 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "normalizer": None,
 }
 _ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
-#: The presets ``--config NAME`` finds, shipped inside the package.
-PRESETS = Path(__file__).parent / "configs"
+#: Where ``--config NAME`` finds presets: the clone's ``configs/`` beside the package (a clone, an editable install)
+#: and where a wheel installs them (its data files, ``share/hf-bpe/configs``).
+CONFIG_DIRS = (Path(__file__).resolve().parent.parent / "configs", Path(sys.prefix) / "share" / "hf-bpe" / "configs")
 
 
 class UsageError(Exception):
@@ -443,12 +444,17 @@ def _subparser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> arg
 
 
 def preset_names() -> list[str]:
-    """The presets ``--config`` knows by name (``hf_bpe/configs/*.json``).
+    """The presets ``--config`` knows by name (``configs/*.json``).
 
     >>> preset_names()
     ['code', 'demo', 'gpt2', 'llama3', 'o200k', 'qwen2']
     """
-    return sorted(path.stem for path in PRESETS.glob("*.json"))
+    return sorted({path.stem for directory in CONFIG_DIRS for path in directory.glob("*.json")})
+
+
+def _config_file(name: str) -> Path | None:
+    """The preset file called ``name``, if one of :data:`CONFIG_DIRS` has it."""
+    return next((d / f"{name}.json" for d in CONFIG_DIRS if (d / f"{name}.json").is_file()), None)
 
 
 def _positive(text: str) -> int:
@@ -479,8 +485,8 @@ def read_config(path: str) -> dict[str, Any]:
         UsageError: naming the file and the bad key or value.
     """
     file = Path(path)
-    if not file.exists() and (PRESETS / f"{path}.json").is_file():
-        file = PRESETS / f"{path}.json"
+    if not file.exists():
+        file = _config_file(path) or file
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import multilingual_text, reference_train
 
-CONFIGS = Path(__file__).parent.parent / "hf_bpe" / "configs"
+CONFIGS = Path(__file__).parent.parent / "configs"
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -394,7 +394,7 @@ def test_convert_refuses_a_special_token_on_a_rank(tmp_path, openai_encodings):
 
 @pytest.mark.parametrize("preset", ["llama3", "qwen2", "o200k"])
 def test_config_presets_bring_their_pattern(preset, training_files, tmp_path):
-    config = Path(__file__).resolve().parent.parent / "hf_bpe" / "configs" / f"{preset}.json"
+    config = Path(__file__).resolve().parent.parent / "configs" / f"{preset}.json"
     out = tmp_path / "out"
     done = run_cli("train", str(training_files[2]), "-o", str(out), "--config", str(config), "--vocab-size", "700",
                    "--no-progress")  # fmt: skip
