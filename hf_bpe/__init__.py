@@ -25,10 +25,15 @@ from hf_bpe.training import train_from_counts, train_from_dataset, train_from_fi
 if _typing.TYPE_CHECKING:
     from hf_bpe.char_tokenizer import CharBPETokenizer
     from hf_bpe.tokenizer import BPETokenizer
+    from hf_bpe.unigram_tokenizer import UnigramTokenizer
 
 # The tokenizer classes are transformers classes, and importing transformers takes seconds that training never
 # needs: they are imported on first use (PEP 562), and registered with AutoTokenizer when transformers loads it.
-_LAZY_CLASSES = {"BPETokenizer": "hf_bpe.tokenizer", "CharBPETokenizer": "hf_bpe.char_tokenizer"}
+_LAZY_CLASSES = {
+    "BPETokenizer": "hf_bpe.tokenizer",
+    "CharBPETokenizer": "hf_bpe.char_tokenizer",
+    "UnigramTokenizer": "hf_bpe.unigram_tokenizer",
+}
 
 _auto.register_when_transformers_is_loaded()
 
@@ -58,6 +63,7 @@ __all__ = [
     "PreTokenizer",
     "SplitPattern",
     "TrainResult",
+    "UnigramTokenizer",
     "Vocab",
     "__version__",
     "bytes_to_unicode",

@@ -1,0 +1,88 @@
+"""A trained Unigram model to a tokenizer directory: ``tokenizer.json`` and ``tokenizer_config.json``, and back.
+
+``tokenizer.json`` is built with the ``tokenizers`` library itself (the recipe's normalizer, ``Metaspace``
+pre-tokenizer and decoder, a ``Unigram`` model, the special tokens as added tokens), so transformers' Rust
+backend loads the directory without hf_bpe; ``tokenizer_config.json`` names :data:`TOKENIZER_CLASS` for
+transformers with hf_bpe. Writing is all-or-nothing (:func:`hf_bpe.files.write_files`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.files import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, special_token_roles, write_files
+from hf_bpe.models.unigram import recipe
+
+#: The transformers class that ``tokenizer_config.json`` names (:class:`hf_bpe.unigram_tokenizer.UnigramTokenizer`).
+TOKENIZER_CLASS = "UnigramTokenizer"
+
+
+def tokenizer_json(pieces: Sequence[tuple[str, float]], unk_id: int | None, special_tokens: Sequence[str]) -> str:
+    """``tokenizer.json`` text for the pieces, as ``SentencePieceUnigramTokenizer`` saves it after training."""
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+
+    tokenizer = Tokenizer(models.Unigram([(piece, score) for piece, score in pieces], unk_id, False))
+    tokenizer.normalizer = normalizers.Sequence(
+        [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement=recipe.METASPACE, prepend_scheme="always")
+    tokenizer.decoder = decoders.Metaspace(replacement=recipe.METASPACE, prepend_scheme="always")
+    tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
+    return tokenizer.to_str()
+
+
+def tokenizer_config(
+    special_tokens: Sequence[str], unk_token: str | None, roles: Mapping[str, str | None] | None = None
+) -> dict[str, Any]:
+    """``tokenizer_config.json``: the class, the special tokens' roles (``unk_token`` is the model's)."""
+    named = special_token_roles(special_tokens, {**(roles or {}), "unk_token": unk_token})
+    extra = [token for token in special_tokens if token not in named.values()]
+    return {
+        "tokenizer_class": TOKENIZER_CLASS,
+        **named,
+        "extra_special_tokens": extra,
+        "clean_up_tokenization_spaces": False,
+    }
+
+
+def write_unigram_dir(
+    directory: str | os.PathLike[str],
+    pieces: Sequence[tuple[str, float]],
+    unk_id: int | None,
+    special_tokens: Sequence[str],
+    *,
+    roles: Mapping[str, str | None] | None = None,
+) -> list[Path]:
+    """Write ``tokenizer.json`` and ``tokenizer_config.json``, both or neither. Returns the paths."""
+    unk_token = pieces[unk_id][0] if unk_id is not None else None
+    files = {
+        TOKENIZER_FILE: tokenizer_json(pieces, unk_id, special_tokens),
+        TOKENIZER_CONFIG_FILE: json.dumps(tokenizer_config(special_tokens, unk_token, roles), ensure_ascii=False, indent=2)
+        + "\n",
+    }
+    write_files(directory, files)
+    return [Path(directory) / name for name in files]
+
+
+def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, float]], int | None, list[str]]:
+    """The pieces, unknown id and special tokens of a Unigram ``tokenizer.json``.
+
+    Raises:
+        ValueError: the file is not a Unigram ``tokenizer.json``.
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        model = data["model"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{path}: not a readable tokenizer.json ({error})") from error
+    if model.get("type") != "Unigram":
+        raise ValueError(f"{path}: the model is {model.get('type')!r}, not 'Unigram'; this class reads Unigram files")
+    if model.get("byte_fallback"):
+        raise ValueError(f"{path}: byte_fallback is not supported by hf_bpe's UnigramTokenizer")
+    pieces = [(str(piece), float(score)) for piece, score in model["vocab"]]
+    specials = [token["content"] for token in data.get("added_tokens", []) if token.get("special")]
+    return pieces, model.get("unk_id"), specials
