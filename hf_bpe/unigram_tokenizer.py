@@ -11,7 +11,6 @@ map tokens back to the original text through the normalizers' alignments (:func:
 from __future__ import annotations
 
 import os
-import unicodedata
 from typing import Any
 
 from hf_bpe._auto import quiet_transformers_import
@@ -32,82 +31,6 @@ class UnigramTokenizerConfig(PretrainedConfig):
     model_type = "hf_bpe_unigram"
 
 
-def _nfkc_aligned(text: str, spans: list[Span]) -> tuple[str, list[Span]]:
-    """NFKC with each output character's span in the original text, as ``NormalizedString::nfkc`` aligns them.
-
-    Each character is decomposed (NFKD) with its pieces keeping its span, combining marks are put in canonical
-    order, then composed: a composed character keeps its starter's span and the marks it absorbed are dropped
-    (``unicode-normalization-alignments``). If that ever disagrees with ``unicodedata``'s NFKC, characters are
-    normalized in runs of a starter and its marks, each output character spanning its run.
-    """
-    if unicodedata.is_normalized("NFKC", text):
-        return text, spans
-    chars: list[str] = []
-    origin: list[Span] = []
-    for char, span in zip(text, spans, strict=True):
-        for piece in unicodedata.normalize("NFKD", char):
-            chars.append(piece)
-            origin.append(span)
-    # Canonical ordering: a stable sort of each run of marks by combining class.
-    index = 0
-    while index < len(chars):
-        if unicodedata.combining(chars[index]):
-            end = index
-            while end < len(chars) and unicodedata.combining(chars[end]):
-                end += 1
-            run = sorted(zip(chars[index:end], origin[index:end]), key=lambda item: unicodedata.combining(item[0]))
-            chars[index:end] = [c for c, _ in run]
-            origin[index:end] = [o for _, o in run]
-            index = end
-        else:
-            index += 1
-    out: list[str] = []
-    out_spans: list[Span] = []
-    starter = -1  # index in out of the last starter
-    last_class = 0
-    for char, span in zip(chars, origin, strict=True):
-        klass = unicodedata.combining(char)
-        if starter >= 0:
-            blocked = last_class != 0 and last_class >= klass if klass else len(out) - 1 != starter
-            if not blocked:
-                composed = unicodedata.normalize("NFC", out[starter] + char)
-                if len(composed) == 1:
-                    out[starter] = composed
-                    continue
-        if klass == 0:
-            starter = len(out)
-            last_class = 0
-        else:
-            last_class = klass
-        out.append(char)
-        out_spans.append(span)
-    result = "".join(out)
-    if result == unicodedata.normalize("NFKC", text):
-        return result, out_spans
-    return _nfkc_by_runs(text, spans)
-
-
-def _nfkc_by_runs(text: str, spans: list[Span]) -> tuple[str, list[Span]]:
-    """NFKC in runs of a starter and the marks after it, each output character spanning its run if lengths differ."""
-    out: list[str] = []
-    out_spans: list[Span] = []
-    start = 0
-    n = len(text)
-    while start < n:
-        end = start + 1
-        while end < n and unicodedata.combining(text[end]):
-            end += 1
-        run = text[start:end]
-        normalized = unicodedata.normalize("NFKC", run)
-        if len(normalized) == len(run):
-            out_spans.extend(spans[start:end])
-        else:
-            out_spans.extend([(spans[start][0], spans[end - 1][1])] * len(normalized))
-        out.append(normalized)
-        start = end
-    return "".join(out), out_spans
-
-
 def aligned_words(text: str, base: int = 0) -> list[tuple[str, list[Span]]]:
     """The recipe's words of ``text``, each with its characters' spans in ``text`` (plus ``base``).
 
@@ -121,7 +44,7 @@ def aligned_words(text: str, base: int = 0) -> list[tuple[str, list[Span]]]:
         if mapped:
             kept.append(mapped)
             spans.append((base + index, base + index + 1))
-    normalized, spans = _nfkc_aligned("".join(kept), spans)
+    normalized, spans = recipe.nfkc_aligned("".join(kept), spans)
     # A run of spaces becomes one space, aligned to the run's last (tokenizers' ``Replace``).
     chars: list[str] = []
     char_spans: list[Span] = []

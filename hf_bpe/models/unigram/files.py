@@ -39,7 +39,8 @@ def tokenizer_config(
     special_tokens: Sequence[str], unk_token: str | None, roles: Mapping[str, str | None] | None = None
 ) -> dict[str, Any]:
     """``tokenizer_config.json``: the class, the special tokens' roles (``unk_token`` is the model's)."""
-    named = special_token_roles(special_tokens, {**(roles or {}), "unk_token": unk_token})
+    named = special_token_roles(special_tokens, {role: token for role, token in (roles or {}).items() if role != "unk_token"})
+    named["unk_token"] = unk_token
     extra = [token for token in special_tokens if token not in named.values()]
     return {
         "tokenizer_class": TOKENIZER_CLASS,

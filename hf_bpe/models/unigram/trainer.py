@@ -135,7 +135,7 @@ def repeated_substrings(words: Sequence[str], max_length: int) -> list[tuple[str
     sorted by Python's string sort, and the intervals of equal prefixes (the lcp intervals) read off it.
 
     >>> sorted(repeated_substrings(["abracadabra"], 16))
-    [('abra', 2)]
+    [('abra', 2), ('bra', 2), ('ra', 2)]
     """
     flat = "".join(word + _BOUNDARY for word in words if word)
     width = max_length + 1
@@ -169,8 +169,8 @@ def repeated_substrings(words: Sequence[str], max_length: int) -> list[tuple[str
 def seed_pieces(sentences: Sequence[tuple[str, int]], options: UnigramOptions) -> Pieces:
     """``make_seed_sentence_pieces``: characters by count, then repeated substrings by ``freq * length``.
 
-    >>> [piece for piece, _ in seed_pieces([("ab", 1), ("ab", 2)], UnigramOptions())]
-    ['b', 'a', 'ab']
+    >>> [piece for piece, _ in seed_pieces([("ab", 1), ("abc", 2)], UnigramOptions())]
+    ['b', 'a', 'c', 'ab']
     """
     chars: Counter[str] = Counter()
     for word, count in sentences:
@@ -346,7 +346,7 @@ def train_unigram(
     >>> result = train_unigram({"▁hug": 10, "▁pug": 5, "▁pun": 12, "▁bun": 4, "▁hugs": 5},
     ...                        UnigramOptions(vocab_size=12, unk_token="<unk>"))
     >>> [piece for piece, _ in result.pieces][:4], result.unk_id
-    (['<unk>', '▁', 'u', 'n'], 0)
+    (['<unk>', '▁pu', 'n', '▁hug'], 0)
     """
     options = options or UnigramOptions()
     sentences = sorted(word_counts.items())
