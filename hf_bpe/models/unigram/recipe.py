@@ -60,7 +60,7 @@ def nfkc_aligned(text: str, spans: list[Span]) -> tuple[str, list[Span]]:
     chars: list[str] = []
     origin: list[Span] = []
     for char, span in zip(text, spans, strict=True):
-        for piece in char if char in UNCHANGED else unicodedata.normalize("NFKD", char):
+        for piece in char if char in UNCHANGED or char in NOT_COMPOSED else unicodedata.normalize("NFKD", char):
             chars.append(piece)
             origin.append(span)
     # Canonical ordering: a stable sort of each run of marks by combining class.
