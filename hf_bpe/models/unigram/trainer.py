@@ -83,7 +83,11 @@ class UnigramOptions:
 
 @dataclasses.dataclass(frozen=True)
 class UnigramResult:
-    """A trained Unigram model: ``pieces`` (special tokens first) with scores, and the unknown token's id."""
+    """A trained Unigram model: ``pieces`` (special tokens first) with scores, and the unknown token's id.
+
+    ``special_tokens`` are the trainer's (the added tokens of ``tokenizer.json``); an ``unk_token`` that is not one
+    of them is the first piece but not an added token, as in the reference.
+    """
 
     pieces: Pieces
     unk_id: int | None
@@ -323,10 +327,9 @@ def finalize(model: UnigramModel, required: Sequence[str], options: UnigramOptio
         if len(pieces) == size:
             break
     pieces.sort(key=lambda item: item[1], reverse=True)
-    if need_unk:
-        specials.insert(0, options.unk_token)  # type: ignore[arg-type]
+    head = [options.unk_token, *specials] if need_unk else specials
     return UnigramResult(
-        pieces=[(token, 0.0) for token in specials] + pieces, unk_id=unk_id, special_tokens=tuple(specials)
+        pieces=[(str(token), 0.0) for token in head] + pieces, unk_id=unk_id, special_tokens=tuple(specials)
     )
 
 
