@@ -13,7 +13,7 @@ from hf_bpe.models.unigram.trainer import UnigramOptions
 from hf_bpe.models.unigram.verify import reference_train
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import multilingual_text  # noqa: E402
+from conftest import multilingual_text
 
 
 @pytest.fixture

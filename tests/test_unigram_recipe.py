@@ -14,7 +14,7 @@ from tokenizers import Regex, normalizers, pre_tokenizers
 from hf_bpe.models.unigram import recipe
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import ADVERSARIAL, multilingual_text  # noqa: E402
+from conftest import ADVERSARIAL, multilingual_text
 
 NORMALIZER = normalizers.Sequence([normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")])
 PRE_TOKENIZER = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")

@@ -24,7 +24,7 @@ from hf_bpe.models.unigram.files import write_unigram_dir
 from hf_bpe.models.unigram.trainer import UnigramOptions, train_unigram
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import ADVERSARIAL, multilingual_text  # noqa: E402
+from conftest import ADVERSARIAL, multilingual_text
 
 SPECIALS = ("<pad>", "<s>", "</s>")
 ROLES = {"pad_token": "<pad>", "bos_token": "<s>", "eos_token": "</s>"}
@@ -57,7 +57,9 @@ def reference_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
     corpus = path / "corpus.txt"
     corpus.write_text(multilingual_text(800, seed=6), encoding="utf-8", newline="")
     tokenizer = SentencePieceUnigramTokenizer()
-    tokenizer.train(str(corpus), vocab_size=300, special_tokens=["<pad>", "<unk>"], unk_token="<unk>", show_progress=False)
+    tokenizer.train(
+        str(corpus), vocab_size=300, special_tokens=["<pad>", "<unk>"], unk_token="<unk>", show_progress=False
+    )
     tokenizer.save(str(path / "tokenizer.json"))
     (path / "tokenizer_config.json").write_text(
         json.dumps({"tokenizer_class": "UnigramTokenizer", "unk_token": "<unk>", "pad_token": "<pad>"})
@@ -147,9 +149,7 @@ def test_registration_and_loading_without_hf_bpe_in_fresh_processes(directory: P
         "print(type(t).__name__, t('hugs xy')['input_ids'], 'hf_bpe' in sys.modules)"
     )
     ours = subprocess.run([sys.executable, "-c", with_hf_bpe], capture_output=True, text=True, check=True).stdout
-    theirs = subprocess.run(
-        [sys.executable, "-c", without], capture_output=True, text=True, check=True, cwd="/"
-    ).stdout
+    theirs = subprocess.run([sys.executable, "-c", without], capture_output=True, text=True, check=True, cwd="/").stdout
     name, ids = ours.split(" ", 1)
     assert name == "UnigramTokenizer"
     assert theirs.startswith("TokenizersBackend ") and theirs.strip().endswith("False")

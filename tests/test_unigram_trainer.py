@@ -26,7 +26,7 @@ from hf_bpe.models.unigram import recipe
 from hf_bpe.models.unigram.trainer import UnigramOptions, UnigramTrainingError, train_unigram
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import multilingual_text  # noqa: E402
+from conftest import multilingual_text
 
 PENALTY = 1e-4
 
@@ -64,7 +64,9 @@ def assert_same_training(text_path: Path, options: UnigramOptions, runs: int = 3
     result = ours(text_path, options)
     ref_vocab, ref_unk = references[0]
     assert result.unk_id == ref_unk
-    special = len(result.special_tokens) + (1 if result.unk_id == 0 and options.unk_token not in options.special_tokens and options.unk_token else 0)
+    special = len(result.special_tokens) + (
+        1 if result.unk_id == 0 and options.unk_token not in options.special_tokens and options.unk_token else 0
+    )
     assert result.pieces[:special] == ref_vocab[:special]
     ref_sets = [{piece for piece, _ in vocab} for vocab, _ in references]
     assert all(pieces == ref_sets[0] for pieces in ref_sets)  # the reference's own set is stable
@@ -100,7 +102,9 @@ def assert_same_training(text_path: Path, options: UnigramOptions, runs: int = 3
 @pytest.fixture
 def course_corpus(tmp_path: Path) -> Path:
     path = tmp_path / "course.txt"
-    path.write_text("hug " * 10 + "\n" + "pug " * 5 + "\n" + "pun " * 12 + "\n" + "bun " * 4 + "\n" + "hugs " * 5 + "\n")
+    path.write_text(
+        "hug " * 10 + "\n" + "pug " * 5 + "\n" + "pun " * 12 + "\n" + "bun " * 4 + "\n" + "hugs " * 5 + "\n"
+    )
     return path
 
 
@@ -108,7 +112,9 @@ def course_corpus(tmp_path: Path) -> Path:
     "options",
     [
         pytest.param(UnigramOptions(vocab_size=12, unk_token="<unk>"), id="unk-added"),
-        pytest.param(UnigramOptions(vocab_size=14, special_tokens=("<pad>", "<unk>"), unk_token="<unk>"), id="unk-special"),
+        pytest.param(
+            UnigramOptions(vocab_size=14, special_tokens=("<pad>", "<unk>"), unk_token="<unk>"), id="unk-special"
+        ),
         pytest.param(UnigramOptions(vocab_size=13, special_tokens=("<s>", "</s>")), id="no-unk"),
     ],
 )
@@ -169,8 +175,6 @@ def test_real_corpora_train_like_the_reference(language: str, vocab_size: int) -
     sys.path.insert(0, str(Path(__file__).parent.parent / "scripts"))
     import build_corpora
 
-    corpus = build_corpora.build_corpus(
-        build_corpora.CORPORA[language], build_corpora.DEFAULT_OUTPUT, size_mb=1.0
-    )
+    corpus = build_corpora.build_corpus(build_corpora.CORPORA[language], build_corpora.DEFAULT_OUTPUT, size_mb=1.0)
     measured = assert_same_training(corpus.path, UnigramOptions(vocab_size=vocab_size, unk_token="<unk>"), runs=3)
     assert math.isfinite(measured["worst"])

@@ -39,7 +39,9 @@ def tokenizer_config(
     special_tokens: Sequence[str], unk_token: str | None, roles: Mapping[str, str | None] | None = None
 ) -> dict[str, Any]:
     """``tokenizer_config.json``: the class, the special tokens' roles (``unk_token`` is the model's)."""
-    named = special_token_roles(special_tokens, {role: token for role, token in (roles or {}).items() if role != "unk_token"})
+    named = special_token_roles(
+        special_tokens, {role: token for role, token in (roles or {}).items() if role != "unk_token"}
+    )
     named["unk_token"] = unk_token
     extra = [token for token in special_tokens if token not in named.values()]
     return {
@@ -62,7 +64,9 @@ def write_unigram_dir(
     unk_token = pieces[unk_id][0] if unk_id is not None else None
     files = {
         TOKENIZER_FILE: tokenizer_json(pieces, unk_id, special_tokens),
-        TOKENIZER_CONFIG_FILE: json.dumps(tokenizer_config(special_tokens, unk_token, roles), ensure_ascii=False, indent=2)
+        TOKENIZER_CONFIG_FILE: json.dumps(
+            tokenizer_config(special_tokens, unk_token, roles), ensure_ascii=False, indent=2
+        )
         + "\n",
     }
     write_files(directory, files)

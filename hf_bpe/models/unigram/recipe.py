@@ -70,7 +70,7 @@ def nfkc_aligned(text: str, spans: list[Span]) -> tuple[str, list[Span]]:
             end = index
             while end < len(chars) and _combining(chars[end]):
                 end += 1
-            run = sorted(zip(chars[index:end], origin[index:end]), key=lambda item: _combining(item[0]))
+            run = sorted(zip(chars[index:end], origin[index:end], strict=True), key=lambda item: _combining(item[0]))
             chars[index:end] = [c for c, _ in run]
             origin[index:end] = [o for _, o in run]
             index = end
@@ -162,7 +162,9 @@ def lines(text: str) -> list[str]:
     >>> lines("a\\r\\nb\\rc\\n")
     ['a\\r\\n', 'b\\rc\\n']
     """
-    return text.splitlines(keepends=True) if "\r" not in text and not _OTHER_BREAKS.search(text) else _LINE.findall(text)
+    return (
+        text.splitlines(keepends=True) if "\r" not in text and not _OTHER_BREAKS.search(text) else _LINE.findall(text)
+    )
 
 
 def normalizer_json() -> dict[str, Any]:

@@ -185,7 +185,10 @@ def seed_pieces(sentences: Sequence[tuple[str, int]], options: UnigramOptions) -
         (char, float(count)) for count, char in sorted(((c, ch) for ch, c in chars.items()), reverse=True)
     ]
     scored = sorted(
-        ((freq * len(piece), piece) for piece, freq in repeated_substrings([w for w, _ in sentences], options.max_piece_length)),
+        (
+            (freq * len(piece), piece)
+            for piece, freq in repeated_substrings([w for w, _ in sentences], options.max_piece_length)
+        ),
         reverse=True,
     )
     for score, piece in scored:

@@ -16,9 +16,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from hf_bpe.models.unigram.trainer import Pieces, UnigramOptions
+from hf_bpe.models.unigram.trainer import Pieces, UnigramOptions, train_unigram
 from hf_bpe.models.unigram.training import count_files, train_unigram_from_files
-from hf_bpe.models.unigram.trainer import train_unigram
 
 
 def reference_train(paths: Sequence[str | os.PathLike[str]], options: UnigramOptions) -> tuple[Pieces, int | None]:
@@ -88,7 +87,10 @@ def verify_unigram_training(
     reference_final, reference_unk = reference_train(paths, options)
     report["final"] = _compare(result.pieces, reference_final, tolerance)
     report["final"]["same_unk_id"] = result.unk_id == reference_unk
-    if not (report["seed_and_first_em_round"]["same_pieces"] and report["seed_and_first_em_round"]["scores_within_tolerance"]):
+    if not (
+        report["seed_and_first_em_round"]["same_pieces"]
+        and report["seed_and_first_em_round"]["scores_within_tolerance"]
+    ):
         report["first_difference"] = "seed pieces or the first EM round"
     elif not (report["final"]["same_pieces"] and report["final"]["scores_within_tolerance"]):
         # Which of hf_bpe's steps decided each differing piece.
@@ -98,6 +100,9 @@ def verify_unigram_training(
             last = max((i for i, here in enumerate(present) if here), default=-1)
             decided[piece] = steps[last + 1][0] if 0 <= last < len(steps) - 1 else "final selection (finalize)"
         report["decided_at"] = decided
-        rounds = sorted({step for step in decided.values()}, key=lambda s: [n for n, _ in steps].index(s) if s in [n for n, _ in steps] else len(steps))
+        rounds = sorted(
+            {step for step in decided.values()},
+            key=lambda s: [n for n, _ in steps].index(s) if s in [n for n, _ in steps] else len(steps),
+        )
         report["first_difference"] = rounds[0] if rounds else "scores"
     return report
