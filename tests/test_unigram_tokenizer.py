@@ -169,3 +169,23 @@ def test_registration_and_loading_without_hf_bpe_in_fresh_processes(directory: P
 def test_random_text_encodes_like_the_rust_backend(directory: Path, parts: list[str]) -> None:
     ours, rust = pair(directory)
     assert_same_encoding(ours, rust, "".join(parts))
+
+
+def test_scores_are_read_as_the_rust_backend_reads_them() -> None:
+    """tokenizers parses tokenizer.json with serde_json's fast float parsing (two roundings): hf_bpe reads alike."""
+    import random
+
+    from tokenizers import Tokenizer
+    from tokenizers.models import Unigram
+
+    from hf_bpe.models.unigram.files import serde_json_float
+
+    rng = random.Random(2)
+    values = [-rng.uniform(0.001, 30) * 10 ** rng.randint(-5, 3) for _ in range(3000)]
+    values += [-1e-320, -5e-324, -1.7976931348623157e308, -123456789012345678901234.5, -1.2345678901234567e-21]
+    text = Tokenizer(Unigram([("<unk>", 0.0)] + [(f"p{i}", v) for i, v in enumerate(values)], 0, False)).to_str()
+    # What Rust holds after loading, shown by saving again (serialization is exact: shortest round-trip digits).
+    loaded = [score for _, score in json.loads(Tokenizer.from_str(text).to_str())["model"]["vocab"][1:]]
+    ours = [score for _, score in json.loads(text, parse_float=serde_json_float)["model"]["vocab"][1:]]
+    assert ours == loaded
+    assert sum(a != b for a, b in zip(values, loaded, strict=True)) > 100  # Python's float() would not do

@@ -73,6 +73,63 @@ def write_unigram_dir(
     return [Path(directory) / name for name in files]
 
 
+_U64 = (1 << 64) - 1
+
+
+def serde_json_float(text: str) -> float:
+    """A JSON number as ``serde_json`` (without ``float_roundtrip``) reads it, as ``tokenizers`` loads scores.
+
+    It keeps at most the digits that fit a u64 significand, converts that to f64 and multiplies or divides by a
+    power of ten -- two roundings, so about one score in five comes out one unit in the last place away from the
+    correctly rounded value Python's ``float`` gives. Viterbi ties between such paths then go the other way, so
+    hf_bpe reads ``tokenizer.json`` the same way.
+
+    >>> serde_json_float("-10.606407463743526") == -10.606407463743526
+    True
+    >>> serde_json_float("-10.413266654746877"), float("-10.413266654746877")
+    (-10.413266654746876, -10.413266654746877)
+    """
+    index = 0
+    positive = True
+    if text[0] == "-":
+        positive, index = False, 1
+    significand = 0
+    exponent = 0
+    full = False  # the next digit would overflow the u64: the rest are skipped (integer part: counted in exponent)
+    while index < len(text) and text[index].isdigit():
+        digit = ord(text[index]) - 48
+        if not full and (significand > _U64 // 10 or (significand == _U64 // 10 and digit > _U64 % 10)):
+            full = True
+        if full:
+            exponent += 1
+        else:
+            significand = significand * 10 + digit
+        index += 1
+    if index < len(text) and text[index] == ".":
+        index += 1
+        while index < len(text) and text[index].isdigit():
+            digit = ord(text[index]) - 48
+            if not full and (significand > _U64 // 10 or (significand == _U64 // 10 and digit > _U64 % 10)):
+                full = True
+            if not full:
+                significand = significand * 10 + digit
+                exponent -= 1
+            index += 1
+    if index < len(text) and text[index] in "eE":
+        exponent += int(text[index + 1 :])
+    value = float(significand)
+    while True:
+        if abs(exponent) <= 308:
+            power = float(f"1e{abs(exponent)}")
+            value = value * power if exponent >= 0 else value / power
+            break
+        if value == 0.0:
+            break
+        value /= 1e308
+        exponent += 308
+    return value if positive else -value
+
+
 def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, float]], int | None, list[str]]:
     """The pieces, unknown id and special tokens of a Unigram ``tokenizer.json``.
 
@@ -80,7 +137,7 @@ def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, flo
         ValueError: the file is not a Unigram ``tokenizer.json``.
     """
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_float=serde_json_float)
         model = data["model"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(f"{path}: not a readable tokenizer.json ({error})") from error
