@@ -3,10 +3,12 @@
 The package's pieces, in the order data flows through them: :mod:`hf_bpe.pretokenizer` (normalizer, split
 patterns and presets, prefix space), :mod:`hf_bpe.byte_level` (byte alphabet),
 :mod:`hf_bpe.counting` (text to pre-token counts), :mod:`hf_bpe.trainer` (counts to merges),
-:mod:`hf_bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.tokenizer` (the transformers class).
+:mod:`hf_bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.tokenizer` (the transformers class). Unigram
+training and encoding live in :mod:`hf_bpe.models.unigram`, its transformers class in
+:mod:`hf_bpe.unigram_tokenizer`.
 
-Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer`` and
-``CharBPETokenizer`` are imported on first access, and :mod:`hf_bpe._auto` registers them with ``AutoTokenizer``
+Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer``,
+``CharBPETokenizer`` and ``UnigramTokenizer`` are imported on first access, and :mod:`hf_bpe._auto` registers them with ``AutoTokenizer``
 as soon as transformers loads it, before or after ``hf_bpe``.
 """
 

@@ -178,3 +178,22 @@ def test_real_corpora_train_like_the_reference(language: str, vocab_size: int) -
     corpus = build_corpora.build_corpus(build_corpora.CORPORA[language], build_corpora.DEFAULT_OUTPUT, size_mb=1.0)
     measured = assert_same_training(corpus.path, UnigramOptions(vocab_size=vocab_size, unk_token="<unk>"), runs=3)
     assert math.isfinite(measured["worst"])
+
+
+def test_training_from_an_iterator_matches_train_from_iterator() -> None:
+    from tokenizers import SentencePieceUnigramTokenizer
+
+    from hf_bpe.models.unigram.training import train_unigram_from_iterator
+
+    sequences = multilingual_text(500, seed=8).split("\n\n")  # items with newlines inside, as users pass them
+    reference = SentencePieceUnigramTokenizer()
+    reference.train_from_iterator(
+        sequences, vocab_size=200, unk_token="<unk>", special_tokens=["<pad>"], show_progress=False
+    )
+    theirs = json.loads(reference.to_str())["model"]
+    ours = train_unigram_from_iterator(
+        sequences, UnigramOptions(vocab_size=200, unk_token="<unk>", special_tokens=("<pad>",))
+    )
+    assert ours.unk_id == theirs["unk_id"]
+    assert [p for p, _ in ours.pieces[:2]] == [p for p, _ in theirs["vocab"][:2]]
+    assert {p for p, _ in ours.pieces} == {p for p, _ in theirs["vocab"]}
