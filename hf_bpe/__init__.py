@@ -8,8 +8,8 @@ training and encoding live in :mod:`hf_bpe.models.unigram`, its transformers cla
 :mod:`hf_bpe.unigram_tokenizer`.
 
 Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer``,
-``CharBPETokenizer`` and ``UnigramTokenizer`` are imported on first access, and :mod:`hf_bpe._auto` registers them with ``AutoTokenizer``
-as soon as transformers loads it, before or after ``hf_bpe``.
+``CharBPETokenizer`` and ``UnigramTokenizer`` are imported on first access, and :mod:`hf_bpe._auto` registers
+them with ``AutoTokenizer`` as soon as transformers loads it, before or after ``hf_bpe``.
 """
 
 from __future__ import annotations
