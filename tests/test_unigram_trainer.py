@@ -197,3 +197,25 @@ def test_training_from_an_iterator_matches_train_from_iterator() -> None:
     assert ours.unk_id == theirs["unk_id"]
     assert [p for p, _ in ours.pieces[:2]] == [p for p, _ in theirs["vocab"][:2]]
     assert {p for p, _ in ours.pieces} == {p for p, _ in theirs["vocab"]}
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    corpus=st.lists(st.text(alphabet="aab \n\tén", max_size=40), min_size=1, max_size=40),
+    vocab_size=st.integers(min_value=8, max_value=60),
+    shrinking_factor=st.sampled_from([0.5, 0.75, 0.9]),
+)
+def test_many_random_corpora_train_like_the_reference(
+    tmp_path: Path, corpus: list[str], vocab_size: int, shrinking_factor: float
+) -> None:
+    path = tmp_path / "random.txt"
+    path.write_text("\n".join(corpus), encoding="utf-8", newline="")
+    if not recipe.count_words(recipe.lines("\n".join(corpus))):
+        return
+    chars = {c for line in corpus for c in recipe.normalize(line).replace(" ", "▁")} | {"▁"}
+    if len(chars) + 1 > vocab_size:
+        return
+    assert_same_training(
+        path, UnigramOptions(vocab_size=vocab_size, unk_token="<unk>", shrinking_factor=shrinking_factor), runs=1
+    )
