@@ -168,15 +168,20 @@ def test_random_corpora_train_like_the_reference(tmp_path: Path, corpus: list[st
     assert_same_training(path, options, runs=1)
 
 
+# Every language at 4000 and at 16000 pieces passed on 2026-11-23 (25 min on a loaded 2-core machine); CI runs one
+# size per language, 4k to 16k, to stay within the suite's time.
 @pytest.mark.slow
-@pytest.mark.parametrize("language", ["english", "japanese", "chinese", "russian"])
-@pytest.mark.parametrize("vocab_size", [4000, 16000])
+@pytest.mark.parametrize(
+    ("language", "vocab_size"),
+    [("english", 4000), ("russian", 8000), ("chinese", 16000), ("japanese", 8000)],
+)
 def test_real_corpora_train_like_the_reference(language: str, vocab_size: int) -> None:
     sys.path.insert(0, str(Path(__file__).parent.parent / "scripts"))
     import build_corpora
 
     corpus = build_corpora.build_corpus(build_corpora.CORPORA[language], build_corpora.DEFAULT_OUTPUT, size_mb=1.0)
     measured = assert_same_training(corpus.path, UnigramOptions(vocab_size=vocab_size, unk_token="<unk>"), runs=3)
+    print(f"{language} {vocab_size}: reference spread {measured['spread']:.3g}, hf_bpe off by {measured['worst']:.3g}")
     assert math.isfinite(measured["worst"])
 
 
