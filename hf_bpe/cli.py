@@ -438,8 +438,11 @@ def _unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
     if args.shrinking_factor is not None and not 0.0 < args.shrinking_factor < 1.0:
         raise UsageError(f"--shrinking-factor must be between 0 and 1 (exclusive), not {args.shrinking_factor}")
     defaults = UnigramOptions()
+    if len(settings["vocab_sizes"]) > 1:
+        raise UsageError("--model unigram trains one --vocab-size at a time (its pruning depends on the size)")
+    given = args.vocab_size is not None or (args.config and "vocab_size" in read_config(args.config))
     return UnigramOptions(
-        vocab_size=args.vocab_size or defaults.vocab_size,
+        vocab_size=settings["vocab_size"] if given else defaults.vocab_size,
         special_tokens=tuple(token for token in settings["special_tokens"] if token != settings["unk_token"])
         if settings["unk_token"] and settings["unk_token"] not in (args.special_tokens or [])
         else tuple(settings["special_tokens"]),

@@ -99,8 +99,10 @@ def test_verify_train_reports_no_difference(corpus: Path, capsys: pytest.Capture
         (["--min-frequency", "2"], "--min-frequency is a BPE option"),
         (["--shrinking-factor", "1.5"], "--shrinking-factor must be between 0 and 1"),
         (["--char-level"], "--char-level is a BPE option"),
+        (["--vocab-size", "100,200"], "one --vocab-size at a time"),
+        (["--pattern", "o200k"], "--pattern is a BPE option"),
     ],
-    ids=["min-frequency", "shrinking-factor", "char-level"],
+    ids=["min-frequency", "shrinking-factor", "char-level", "several-sizes", "pattern"],
 )
 def test_user_mistakes_get_one_clear_line(
     corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
