@@ -3,11 +3,13 @@
 The package's pieces, in the order data flows through them: :mod:`hf_bpe.pretokenizer` (normalizer, split
 patterns and presets, prefix space), :mod:`hf_bpe.byte_level` (byte alphabet),
 :mod:`hf_bpe.counting` (text to pre-token counts), :mod:`hf_bpe.trainer` (counts to merges),
-:mod:`hf_bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.tokenizer` (the transformers class).
+:mod:`hf_bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.tokenizer` (the transformers class). Unigram
+training and encoding live in :mod:`hf_bpe.models.unigram`, its transformers class in
+:mod:`hf_bpe.unigram_tokenizer`.
 
-Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer`` and
-``CharBPETokenizer`` are imported on first access, and :mod:`hf_bpe._auto` registers them with ``AutoTokenizer``
-as soon as transformers loads it, before or after ``hf_bpe``.
+Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer``,
+``CharBPETokenizer`` and ``UnigramTokenizer`` are imported on first access, and :mod:`hf_bpe._auto` registers
+them with ``AutoTokenizer`` as soon as transformers loads it, before or after ``hf_bpe``.
 """
 
 from __future__ import annotations
@@ -25,10 +27,15 @@ from hf_bpe.training import train_from_counts, train_from_dataset, train_from_fi
 if _typing.TYPE_CHECKING:
     from hf_bpe.char_tokenizer import CharBPETokenizer
     from hf_bpe.tokenizer import BPETokenizer
+    from hf_bpe.unigram_tokenizer import UnigramTokenizer
 
 # The tokenizer classes are transformers classes, and importing transformers takes seconds that training never
 # needs: they are imported on first use (PEP 562), and registered with AutoTokenizer when transformers loads it.
-_LAZY_CLASSES = {"BPETokenizer": "hf_bpe.tokenizer", "CharBPETokenizer": "hf_bpe.char_tokenizer"}
+_LAZY_CLASSES = {
+    "BPETokenizer": "hf_bpe.tokenizer",
+    "CharBPETokenizer": "hf_bpe.char_tokenizer",
+    "UnigramTokenizer": "hf_bpe.unigram_tokenizer",
+}
 
 _auto.register_when_transformers_is_loaded()
 
@@ -58,6 +65,7 @@ __all__ = [
     "PreTokenizer",
     "SplitPattern",
     "TrainResult",
+    "UnigramTokenizer",
     "Vocab",
     "__version__",
     "bytes_to_unicode",

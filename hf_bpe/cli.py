@@ -88,6 +88,7 @@ def _training_groups(parser: argparse.ArgumentParser) -> dict[str, Any]:
         "special": parser.add_argument_group("special tokens"),
         "pretokenize": parser.add_argument_group("how the text is cut (must match how the tokenizer is used)"),
         "char": parser.add_argument_group("classic char-level BPE (GPT-1 / Sennrich)"),
+        "model": parser.add_argument_group("the model (BPE by default)"),
         "run": parser.add_argument_group("running"),
     }
 
@@ -191,6 +192,14 @@ def _add_training_options(groups: dict[str, Any]) -> None:
         metavar="N",
         help="processes; the result is the same for any number (default: the CPU count)",
     )
+    g["model"].add_argument(
+        "--model", choices=("bpe", "unigram"), default="bpe", help="bpe (default) or unigram (SentencePiece recipe)"
+    )
+    g["model"].add_argument("--shrinking-factor", type=float, default=None, metavar="F", help="unigram (default 0.75)")
+    g["model"].add_argument(
+        "--max-piece-length", type=_positive, default=None, metavar="N", help="unigram (default 16)"
+    )
+    g["model"].add_argument("--n-sub-iterations", type=_positive, default=None, metavar="N", help="unigram (default 2)")
 
 
 def _sub(commands: Any, name: str, summary: str, description: str, example: str) -> argparse.ArgumentParser:
@@ -665,11 +674,65 @@ def _stop_explained(reason: str) -> str:
     }.get(reason, reason)
 
 
+def _unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
+    """The Unigram trainer's options from the command line (BPE-only options refused by name)."""
+    from hf_bpe.models.unigram.trainer import UnigramOptions
+
+    for name in (
+        "min_frequency",
+        "max_token_length",
+        "limit_alphabet",
+        "char_level",
+        "add_prefix_space",
+        "pattern",
+        "normalizer",
+    ):
+        if getattr(args, name, None):
+            raise UsageError(f"--{name.replace('_', '-')} is a BPE option; --model unigram does not take it")
+    if args.shrinking_factor is not None and not 0.0 < args.shrinking_factor < 1.0:
+        raise UsageError(f"--shrinking-factor must be between 0 and 1 (exclusive), not {args.shrinking_factor}")
+    defaults = UnigramOptions()
+    if len(settings["vocab_sizes"]) > 1:
+        raise UsageError("--model unigram trains one --vocab-size at a time (its pruning depends on the size)")
+    given = args.vocab_size is not None or (args.config and "vocab_size" in read_config(args.config))
+    return UnigramOptions(
+        vocab_size=settings["vocab_size"] if given else defaults.vocab_size,
+        special_tokens=tuple(token for token in settings["special_tokens"] if token != settings["unk_token"])
+        if settings["unk_token"] and settings["unk_token"] not in (args.special_tokens or [])
+        else tuple(settings["special_tokens"]),
+        unk_token=settings["unk_token"],
+        shrinking_factor=args.shrinking_factor or defaults.shrinking_factor,
+        max_piece_length=args.max_piece_length or defaults.max_piece_length,
+        n_sub_iterations=args.n_sub_iterations or defaults.n_sub_iterations,
+    )
+
+
+def _train_unigram_command(args: argparse.Namespace, settings: dict[str, Any]) -> int:
+    from hf_bpe.models.unigram.files import write_unigram_dir
+    from hf_bpe.models.unigram.training import train_unigram_from_files
+
+    if not args.files or args.from_counts:
+        raise UsageError("--model unigram trains on the text FILEs (counts directories hold byte-level pre-tokens)")
+    options = _unigram_options(args, settings)
+    _check_output(args.output)
+    start = time.perf_counter()
+    result = train_unigram_from_files(args.files, options, errors=settings["encoding_errors"])
+    roles = {role: settings[role] for role in _ROLES if role != "unk_token"}
+    write_unigram_dir(args.output, result.pieces, result.unk_id, result.special_tokens, roles=roles)
+    print(
+        f"vocab size {len(result.pieces)} (unigram), unk id {result.unk_id}, "
+        f"{time.perf_counter() - start:.1f} s, written to {args.output}"
+    )
+    return 0
+
+
 def train_command(args: argparse.Namespace) -> int:
     from hf_bpe.count_files import read_manifest
     from hf_bpe.training import shortfall, smaller_vocabulary, train_from_count_directory, train_from_files
 
     settings = _settings(args)
+    if args.model == "unigram":
+        return _train_unigram_command(args, settings)
     roles = {role: settings[role] for role in _ROLES}
     _check_special_tokens(args)
     if args.files and args.from_counts:
@@ -1051,6 +1114,20 @@ def verify_train_command(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     _check_special_tokens(args)
+    if args.model == "unigram":
+        from hf_bpe.models.unigram.verify import verify_unigram_training
+
+        unigram = verify_unigram_training(
+            args.files, _unigram_options(args, settings), errors=settings["encoding_errors"]
+        )
+        if args.json:
+            print(json.dumps(unigram, ensure_ascii=False, indent=2))
+        else:
+            first = unigram["first_difference"]
+            print("same as tokenizers" if first is None else f"first difference: {first}")
+            for step in ("seed_and_first_em_round", "final"):
+                print(f"{step}: {unigram[step]}")
+        return 0 if unigram["first_difference"] is None else 1
     if settings["char_level"]:
         raise UsageError("verify train compares byte-level training; --char-level is not supported there yet")
     options = _merging_options(settings)

@@ -1,6 +1,9 @@
 """Benchmark encoding: hf_bpe's BPETokenizer vs transformers' Rust GPT2Tokenizer vs tiktoken, GPT-2's vocabulary.
 
-Usage: ``python scripts/bench_encode.py [CORPUS...] [--megabytes 4]``
+Usage: ``python scripts/bench_encode.py [CORPUS...] [--megabytes 4] [--model unigram]``
+
+With ``--model unigram``: a Unigram tokenizer is trained by hf_bpe on the first tenth of the documents (8000
+pieces), and hf_bpe's UnigramTokenizer is timed against transformers' Rust backend on the same directory.
 
 Documents are the given files split on blank lines, shuffled together (e.g. ``cache/corpora/*.txt`` from
 ``scripts/build_corpora.py``), or by default this interpreter's standard-library sources plus generated
@@ -41,6 +44,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", nargs="*", type=Path)
     parser.add_argument("--megabytes", type=float, default=4.0)
+    parser.add_argument("--model", choices=("bpe", "unigram"), default="bpe")
     args = parser.parse_args()
 
     import tiktoken  # noqa: F401  (fail early if missing)
@@ -67,6 +71,9 @@ def main() -> int:
     megabytes = sum(len(d.encode("utf-8")) for d in docs) / 1e6
     print(f"{len(docs)} documents, {megabytes:.2f} MB (UTF-8)")
 
+    if args.model == "unigram":
+        return bench_unigram(docs, megabytes)
+
     directory = gpt2_files()
     split = SplitPattern()
     runs = {
@@ -85,6 +92,41 @@ def main() -> int:
     same = ids["hf_bpe BPETokenizer"] == ids["Rust GPT2Tokenizer"] == ids["tiktoken"]
     print("hf_bpe/Rust speed ratio: %.2f" % (seconds["Rust GPT2Tokenizer"] / ours))
     print(f"identical ids from all three: {'yes' if same else 'NO'}")
+    return 0 if same else 1
+
+
+def bench_unigram(docs: list[str], megabytes: float) -> int:
+    """hf_bpe's UnigramTokenizer against the Rust backend, on a tokenizer hf_bpe trains on a tenth of the docs."""
+    import tempfile
+
+    from transformers import TokenizersBackend
+
+    from hf_bpe.models.unigram.files import write_unigram_dir
+    from hf_bpe.models.unigram.trainer import UnigramOptions
+    from hf_bpe.models.unigram.training import train_unigram_from_iterator
+    from hf_bpe.unigram_tokenizer import UnigramTokenizer
+
+    start = time.perf_counter()
+    result = train_unigram_from_iterator(
+        docs[: max(1, len(docs) // 10)], UnigramOptions(vocab_size=8000, unk_token="<unk>")
+    )
+    print(f"trained {len(result.pieces)} pieces in {time.perf_counter() - start:.1f} s")
+    directory = tempfile.mkdtemp()
+    write_unigram_dir(directory, result.pieces, result.unk_id, result.special_tokens)
+    runs = {
+        "hf_bpe UnigramTokenizer": lambda ds: UnigramTokenizer.from_pretrained(directory)(ds)["input_ids"],
+        "Rust TokenizersBackend": lambda ds: TokenizersBackend.from_pretrained(directory)(ds)["input_ids"],
+    }
+    seconds, ids = {}, {}
+    for name, run in runs.items():
+        seconds[name], ids[name] = timed(run, docs)
+    ours = seconds["hf_bpe UnigramTokenizer"]
+    print(f"{'':<26} {'seconds':>8} {'MB/s':>8} {'hf_bpe / this':>14}")
+    for name in runs:
+        print(f"{name:<26} {seconds[name]:>8.2f} {megabytes / seconds[name]:>8.2f} {seconds[name] / ours:>14.2f}")
+    same = ids["hf_bpe UnigramTokenizer"] == ids["Rust TokenizersBackend"]
+    print("hf_bpe/Rust speed ratio: %.2f" % (seconds["Rust TokenizersBackend"] / ours))
+    print(f"identical ids: {'yes' if same else 'NO'}")
     return 0 if same else 1
 
 

@@ -2,12 +2,15 @@
 
     python scripts/bench_train.py cache/corpora/english.txt --vocab-size 32000
     python scripts/bench_train.py cache/corpora/japanese.txt --pattern o200k
+    python scripts/bench_train.py cache/corpora/japanese.txt --model unigram --vocab-size 8000
 
 Runs the reference (a small ``python -c`` program training ``tokenizers``' BpeTrainer with the pre-tokenizer and
 normalizer ``tokenizer.json`` holds for ``--pattern``: GPT-2's ByteLevel by default) and ``hf-bpe train`` one
 after the other, ``--repeat`` times (alternating, so that a slow spell of the machine hits both), prints the best
 and the median wall time and the peak RSS of each and the ratios hf_bpe / tokenizers, and checks that vocab.json
-and merges.txt are byte-identical every time.
+and merges.txt are byte-identical every time. With ``--model unigram`` the reference is ``UnigramTrainer`` behind
+``SentencePieceUnigramTokenizer``'s recipe, and the check is that both have the same set of pieces (the
+reference's scores and piece order move a little between its own runs).
 """
 
 from __future__ import annotations
@@ -36,6 +39,32 @@ os.makedirs(out, exist_ok=True)
 tokenizer.model.save(out)
 """
 
+REFERENCE_UNIGRAM = """
+import os, sys
+from tokenizers import Regex, Tokenizer, normalizers, pre_tokenizers, trainers
+from tokenizers.models import Unigram
+out, vocab_size, *files = sys.argv[1:]
+tokenizer = Tokenizer(Unigram())
+tokenizer.normalizer = normalizers.Sequence(
+    [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
+)
+tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\\u2581", prepend_scheme="always")
+trainer = trainers.UnigramTrainer(vocab_size=int(vocab_size), unk_token="<unk>", show_progress=False)
+tokenizer.train(files, trainer)
+os.makedirs(out, exist_ok=True)
+tokenizer.save(os.path.join(out, "tokenizer.json"))
+"""
+
+
+def same_unigram_pieces(ours: Path, reference: Path) -> bool:
+    """Both tokenizer.json files hold the same set of Unigram pieces."""
+    import json
+
+    def pieces(directory: Path) -> set[str]:
+        return {piece for piece, _ in json.loads((directory / "tokenizer.json").read_text("utf-8"))["model"]["vocab"]}
+
+    return pieces(ours) == pieces(reference)
+
 
 def run(command: list[str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (KiB) of one child process (its own workers not included)."""
@@ -59,6 +88,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side (default 3)")
     parser.add_argument("--pattern", default="gpt2", help="a preset or a regex (default gpt2)")
+    parser.add_argument("--model", choices=("bpe", "unigram"), default="bpe")
     args = parser.parse_args()
     from tokenizers import Tokenizer, models
 
@@ -83,16 +113,25 @@ def main() -> int:
             ours_command += ["--workers", str(args.workers)]
         reference_command = [sys.executable, "-c", REFERENCE, str(reference_dir), str(args.vocab_size),
                              str(args.min_frequency), empty.to_str(), *files]  # fmt: skip
+        if args.model == "unigram":
+            ours_command = [sys.executable, "-m", "hf_bpe.cli", "train", *files, "--output", str(ours_dir),
+                            "--model", "unigram", "--unk-token", "<unk>", "--vocab-size", str(args.vocab_size),
+                            "--no-progress"]  # fmt: skip
+            reference_command = [sys.executable, "-c", REFERENCE_UNIGRAM, str(reference_dir), str(args.vocab_size),
+                                 *files]  # fmt: skip
         for _ in range(args.repeat):
             # The reference first: its peak RSS is then measured alone.
             for name, command in (("tokenizers", reference_command), ("hf_bpe", ours_command)):
                 elapsed, peak = run(command)
                 times[name].append(elapsed)
                 peaks[name].append(peak)
-            identical = identical and all(
-                (ours_dir / name).read_bytes() == (reference_dir / name).read_bytes()
-                for name in ("vocab.json", "merges.txt")
-            )
+            if args.model == "unigram":
+                identical = identical and same_unigram_pieces(ours_dir, reference_dir)
+            else:
+                identical = identical and all(
+                    (ours_dir / name).read_bytes() == (reference_dir / name).read_bytes()
+                    for name in ("vocab.json", "merges.txt")
+                )
     print(f"corpus: {', '.join(files)} ({size / 1e6:.1f} MB), vocab size {args.vocab_size}, pattern {args.pattern}, "
           f"{args.repeat} runs each")  # fmt: skip
     for name in times:
@@ -102,7 +141,8 @@ def main() -> int:
     median = statistics.median(times["hf_bpe"]) / statistics.median(times["tokenizers"])
     rss = max(peaks["hf_bpe"]) / max(peaks["tokenizers"])
     print(f"ratio hf_bpe/tokenizers: time {best:.2f}x (best), {median:.2f}x (median); RSS {rss:.2f}x")
-    print("outputs: IDENTICAL" if identical else "outputs: DIFFERENT")
+    same = "IDENTICAL" if args.model == "bpe" else "SAME PIECE SET"
+    print(f"outputs: {same}" if identical else "outputs: DIFFERENT")
     return 0 if identical else 1
 
 

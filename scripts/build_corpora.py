@@ -15,7 +15,7 @@ Debian's archive, through apt) and unpacked with ``dpkg-deb -x``:
   the corpus stays exactly the package's text (the README's benchmarks were measured on it).
 - ``chinese``: the Simplified Chinese man pages, ``manpages-zh`` (``usr/share/man/zh_CN/**/*.gz``), 2 MB by
   default; ``russian``: the Russian man pages, ``manpages-ru`` (``usr/share/man/ru/**/*.gz``), 3 MB by default;
-  both read as the Japanese ones.
+  both read as the Japanese ones (the Unigram parity runs, ``tests/test_unigram_trainer.py``).
 
 Files are read in sorted path order (compared component by component) and concatenated byte for byte
 (line endings as in the sources; a file not ending in a newline gets one), then cut at the last line end at

@@ -1,0 +1,124 @@
+"""Text to Unigram tokens, as ``tokenizers``' ``Unigram`` model encodes behind the SentencePiece recipe.
+
+Each word of :func:`hf_bpe.models.unigram.recipe.words` is cut by ``Unigram::encode_optimized``: the best path
+over the pieces that occur in it, where the best path to a position keeps the first of equal candidates in the
+order start position, then length, the unknown node last; a character with no one-character piece is an unknown
+node scored ``min_score - 10``, and runs of unknown nodes are fused into one token (``fuse_unk``). A token's id
+is its piece's, or the unknown id for a fused run that is not itself a piece (``Unigram::tokenize``). Words are
+cached, as the reference caches them. Training is :mod:`.trainer`'s job; this module does not import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hf_bpe.models.unigram import recipe
+from hf_bpe.models.unigram.lattice import UNK_PENALTY
+
+
+class UnknownCharacterError(ValueError):
+    """A character is not in the vocabulary and the model has no unknown token."""
+
+
+class UnigramEncoder:
+    """Viterbi encoding with a Unigram vocabulary.
+
+    Args:
+        pieces: ``(piece, score)`` in id order.
+        unk_id: the unknown piece's id, or None.
+
+    >>> encoder = UnigramEncoder([("<unk>", 0.0), ("▁", -2.0), ("▁hug", -1.0), ("s", -3.0)], unk_id=0)
+    >>> encoder.encode("hugs xy")
+    [(2, '▁hug'), (3, 's'), (1, '▁'), (0, 'xy')]
+    """
+
+    def __init__(self, pieces: Sequence[tuple[str, float]], unk_id: int | None) -> None:
+        self.pieces = list(pieces)
+        self.unk_id = unk_id
+        self.ids: dict[str, int] = {}
+        self.prefixes: set[str] = set()
+        min_score = float("inf")
+        for index, (piece, score) in enumerate(self.pieces):
+            self.ids[piece] = index
+            if score < min_score:
+                min_score = score
+            for end in range(1, len(piece) + 1):
+                self.prefixes.add(piece[:end])
+        self.scores = [score for _, score in self.pieces]
+        self.unk_score = min_score - UNK_PENALTY
+        self._cache: dict[str, list[tuple[int, str]]] = {}
+
+    def encode_word(self, word: str) -> list[tuple[int, str]]:
+        """``(id, token)`` of one word (``Unigram::encode_optimized`` then ``Unigram::tokenize``).
+
+        Raises:
+            UnknownCharacterError: a character has no piece and there is no unknown id.
+        """
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        n = len(word)
+        ids = self.ids
+        prefixes = self.prefixes
+        scores = self.scores
+        # Per end position: best score, start, id (start -1: no path yet).
+        best_score = [0.0] * (n + 1)
+        best_start = [-1] * (n + 1)
+        best_id = [0] * (n + 1)
+        for start in range(n):
+            here = best_score[start]
+            single = False
+            for end in range(start + 1, n + 1):
+                candidate = word[start:end]
+                if candidate not in prefixes:
+                    break
+                piece_id = ids.get(candidate)
+                if piece_id is None:
+                    continue
+                score = scores[piece_id] + here
+                if best_start[end] < 0 or score > best_score[end]:
+                    best_score[end] = score
+                    best_start[end] = start
+                    best_id[end] = piece_id
+                if end == start + 1:
+                    single = True
+            if not single:
+                if self.unk_id is None:
+                    raise UnknownCharacterError(
+                        f"{word[start]!r} (U+{ord(word[start]):04X}) is not in the vocabulary and it has no unk "
+                        "token; train with --unk-token"
+                    )
+                score = self.unk_score + here
+                end = start + 1
+                if best_start[end] < 0 or score > best_score[end]:
+                    best_score[end] = score
+                    best_start[end] = start
+                    best_id[end] = self.unk_id
+        surfaces: list[str] = []
+        unknown: list[str] = []
+        end = n
+        while end > 0:
+            start = best_start[end]
+            if best_id[end] == self.unk_id:
+                unknown.append(word[start:end])
+            else:
+                if unknown:
+                    surfaces.append("".join(reversed(unknown)))
+                    unknown = []
+                surfaces.append(word[start:end])
+            end = start
+        if unknown:
+            surfaces.append("".join(reversed(unknown)))
+        surfaces.reverse()
+        unk = self.unk_id if self.unk_id is not None else -1
+        result = [(ids.get(surface, unk), surface) for surface in surfaces]
+        if len(self._cache) < 100_000:
+            self._cache[word] = result
+        return result
+
+    def encode(self, text: str) -> list[tuple[int, str]]:
+        """``(id, token)`` of text without special tokens, normalized and cut as the recipe does."""
+        out: list[tuple[int, str]] = []
+        for word in recipe.words(text):
+            out.extend(self.encode_word(word))
+        return out

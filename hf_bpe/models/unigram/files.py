@@ -1,0 +1,150 @@
+"""A trained Unigram model to a tokenizer directory: ``tokenizer.json`` and ``tokenizer_config.json``, and back.
+
+``tokenizer.json`` is built with the ``tokenizers`` library itself (the recipe's normalizer, ``Metaspace``
+pre-tokenizer and decoder, a ``Unigram`` model, the special tokens as added tokens), so transformers' Rust
+backend loads the directory without hf_bpe; ``tokenizer_config.json`` names :data:`TOKENIZER_CLASS` for
+transformers with hf_bpe. Writing is all-or-nothing (:func:`hf_bpe.files.write_files`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.files import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, special_token_roles, write_files
+from hf_bpe.models.unigram import recipe
+
+#: The transformers class that ``tokenizer_config.json`` names (:class:`hf_bpe.unigram_tokenizer.UnigramTokenizer`).
+TOKENIZER_CLASS = "UnigramTokenizer"
+
+
+def tokenizer_json(pieces: Sequence[tuple[str, float]], unk_id: int | None, special_tokens: Sequence[str]) -> str:
+    """``tokenizer.json`` text for the pieces, as ``SentencePieceUnigramTokenizer`` saves it after training."""
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+
+    tokenizer = Tokenizer(models.Unigram([(piece, score) for piece, score in pieces], unk_id, False))
+    tokenizer.normalizer = normalizers.Sequence(
+        [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement=recipe.METASPACE, prepend_scheme="always")
+    tokenizer.decoder = decoders.Metaspace(replacement=recipe.METASPACE, prepend_scheme="always")
+    tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
+    return tokenizer.to_str()
+
+
+def tokenizer_config(
+    special_tokens: Sequence[str], unk_token: str | None, roles: Mapping[str, str | None] | None = None
+) -> dict[str, Any]:
+    """``tokenizer_config.json``: the class, the special tokens' roles (``unk_token`` is the model's)."""
+    named = special_token_roles(
+        special_tokens, {role: token for role, token in (roles or {}).items() if role != "unk_token"}
+    )
+    named["unk_token"] = unk_token
+    extra = [token for token in special_tokens if token not in named.values()]
+    return {
+        "tokenizer_class": TOKENIZER_CLASS,
+        **named,
+        "extra_special_tokens": extra,
+        "clean_up_tokenization_spaces": False,
+    }
+
+
+def write_unigram_dir(
+    directory: str | os.PathLike[str],
+    pieces: Sequence[tuple[str, float]],
+    unk_id: int | None,
+    special_tokens: Sequence[str],
+    *,
+    roles: Mapping[str, str | None] | None = None,
+) -> list[Path]:
+    """Write ``tokenizer.json`` and ``tokenizer_config.json``, both or neither. Returns the paths."""
+    unk_token = pieces[unk_id][0] if unk_id is not None else None
+    files = {
+        TOKENIZER_FILE: tokenizer_json(pieces, unk_id, special_tokens),
+        TOKENIZER_CONFIG_FILE: json.dumps(
+            tokenizer_config(special_tokens, unk_token, roles), ensure_ascii=False, indent=2
+        )
+        + "\n",
+    }
+    write_files(directory, files)
+    return [Path(directory) / name for name in files]
+
+
+_U64 = (1 << 64) - 1
+
+
+def serde_json_float(text: str) -> float:
+    """A JSON number as ``serde_json`` (without ``float_roundtrip``) reads it, as ``tokenizers`` loads scores.
+
+    It keeps at most the digits that fit a u64 significand, converts that to f64 and multiplies or divides by a
+    power of ten -- two roundings, so about one score in five comes out one unit in the last place away from the
+    correctly rounded value Python's ``float`` gives. Viterbi ties between such paths then go the other way, so
+    hf_bpe reads ``tokenizer.json`` the same way.
+
+    >>> serde_json_float("-10.606407463743526") == -10.606407463743526
+    True
+    >>> serde_json_float("-10.413266654746877"), float("-10.413266654746877")
+    (-10.413266654746876, -10.413266654746877)
+    """
+    index = 0
+    positive = True
+    if text[0] == "-":
+        positive, index = False, 1
+    significand = 0
+    exponent = 0
+    full = False  # the next digit would overflow the u64: the rest are skipped (integer part: counted in exponent)
+    while index < len(text) and text[index].isdigit():
+        digit = ord(text[index]) - 48
+        if not full and (significand > _U64 // 10 or (significand == _U64 // 10 and digit > _U64 % 10)):
+            full = True
+        if full:
+            exponent += 1
+        else:
+            significand = significand * 10 + digit
+        index += 1
+    if index < len(text) and text[index] == ".":
+        index += 1
+        while index < len(text) and text[index].isdigit():
+            digit = ord(text[index]) - 48
+            if not full and (significand > _U64 // 10 or (significand == _U64 // 10 and digit > _U64 % 10)):
+                full = True
+            if not full:
+                significand = significand * 10 + digit
+                exponent -= 1
+            index += 1
+    if index < len(text) and text[index] in "eE":
+        exponent += int(text[index + 1 :])
+    value = float(significand)
+    while True:
+        if abs(exponent) <= 308:
+            power = float(f"1e{abs(exponent)}")
+            value = value * power if exponent >= 0 else value / power
+            break
+        if value == 0.0:
+            break
+        value /= 1e308
+        exponent += 308
+    return value if positive else -value
+
+
+def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, float]], int | None, list[str]]:
+    """The pieces, unknown id and special tokens of a Unigram ``tokenizer.json``.
+
+    Raises:
+        ValueError: the file is not a Unigram ``tokenizer.json``.
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_float=serde_json_float)
+        model = data["model"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{path}: not a readable tokenizer.json ({error})") from error
+    if model.get("type") != "Unigram":
+        raise ValueError(f"{path}: the model is {model.get('type')!r}, not 'Unigram'; this class reads Unigram files")
+    if model.get("byte_fallback"):
+        raise ValueError(f"{path}: byte_fallback is not supported by hf_bpe's UnigramTokenizer")
+    pieces = [(str(piece), float(score)) for piece, score in model["vocab"]]
+    specials = [token["content"] for token in data.get("added_tokens", []) if token.get("special")]
+    return pieces, model.get("unk_id"), specials

@@ -1,0 +1,385 @@
+"""Word counts to a Unigram vocabulary, as ``tokenizers``' ``UnigramTrainer`` trains it.
+
+The steps of ``tokenizers/src/models/unigram/trainer.rs`` (``do_train``), in order:
+
+1. **Seed pieces** (``make_seed_sentence_pieces``): every character, scored by its count in the corpus, then the
+   substrings of the distinct words (each word once, ``\\0`` after each) that are nodes of their suffix tree --
+   repeated at least twice and not always followed by the same character (``esaxx``'s enhanced suffix array) --
+   of 2 to ``max_piece_length`` characters, scored ``occurrences * length``, best first (ties: the larger
+   string first), up to ``seed_size`` pieces in all; scores become log-probabilities. A ``<UNK>`` piece with a
+   NaN score comes first.
+2. **EM** (``run_e_step``/``run_m_step``), ``n_sub_iterations`` times: expected piece counts from each word's
+   lattice marginals, weighted by the word's count; pieces expected less than 0.5 times are dropped; scores
+   become ``digamma(count) - digamma(total)`` (the Bayesian EM of sentencepiece).
+3. **Pruning** (``prune_sentence_pieces``), until at most ``vocab_size * 1.1`` pieces remain: each piece's loss
+   of likelihood if it were replaced by its second-best segmentation; the pieces with the least loss go, down to
+   ``max(vocab_size * 1.1, shrinking_factor * size)``.
+4. **Final** (``finalize``): every character of the corpus is kept; the remaining pieces are taken in model order
+   up to the size, sorted by score (best first), after the special tokens (and ``unk_token``, first, if it is not
+   one of them).
+
+Sums over words run in word order; the reference cuts the words into chunks per thread and adds the chunks'
+sums, in an order that changes from run to run, so its scores move by about 1e-3 between runs of the same input
+while the set of pieces does not. This module writes no files (:mod:`.files` does) and does not cut text
+(:mod:`.recipe` does).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from hf_bpe.models.unigram.lattice import UnigramModel
+
+Pieces = list[tuple[str, float]]
+
+#: The trainer's own unknown piece while training (``"<UNK>"`` in ``do_train``), never in the result.
+TRAINING_UNK = "<UNK>"
+_BOUNDARY = "\0"
+
+
+class UnigramTrainingError(ValueError):
+    """The options cannot give a vocabulary (too small for the corpus's characters, ...)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class UnigramOptions:
+    """``UnigramTrainer``'s options, with its defaults.
+
+    Args:
+        vocab_size: the size of the final vocabulary, special tokens included.
+        special_tokens: tokens put first, in this order, with score 0.
+        unk_token: the unknown token; put first unless it is one of ``special_tokens``.
+        shrinking_factor: the share of pieces a pruning round keeps.
+        max_piece_length: the longest seed piece, in characters.
+        n_sub_iterations: EM iterations between pruning rounds.
+        seed_size: the most seed pieces (characters included).
+        initial_alphabet: characters kept even if the corpus lacks them.
+    """
+
+    vocab_size: int = 8000
+    special_tokens: tuple[str, ...] = ()
+    unk_token: str | None = None
+    shrinking_factor: float = 0.75
+    max_piece_length: int = 16
+    n_sub_iterations: int = 2
+    seed_size: int = 1_000_000
+    initial_alphabet: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.vocab_size <= 0:
+            raise UnigramTrainingError(f"vocab_size must be positive, not {self.vocab_size}")
+        if not 0.0 < self.shrinking_factor < 1.0:
+            raise UnigramTrainingError(
+                f"shrinking_factor must be between 0 and 1 (exclusive), not {self.shrinking_factor}"
+            )
+        if self.max_piece_length <= 0:
+            raise UnigramTrainingError(f"max_piece_length must be positive, not {self.max_piece_length}")
+        if self.n_sub_iterations <= 0:
+            raise UnigramTrainingError(f"n_sub_iterations must be positive, not {self.n_sub_iterations}")
+
+
+@dataclasses.dataclass(frozen=True)
+class UnigramResult:
+    """A trained Unigram model: ``pieces`` (special tokens first) with scores, and the unknown token's id.
+
+    ``special_tokens`` are the trainer's (the added tokens of ``tokenizer.json``); an ``unk_token`` that is not one
+    of them is the first piece but not an added token, as in the reference.
+    """
+
+    pieces: Pieces
+    unk_id: int | None
+    special_tokens: tuple[str, ...]
+
+
+Trace = Callable[[str, Pieces], None]
+"""Called with a step's name (``"seed"``, ``"em 1.2"``, ``"prune 1"``) and the pieces after it (``verify``)."""
+
+
+def digamma(x: float) -> float:
+    """The digamma function as ``trainer.rs`` computes it (recurrence to 7, then the asymptotic series).
+
+    >>> round(digamma(1.0), 6)  # -Euler's constant
+    -0.577216
+    """
+    result = 0.0
+    while x < 7.0:
+        result -= 1.0 / x
+        x += 1.0
+    x -= 1.0 / 2.0
+    xx = 1.0 / x
+    xx2 = xx * xx
+    xx4 = xx2 * xx2
+    result += (
+        math.log(x)
+        + (1.0 / 24.0) * xx2
+        - 7.0 / 960.0 * xx4
+        + (31.0 / 8064.0) * xx4 * xx2
+        - (127.0 / 30720.0) * xx4 * xx4
+    )
+    return result
+
+
+def _sum(values: Iterable[float]) -> float:
+    """Left-to-right float sum, as Rust's ``Iterator::sum`` (Python 3.12's ``sum`` compensates)."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+def repeated_substrings(words: Sequence[str], max_length: int) -> list[tuple[str, int]]:
+    """The suffix-tree nodes of ``words`` joined with ``\\0`` that ``make_seed_sentence_pieces`` keeps.
+
+    That is: substrings of 2 to ``max_length`` characters without ``\\0`` that occur at least twice in the
+    joined string and are not always followed by the same character, with their number of occurrences. Found
+    with a suffix array of the suffixes cut to ``max_length + 1`` characters (enough to see the next character),
+    sorted by Python's string sort, and the intervals of equal prefixes (the lcp intervals) read off it.
+
+    >>> sorted(repeated_substrings(["abracadabra"], 16))
+    [('abra', 2), ('bra', 2), ('ra', 2)]
+    """
+    flat = "".join(word + _BOUNDARY for word in words if word)
+    width = max_length + 1
+    suffixes = sorted(flat[i : i + width] for i in range(len(flat)) if flat[i] != _BOUNDARY)
+    found: list[tuple[str, int]] = []
+    # The stack of open lcp intervals: (depth, left boundary).
+    stack: list[tuple[int, int]] = [(0, 0)]
+    previous = ""
+    for index in range(len(suffixes) + 1):
+        if index < len(suffixes):
+            current = suffixes[index]
+            limit = min(len(previous), len(current))
+            lcp = 0
+            while lcp < limit and previous[lcp] == current[lcp]:
+                lcp += 1
+            previous = current
+        else:
+            lcp = 0
+        left = index - 1
+        while lcp < stack[-1][0]:
+            depth, left = stack.pop()
+            if 2 <= depth <= max_length:
+                piece = suffixes[left][:depth]
+                if _BOUNDARY not in piece:
+                    found.append((piece, index - left))
+        if lcp > stack[-1][0]:
+            stack.append((lcp, left))
+    return found
+
+
+def seed_pieces(sentences: Sequence[tuple[str, int]], options: UnigramOptions) -> Pieces:
+    """``make_seed_sentence_pieces``: characters by count, then repeated substrings by ``freq * length``.
+
+    >>> [piece for piece, _ in seed_pieces([("ab", 1), ("abc", 2)], UnigramOptions())]
+    ['b', 'a', 'c', 'ab']
+    """
+    chars: Counter[str] = Counter()
+    for word, count in sentences:
+        for char in word:
+            if char != _BOUNDARY:
+                chars[char] += count
+    seeds: list[tuple[str, float]] = [
+        (char, float(count)) for count, char in sorted(((c, ch) for ch, c in chars.items()), reverse=True)
+    ]
+    scored = sorted(
+        (
+            (freq * len(piece), piece)
+            for piece, freq in repeated_substrings([w for w, _ in sentences], options.max_piece_length)
+        ),
+        reverse=True,
+    )
+    for score, piece in scored:
+        if len(seeds) >= options.seed_size:
+            break
+        seeds.append((piece, float(score)))
+    log_sum = math.log(_sum(score for _, score in seeds))
+    return [(piece, math.log(score) - log_sum) for piece, score in seeds]
+
+
+def run_e_step(model: UnigramModel, sentences: Sequence[tuple[str, int]]) -> list[float]:
+    """Expected counts of every piece over the corpus (``run_e_step``)."""
+    expected = [0.0] * len(model.pieces)
+    for word, count in sentences:
+        z = model.populate_marginal(word, float(count), expected)
+        if math.isnan(z):
+            raise UnigramTrainingError(f"the likelihood of {word[:40]!r} is NaN (a word may be too long)")
+    return expected
+
+
+def run_m_step(pieces: Pieces, expected: Sequence[float]) -> Pieces:
+    """Drop pieces expected less than 0.5 times; score the rest ``digamma(count) - digamma(total)``."""
+    kept: list[tuple[str, float]] = []
+    total = 0.0
+    for index, (freq, (piece, _)) in enumerate(zip(expected, pieces, strict=True)):
+        if index == 0:
+            kept.append((piece, math.nan))
+            continue
+        if freq < 0.5:
+            continue
+        kept.append((piece, freq))
+        total += freq
+    log_sum = digamma(total)
+    return [(piece, digamma(count) - log_sum) for piece, count in kept]
+
+
+def prune_pieces(
+    model: UnigramModel, pieces: Pieces, sentences: Sequence[tuple[str, int]], options: UnigramOptions
+) -> Pieces:
+    """``prune_sentence_pieces``: keep the pieces whose removal would cost the corpus likelihood most."""
+    always_keep = [True] * len(pieces)
+    alternatives: list[list[int]] = [[] for _ in pieces]
+    for index, (piece, _) in enumerate(pieces):
+        if index == 0:
+            always_keep[index] = False
+            continue
+        nbests = model.nbest2(piece)
+        if len(nbests) == 1:
+            always_keep[index] = True
+        elif len(nbests[0]) >= 2:
+            always_keep[index] = False
+        elif len(nbests[0]) == 1:
+            always_keep[index] = True
+            alternatives[index] = nbests[1]
+
+    vsum = 0.0
+    freq = [0.0] * len(pieces)
+    inverted: list[list[int]] = [[] for _ in pieces]
+    for sentence_index, (word, count) in enumerate(sentences):
+        vsum += count
+        for piece_id in model.viterbi(word):
+            freq[piece_id] += count
+            inverted[piece_id].append(sentence_index)
+
+    total = _sum(freq)
+    log_total = math.log(total)
+    candidates: list[tuple[int, float]] = []
+    new_pieces: Pieces = [pieces[0]]
+    for index, (piece, score) in enumerate(pieces):
+        if index == 0:
+            continue
+        if freq[index] == 0.0 and not always_keep[index]:
+            continue  # not on any Viterbi path: removable at no cost
+        if not alternatives[index]:
+            new_pieces.append((piece, score))
+            continue
+        f = 0.0
+        for sentence_index in inverted[index]:
+            f += sentences[sentence_index][1]
+        if f == 0.0 or math.isnan(f):
+            continue
+        f /= vsum
+        logprob_piece = math.log(freq[index]) - log_total
+        # The reference multiplies by the number of pieces less one (``alternatives.len() - 1``), not by the
+        # number of this piece's alternatives less one as sentencepiece does: kept, for the same result.
+        log_total_alt = math.log(total + freq[index] * (len(alternatives) - 1))
+        logprob_alt = 0.0
+        for alt in alternatives[index]:
+            logprob_alt += math.log(freq[alt] + freq[index]) - log_total_alt
+        loss = f * (logprob_piece - logprob_alt)
+        if math.isnan(loss):
+            raise UnigramTrainingError(f"the pruning loss of {piece!r} is NaN")
+        candidates.append((index, loss))
+    desired = options.vocab_size * 11 // 10
+    pruned_size = max(desired, int(len(pieces) * options.shrinking_factor))
+    candidates.sort(key=lambda candidate: candidate[1], reverse=True)
+    for index, _ in candidates:
+        if len(new_pieces) == pruned_size:
+            break
+        new_pieces.append(pieces[index])
+    return new_pieces
+
+
+def required_chars(sentences: Sequence[tuple[str, int]], options: UnigramOptions) -> list[str]:
+    """Every character of the corpus and of ``initial_alphabet`` (sorted: the reference's set has no order)."""
+    chars = {char for word, _ in sentences for char in word}
+    chars.update(alpha[0] for alpha in options.initial_alphabet if alpha)
+    return sorted(chars)
+
+
+def finalize(model: UnigramModel, required: Sequence[str], options: UnigramOptions) -> UnigramResult:
+    """``finalize``: characters first, then model order up to the size; sorted by score; special tokens first."""
+    penalty = 0.0
+    pieces: Pieces = []
+    inserted = {TRAINING_UNK}
+    existing = dict(model.pieces)
+    for char in required:
+        if char in existing:
+            inserted.add(char)
+            pieces.append((char, existing[char]))
+        else:
+            inserted.add(char)
+            pieces.append((char, model.min_score + penalty))
+            penalty += 0.0001
+    specials = list(options.special_tokens)
+    unk_id: int | None = None
+    need_unk = False
+    if options.unk_token is not None:
+        if options.unk_token in specials:
+            unk_id = specials.index(options.unk_token)
+        else:
+            unk_id, need_unk = 0, True
+    size = options.vocab_size - len(specials) - (1 if need_unk else 0)
+    for token, score in model.pieces:
+        if token in inserted:
+            continue
+        inserted.add(token)
+        pieces.append((token, 0.0 if math.isnan(score) else score))
+        if len(pieces) == size:
+            break
+    pieces.sort(key=lambda item: item[1], reverse=True)
+    head = [options.unk_token, *specials] if need_unk else specials
+    return UnigramResult(
+        pieces=[(str(token), 0.0) for token in head] + pieces, unk_id=unk_id, special_tokens=tuple(specials)
+    )
+
+
+def train_unigram(
+    word_counts: Mapping[str, int], options: UnigramOptions | None = None, *, trace: Trace | None = None
+) -> UnigramResult:
+    """Train a Unigram vocabulary on word counts (``UnigramTrainer::do_train``).
+
+    Args:
+        word_counts: words as :func:`hf_bpe.models.unigram.recipe.words` cuts them, with their counts.
+        options: the trainer's options.
+        trace: called after every step, for ``verify``.
+
+    Raises:
+        UnigramTrainingError: ``vocab_size`` is smaller than the number of characters to keep.
+
+    >>> result = train_unigram({"▁hug": 10, "▁pug": 5, "▁pun": 12, "▁bun": 4, "▁hugs": 5},
+    ...                        UnigramOptions(vocab_size=12, unk_token="<unk>"))
+    >>> [piece for piece, _ in result.pieces][:4], result.unk_id
+    (['<unk>', '▁pu', 'n', '▁hug'], 0)
+    """
+    options = options or UnigramOptions()
+    sentences = sorted(word_counts.items())
+    pieces: Pieces = [(TRAINING_UNK, math.nan), *seed_pieces(sentences, options)]
+    if trace:
+        trace("seed", pieces)
+    desired = options.vocab_size * 11 // 10
+    required = required_chars(sentences, options)
+    if len(required) > options.vocab_size:
+        raise UnigramTrainingError(
+            f"vocab_size {options.vocab_size} is smaller than the {len(required)} characters of the corpus, "
+            "which the vocabulary must hold: raise --vocab-size"
+        )
+    model = UnigramModel(pieces, 0)
+    round_ = 0
+    while True:
+        round_ += 1
+        for iteration in range(options.n_sub_iterations):
+            expected = run_e_step(model, sentences)
+            pieces = run_m_step(pieces, expected)
+            model = UnigramModel(pieces, 0)
+            if trace:
+                trace(f"em {round_}.{iteration + 1}", pieces)
+        if len(pieces) <= desired:
+            break
+        pieces = prune_pieces(model, pieces, sentences, options)
+        model = UnigramModel(pieces, 0)
+        if trace:
+            trace(f"prune {round_}", pieces)
+    return finalize(model, required, options)
