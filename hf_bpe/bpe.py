@@ -23,6 +23,8 @@ from hf_bpe.pretokenizer import PreTokenizer, split_around, whole_tokens_pattern
 
 #: Pre-tokens of more bytes than this are merged with a heap over a linked list (n log n) instead of the simple loop.
 LONG_PIECE = 16
+#: Stands for "no merge" among ranks (above every rank).
+_NO_RANK = 1 << 62
 #: How many distinct pre-tokens the cache remembers before it starts over.
 CACHE_SIZE = 100_000
 
@@ -75,6 +77,15 @@ class BytePairEncoder:
             key = self.vocab[left] * self._id_span + self.vocab[right]
             self._pair_ranks.setdefault(key, rank)
             self._merged_ids.append(self.vocab[left + right])
+        # Byte pairs no merge's result holds side by side: where a character's last byte and the next one's first
+        # byte are such a pair, no merge can ever cross between them, so a piece is cut there and the parts are
+        # merged (and cached) on their own, exactly (see :meth:`_cut`).
+        joins = set()
+        for left, right in merges:
+            data = from_byte_level(left + right)
+            joins.update(zip(data, data[1:]))
+        self._apart = {(chr(a), chr(b)) for a in range(256) for b in range(256) if (a, b) not in joins}
+        self._edges = _Edges()
         # A byte missing from the vocabulary gets a stand-in id past the vocabulary, reported after merging.
         self._byte_ids = [self.vocab.get(BYTE_TO_UNICODE[byte], self._id_span - 256 + byte) for byte in range(256)]
         if pre_tokenizer is None:
@@ -153,7 +164,36 @@ class BytePairEncoder:
         try:
             data = piece.encode("utf-8")
         except UnicodeEncodeError:
-            data = replace_surrogates(piece).encode("utf-8")
+            return self._encode_one(piece, replace_surrogates(piece).encode("utf-8"))
+        if len(data) > LONG_PIECE or not piece.isascii():
+            parts = self._cut(piece)
+            if len(parts) > 1:
+                cache = self._cache
+                ids: list[int] = []
+                for part in parts:
+                    hit = cache.get(part)
+                    if hit is None:
+                        hit = cache[part] = self._encode_one(part, part.encode("utf-8"))
+                    ids += hit
+                return ids
+        return self._encode_one(piece, data)
+
+    def _cut(self, piece: str) -> list[str]:
+        """``piece`` cut between every two characters where no merge can join them: the last byte of the one
+        and the first byte of the next are side by side in no merge's result. Merging the parts on their own gives
+        the piece's merges exactly, since every merge lies within one part (CJK and Cyrillic text cuts between
+        most characters: GPT-2's merges join few of them). All in C: each character becomes its first and last
+        byte (``str.translate``), and the pairs are looked up with ``map``."""
+        edges = piece.translate(self._edges)
+        cuts = list(itertools.compress(range(1, len(piece)), map(self._apart.__contains__, zip(edges[1::2], edges[2::2]))))
+        if not cuts:
+            return [piece]
+        cuts.append(len(piece))
+        parts = [piece[: cuts[0]]]
+        parts += [piece[start:end] for start, end in itertools.pairwise(cuts)]
+        return parts
+
+    def _encode_one(self, piece: str, data: bytes) -> list[int]:
         if len(data) <= LONG_PIECE:
             vocab = self.vocab
             return [vocab[part] for part in _merge(to_byte_level(piece), self.ranks)]
@@ -199,6 +239,16 @@ class BytePairEncoder:
         return state
 
 
+class _Edges(dict[int, str]):
+    """A ``str.translate`` table taking a character to two: its UTF-8 encoding's first and last byte (filled as
+    characters are met)."""
+
+    def __missing__(self, code_point: int) -> str:
+        data = chr(code_point).encode("utf-8")
+        edge = self[code_point] = chr(data[0]) + chr(data[-1])
+        return edge
+
+
 def _merge(word: str, ranks: Mapping[tuple[str, str], int]) -> list[str]:
     """Apply merges to a short word: repeatedly merge the lowest-ranked pair, the leftmost on equal ranks.
 
@@ -209,17 +259,25 @@ def _merge(word: str, ranks: Mapping[tuple[str, str], int]) -> list[str]:
     ['aa', 'ab']
     """
     parts = list(word)
+    if len(parts) < 2:
+        return parts
     get = ranks.get
-    while len(parts) > 1:
-        best = -1
-        best_rank = None
-        for i, pair in enumerate(itertools.pairwise(parts)):
-            rank = get(pair)
-            if rank is not None and (best_rank is None or rank < best_rank):
-                best, best_rank = i, rank
-        if best < 0:
+    # The ranks of adjacent pairs, kept in step with ``parts``: after a merge only its two neighbours change, and
+    # ``min``/``index`` find the lowest, leftmost one in C.
+    pair_ranks = list(map(get, zip(parts, parts[1:]), itertools.repeat(_NO_RANK)))
+    while True:
+        best = min(pair_ranks)
+        if best == _NO_RANK:
             break
-        parts[best : best + 2] = [parts[best] + parts[best + 1]]
+        i = pair_ranks.index(best)
+        parts[i] += parts.pop(i + 1)
+        del pair_ranks[i]
+        if i < len(pair_ranks):
+            pair_ranks[i] = get((parts[i], parts[i + 1]), _NO_RANK)
+        if i:
+            pair_ranks[i - 1] = get((parts[i - 1], parts[i]), _NO_RANK)
+        if not pair_ranks:
+            break
     return parts
 
 
