@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import regex
 
-from hf_bpe.byte_level import BYTE_TO_UNICODE, from_byte_level, replace_surrogates, to_byte_level
+from hf_bpe.byte_level import BYTE_TO_UNICODE, from_byte_level, replace_surrogates
 from hf_bpe.files import Merges
 from hf_bpe.pretokenizer import PreTokenizer, split_around, whole_tokens_pattern
 
@@ -80,10 +80,10 @@ class BytePairEncoder:
         # Byte pairs no merge's result holds side by side: where a character's last byte and the next one's first
         # byte are such a pair, no merge can ever cross between them, so a piece is cut there and the parts are
         # merged (and cached) on their own, exactly (see :meth:`_cut`).
-        joins = set()
+        joins: set[tuple[int, int]] = set()
         for left, right in merges:
             data = from_byte_level(left + right)
-            joins.update(zip(data, data[1:]))
+            joins.update(itertools.pairwise(data))
         self._apart = {(chr(a), chr(b)) for a in range(256) for b in range(256) if (a, b) not in joins}
         self._edges = _Edges()
         # A byte missing from the vocabulary gets a stand-in id past the vocabulary, reported after merging.
@@ -185,7 +185,9 @@ class BytePairEncoder:
         most characters: GPT-2's merges join few of them). All in C: each character becomes its first and last
         byte (``str.translate``), and the pairs are looked up with ``map``."""
         edges = piece.translate(self._edges)
-        cuts = list(itertools.compress(range(1, len(piece)), map(self._apart.__contains__, zip(edges[1::2], edges[2::2]))))
+        # (last byte, next first byte) at each boundary: the odd characters paired with the even ones after them.
+        boundaries = zip(edges[1::2], edges[2::2], strict=False)
+        cuts = list(itertools.compress(range(1, len(piece)), map(self._apart.__contains__, boundaries)))
         if not cuts:
             return [piece]
         cuts.append(len(piece))
@@ -194,11 +196,9 @@ class BytePairEncoder:
         return parts
 
     def _encode_one(self, piece: str, data: bytes) -> list[int]:
-        if len(data) <= LONG_PIECE:
-            vocab = self.vocab
-            return [vocab[part] for part in _merge(to_byte_level(piece), self.ranks)]
         byte_ids = self._byte_ids
-        ids = _merge_long([byte_ids[byte] for byte in data], self._pair_ranks, self._merged_ids, self._id_span)
+        merge = _merge if len(data) <= LONG_PIECE else _merge_long
+        ids = merge([byte_ids[byte] for byte in data], self._pair_ranks, self._merged_ids, self._id_span)
         first_stand_in = self._id_span - 256
         if max(ids) >= first_stand_in:
             missing = next(bytes([i - first_stand_in]) for i in ids if i >= first_stand_in)
@@ -249,36 +249,37 @@ class _Edges(dict[int, str]):
         return edge
 
 
-def _merge(word: str, ranks: Mapping[tuple[str, str], int]) -> list[str]:
+def _merge(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Sequence[int], span: int) -> list[int]:
     """Apply merges to a short word: repeatedly merge the lowest-ranked pair, the leftmost on equal ranks.
 
     One pair at a time, as tiktoken and the Rust BPE model do: with a merges file that ranks a pair with a new
     token before the merge making it, merging every occurrence at once (GPT-2's original loop) would differ.
+    Arguments as :func:`_merge_long`'s; the ranks of adjacent pairs are kept in step with the word (after a merge
+    only its two neighbours change) and ``min``/``index`` find the lowest, leftmost one in C.
 
-    >>> _merge("aaab", {("a", "a"): 0, ("aa", "a"): 2, ("a", "b"): 1})
-    ['aa', 'ab']
+    >>> # "a" = 0, "b" = 1; merges ("a", "a") -> 2, ("a", "b") -> 3, ("aa", "a") -> 4; ids below span 10.
+    >>> _merge([0, 0, 0, 1], {0 * 10 + 0: 0, 0 * 10 + 1: 1, 2 * 10 + 0: 2}, [2, 3, 4], 10)
+    [2, 3]
     """
-    parts = list(word)
-    if len(parts) < 2:
-        return parts
-    get = ranks.get
-    # The ranks of adjacent pairs, kept in step with ``parts``: after a merge only its two neighbours change, and
-    # ``min``/``index`` find the lowest, leftmost one in C.
-    pair_ranks = list(map(get, zip(parts, parts[1:]), itertools.repeat(_NO_RANK)))
+    ids = list(ids)
+    if len(ids) < 2:
+        return ids
+    get = pair_ranks.get
+    ranks = [get(left * span + right, _NO_RANK) for left, right in itertools.pairwise(ids)]
     while True:
-        best = min(pair_ranks)
+        best = min(ranks)
         if best == _NO_RANK:
-            break
-        i = pair_ranks.index(best)
-        parts[i] += parts.pop(i + 1)
-        del pair_ranks[i]
-        if i < len(pair_ranks):
-            pair_ranks[i] = get((parts[i], parts[i + 1]), _NO_RANK)
+            return ids
+        i = ranks.index(best)
+        merged = ids[i] = merged_ids[best]
+        del ids[i + 1]
+        del ranks[i]
+        if i < len(ranks):
+            ranks[i] = get(merged * span + ids[i + 1], _NO_RANK)
+        elif not i:
+            return ids
         if i:
-            pair_ranks[i - 1] = get((parts[i - 1], parts[i]), _NO_RANK)
-        if not pair_ranks:
-            break
-    return parts
+            ranks[i - 1] = get(ids[i - 1] * span + merged, _NO_RANK)
 
 
 def _merge_long(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Sequence[int], span: int) -> list[int]:
