@@ -77,14 +77,9 @@ class BytePairEncoder:
             key = self.vocab[left] * self._id_span + self.vocab[right]
             self._pair_ranks.setdefault(key, rank)
             self._merged_ids.append(self.vocab[left + right])
-        # Byte pairs no merge's result holds side by side: where a character's last byte and the next one's first
-        # byte are such a pair, no merge can ever cross between them, so a piece is cut there and the parts are
-        # merged (and cached) on their own, exactly (see :meth:`_cut`).
-        joins: set[tuple[int, int]] = set()
-        for left, right in merges:
-            data = from_byte_level(left + right)
-            joins.update(itertools.pairwise(data))
-        self._apart = {(chr(a), chr(b)) for a in range(256) for b in range(256) if (a, b) not in joins}
+        # Byte pairs no merge's result holds side by side (made on first use, see :meth:`_cut`), and a translation
+        # table of characters to their first and last bytes.
+        self._apart: set[tuple[str, str]] | None = None
         self._edges = _Edges()
         # A byte missing from the vocabulary gets a stand-in id past the vocabulary, reported after merging.
         self._byte_ids = [self.vocab.get(BYTE_TO_UNICODE[byte], self._id_span - 256 + byte) for byte in range(256)]
@@ -184,10 +179,19 @@ class BytePairEncoder:
         the piece's merges exactly, since every merge lies within one part (CJK and Cyrillic text cuts between
         most characters: GPT-2's merges join few of them). All in C: each character becomes its first and last
         byte (``str.translate``), and the pairs are looked up with ``map``."""
+        apart = self._apart
+        if apart is None:
+            # Where a character's last byte and the next one's first byte are such a pair, no merge can ever cross
+            # between them, so a piece is cut there and the parts are merged (and cached) on their own, exactly.
+            joins: set[tuple[int, int]] = set()
+            for left, right in self.ranks:
+                data = from_byte_level(left + right)
+                joins.update(itertools.pairwise(data))
+            apart = self._apart = {(chr(a), chr(b)) for a in range(256) for b in range(256) if (a, b) not in joins}
         edges = piece.translate(self._edges)
         # (last byte, next first byte) at each boundary: the odd characters paired with the even ones after them.
         boundaries = zip(edges[1::2], edges[2::2], strict=False)
-        cuts = list(itertools.compress(range(1, len(piece)), map(self._apart.__contains__, boundaries)))
+        cuts = list(itertools.compress(range(1, len(piece)), map(apart.__contains__, boundaries)))
         if not cuts:
             return [piece]
         cuts.append(len(piece))
@@ -236,6 +240,8 @@ class BytePairEncoder:
         # encoded before.
         state = self.__dict__.copy()
         state["_cache"] = {}
+        state["_apart"] = None
+        state["_edges"] = _Edges()
         return state
 
 
