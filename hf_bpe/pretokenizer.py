@@ -24,7 +24,6 @@ import array
 import dataclasses
 import functools
 import sys
-import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -32,6 +31,7 @@ import regex
 
 from hf_bpe import _unicode_tables
 from hf_bpe.normalizers import lowercase as _lowercase
+from hf_bpe.normalizers import unicode_normalize
 
 #: GPT-2's pattern (``tokenizers``' ByteLevel pre-tokenizer, tiktoken's ``gpt2`` and ``r50k_base``): case-sensitive
 #: English contractions, runs of letters, of numbers, of anything else (each with one optional leading space),
@@ -125,8 +125,8 @@ PRESETS: dict[str, Preset] = {
 
 _NORMALIZE = {
     "none": None,
-    "nfc": functools.partial(unicodedata.normalize, "NFC"),
-    "nfkc": functools.partial(unicodedata.normalize, "NFKC"),
+    "nfc": functools.partial(unicode_normalize, "NFC"),
+    "nfkc": functools.partial(unicode_normalize, "NFKC"),
     "lowercase": _lowercase,  # tokenizers' Lowercase: character by character, with its Unicode
 }
 

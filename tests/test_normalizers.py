@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+import unicodedata
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import normalizers
@@ -46,3 +48,20 @@ def test_lowercase_where_python_differs():
 )
 def test_lowercase_strings(text):
     assert lowercase(text) == normalizers.Lowercase().normalize_str(text)
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+def test_nfc_and_nfkc_follow_the_reference_on_marks_it_does_not_know(form):
+    """Around every mark and decomposable character: the reference's Unicode is older than Python's (marks it gives
+    class 0, a composition it lacks)."""
+    from tokenizers.normalizers import NFC, NFKC
+
+    from hf_bpe.normalizers import unicode_normalize
+
+    reference = (NFC if form == "NFC" else NFKC)()
+    text = "".join(
+        f"a{chr(cp)}\u0334 a\u0301{chr(cp)} {unicodedata.normalize('NFD', chr(cp))} "
+        for cp in range(0x300, 0x20000)
+        if unicodedata.combining(chr(cp)) or unicodedata.decomposition(chr(cp))
+    )
+    assert unicode_normalize(form, text) == reference.normalize_str(text)

@@ -11,14 +11,13 @@ Kept here, in the package, until the shared :mod:`hf_bpe.pretokenizer` can name 
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 import regex
 
-from hf_bpe.models.unigram._nfkc_table import NO_CLASS, NOT_COMPOSED, UNCHANGED
+from hf_bpe.normalizers import Span, normalize_aligned, unicode_normalize
 
 #: The Metaspace replacement character (U+2581), the reference's default.
 METASPACE = "\u2581"
@@ -36,78 +35,22 @@ _OTHER_BREAKS = regex.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _BEFORE_METASPACE = regex.compile(f"(?={METASPACE})")
 
 
-Span = tuple[int, int]
-_SPECIAL = UNCHANGED | NO_CLASS | NOT_COMPOSED | {unicodedata.normalize("NFD", c) for c in NOT_COMPOSED}
-
-
-def _combining(char: str) -> int:
-    return 0 if char in NO_CLASS else unicodedata.combining(char)
-
-
 def nfkc_aligned(text: str, spans: list[Span]) -> tuple[str, list[Span]]:
-    """NFKC as ``tokenizers`` does it, with each output character's span, as ``NormalizedString::nfkc`` aligns them.
-
-    Each character is decomposed (NFKD) with its pieces keeping its span, combining marks are put in canonical
-    order, then composed: a composed character keeps its starter's span and the marks it absorbed are dropped
-    (``unicode-normalization-alignments``). The reference's Unicode data is older than ``unicodedata``'s: the
-    characters it does not know are left alone, as :mod:`._nfkc_table` lists.
+    """NFKC as ``tokenizers`` does it, with each output character's span (:func:`hf_bpe.normalizers.normalize_aligned`).
 
     >>> nfkc_aligned("ﬁe\u0301", [(0, 1), (1, 2), (2, 3)])
     ('fié', [(0, 1), (0, 1), (1, 2)])
     """
-    if unicodedata.is_normalized("NFKC", text) and not any(char in _SPECIAL for char in text):
-        return text, spans
-    chars: list[str] = []
-    origin: list[Span] = []
-    for char, span in zip(text, spans, strict=True):
-        for piece in char if char in UNCHANGED or char in NOT_COMPOSED else unicodedata.normalize("NFKD", char):
-            chars.append(piece)
-            origin.append(span)
-    # Canonical ordering: a stable sort of each run of marks by combining class.
-    index = 0
-    while index < len(chars):
-        if _combining(chars[index]):
-            end = index
-            while end < len(chars) and _combining(chars[end]):
-                end += 1
-            run = sorted(zip(chars[index:end], origin[index:end], strict=True), key=lambda item: _combining(item[0]))
-            chars[index:end] = [c for c, _ in run]
-            origin[index:end] = [o for _, o in run]
-            index = end
-        else:
-            index += 1
-    out: list[str] = []
-    out_spans: list[Span] = []
-    starter = -1  # where in out the last starter is
-    last_class = 0
-    for char, span in zip(chars, origin, strict=True):
-        klass = _combining(char)
-        if starter >= 0:
-            blocked = (last_class != 0 and last_class >= klass) if klass else len(out) - 1 != starter
-            if not blocked:
-                composed = unicodedata.normalize("NFC", out[starter] + char)
-                if len(composed) == 1 and composed not in NOT_COMPOSED and out[starter] not in UNCHANGED:
-                    out[starter] = composed
-                    continue
-        if klass == 0:
-            starter = len(out)
-            last_class = 0
-        else:
-            last_class = klass
-        out.append(char)
-        out_spans.append(span)
-    return "".join(out), out_spans
+    return normalize_aligned("NFKC", text, spans)
 
 
 def nfkc(text: str) -> str:
-    """NFKC as ``tokenizers``' ``NFKC`` normalizer does it (see :func:`nfkc_aligned`).
+    """NFKC as ``tokenizers``' ``NFKC`` normalizer does it (see :func:`hf_bpe.normalizers.normalize_aligned`).
 
     >>> nfkc("\u32ff ㍻")  # the reference's Unicode has no 令和 square yet
     '㋿ 平成'
     """
-    if unicodedata.is_normalized("NFKC", text) and not any(char in _SPECIAL for char in text):
-        return text
-    return nfkc_aligned(text, [(0, 0)] * len(text))[0]
+    return unicode_normalize("NFKC", text)
 
 
 def normalize(text: str) -> str:
