@@ -5,9 +5,10 @@ patterns and presets, prefix space), :mod:`hf_bpe.byte_level` (byte alphabet),
 :mod:`hf_bpe.counting` (text to pre-token counts), :mod:`hf_bpe.trainer` (counts to merges),
 :mod:`hf_bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.tokenizer` (the transformers class).
 
-Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer`` and
-``CharBPETokenizer`` are imported on first access, and :mod:`hf_bpe._auto` registers them with ``AutoTokenizer``
-as soon as transformers loads it, before or after ``hf_bpe``.
+Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer``,
+``CharBPETokenizer`` and ``WordPieceTokenizer`` are imported on first access, and :mod:`hf_bpe._auto` registers
+them with ``AutoTokenizer`` as soon as transformers loads it, before or after ``hf_bpe``. WordPiece (BERT's
+tokenizer) lives in :mod:`hf_bpe.models.wordpiece`.
 """
 
 from __future__ import annotations
@@ -21,14 +22,26 @@ from hf_bpe.files import CharLevel, Merges, Vocab, read_merges, read_vocab, writ
 from hf_bpe.pretokenizer import GPT2_SPLIT_PATTERN, PRESETS, PreTokenizer, SplitPattern
 from hf_bpe.trainer import TrainResult
 from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
+from hf_bpe.models.wordpiece.recipe import BertRecipe
+from hf_bpe.models.wordpiece.trainer import WordPieceResult, train_wordpiece
+from hf_bpe.models.wordpiece.training import (
+    train_wordpiece_from_dataset,
+    train_wordpiece_from_files,
+    train_wordpiece_from_iterator,
+)
 
 if _typing.TYPE_CHECKING:
     from hf_bpe.char_tokenizer import CharBPETokenizer
     from hf_bpe.tokenizer import BPETokenizer
+    from hf_bpe.wordpiece_tokenizer import WordPieceTokenizer
 
 # The tokenizer classes are transformers classes, and importing transformers takes seconds that training never
 # needs: they are imported on first use (PEP 562), and registered with AutoTokenizer when transformers loads it.
-_LAZY_CLASSES = {"BPETokenizer": "hf_bpe.tokenizer", "CharBPETokenizer": "hf_bpe.char_tokenizer"}
+_LAZY_CLASSES = {
+    "BPETokenizer": "hf_bpe.tokenizer",
+    "CharBPETokenizer": "hf_bpe.char_tokenizer",
+    "WordPieceTokenizer": "hf_bpe.wordpiece_tokenizer",
+}
 
 _auto.register_when_transformers_is_loaded()
 
@@ -52,6 +65,7 @@ __all__ = [
     "GPT2_SPLIT_PATTERN",
     "PRESETS",
     "BPETokenizer",
+    "BertRecipe",
     "CharBPETokenizer",
     "CharLevel",
     "Merges",
@@ -59,6 +73,8 @@ __all__ = [
     "SplitPattern",
     "TrainResult",
     "Vocab",
+    "WordPieceResult",
+    "WordPieceTokenizer",
     "__version__",
     "bytes_to_unicode",
     "read_merges",
@@ -67,6 +83,10 @@ __all__ = [
     "train_from_dataset",
     "train_from_files",
     "train_from_iterator",
+    "train_wordpiece",
+    "train_wordpiece_from_dataset",
+    "train_wordpiece_from_files",
+    "train_wordpiece_from_iterator",
     "write_merges",
     "write_vocab",
 ]

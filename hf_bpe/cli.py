@@ -41,6 +41,23 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "lowercase": False,
     "pattern": None,
     "normalizer": None,
+    "model": "bpe",
+    "scoring": None,
+    "strip_accents": None,
+    "clean_text": True,
+    "handle_chinese_chars": True,
+    "max_input_chars_per_word": None,
+}
+#: --model wordpiece: BERT's defaults (tokenizers' BertWordPieceTokenizer.train) where the option is not given.
+WORDPIECE_DEFAULTS: dict[str, Any] = {
+    "min_frequency": 2,
+    "limit_alphabet": 1000,
+    "special_tokens": ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
+    "unk_token": "[UNK]",
+    "continuing_subword_prefix": "##",
+    "lowercase": True,
+    "scoring": "frequency",
+    "max_input_chars_per_word": 100,
 }
 _ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 
@@ -93,6 +110,42 @@ def _add_training_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--continuing-subword-prefix", default=None, metavar="P", help="with --char-level")
     parser.add_argument("--lowercase", action="store_true", default=None, help="with --char-level: lowercase first")
+    parser.add_argument(
+        "--model",
+        choices=("bpe", "wordpiece"),
+        default=None,
+        help="bpe (default) or wordpiece (BERT's: vocab.txt, BertNormalizer and BertPreTokenizer)",
+    )
+    parser.add_argument(
+        "--scoring",
+        choices=("frequency", "likelihood"),
+        default=None,
+        help="wordpiece: frequency (tokenizers' WordPieceTrainer, default) or likelihood (the HF course's)",
+    )
+    parser.add_argument(
+        "--no-lowercase", dest="lowercase", action="store_false", default=None, help="wordpiece: keep case"
+    )
+    parser.add_argument(
+        "--strip-accents",
+        dest="strip_accents",
+        action="store_true",
+        default=None,
+        help="wordpiece: strip accents (default: when lowercasing)",
+    )
+    parser.add_argument("--no-strip-accents", dest="strip_accents", action="store_false", default=None)
+    parser.add_argument(
+        "--no-clean-text", dest="clean_text", action="store_false", default=None, help="wordpiece: keep controls"
+    )
+    parser.add_argument(
+        "--no-chinese-chars",
+        dest="handle_chinese_chars",
+        action="store_false",
+        default=None,
+        help="wordpiece: CJK ideographs are not words of their own",
+    )
+    parser.add_argument(
+        "--max-input-chars-per-word", type=_positive, default=None, metavar="N", help="wordpiece: default 100"
+    )
     _add_pattern_options(parser)
 
 
@@ -149,6 +202,14 @@ def build_parser() -> argparse.ArgumentParser:
     count.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict")
     _add_pattern_options(count)
     count.add_argument("--no-progress", action="store_true", help="no progress bars")
+    count.add_argument(
+        "--model", choices=("bpe", "wordpiece"), default="bpe", help="wordpiece: count words cut by BERT's recipe"
+    )
+    count.add_argument("--no-lowercase", dest="lowercase", action="store_false", help="wordpiece: keep case")
+    count.add_argument("--strip-accents", dest="strip_accents", action="store_true", default=None)
+    count.add_argument("--no-strip-accents", dest="strip_accents", action="store_false", default=None)
+    count.add_argument("--no-clean-text", dest="clean_text", action="store_false", help="wordpiece: keep controls")
+    count.add_argument("--no-chinese-chars", dest="handle_chinese_chars", action="store_false")
 
     convert = commands.add_parser(
         "convert",
@@ -311,6 +372,12 @@ def _valid(name: str, value: Any) -> bool:
         from hf_bpe.pretokenizer import NORMALIZERS
 
         return value is None or value in NORMALIZERS
+    if name == "model":
+        return value in ("bpe", "wordpiece")
+    if name == "scoring":
+        return value in (None, "frequency", "likelihood")
+    if name == "strip_accents":
+        return value is None or isinstance(value, bool)
     if value is None:
         return default is None
     least = 0 if name in ("min_frequency", "limit_alphabet") else 1
@@ -319,12 +386,14 @@ def _valid(name: str, value: Any) -> bool:
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     settings = dict(TRAIN_DEFAULTS)
-    if args.config:
-        settings.update(read_config(args.config))
+    given = read_config(args.config) if args.config else {}
     for name in TRAIN_DEFAULTS:
         value = getattr(args, name, None)
         if value is not None:
-            settings[name] = value
+            given[name] = value
+    if given.get("model") == "wordpiece":
+        settings.update(WORDPIECE_DEFAULTS)
+    settings.update(given)
     # A role token that is not yet a special token becomes one (appended), so that --eos-token alone works.
     tokens = list(settings["special_tokens"])
     for role in _ROLES:
@@ -414,11 +483,81 @@ def _check_output(path: str) -> None:
             break
 
 
+def _train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
+    """``train --model wordpiece``: BERT's recipe, the chosen scoring, vocab.txt and the tokenizer files."""
+    import dataclasses
+
+    from hf_bpe.models.wordpiece.recipe import BertRecipe
+    from hf_bpe.models.wordpiece.training import train_wordpiece_from_count_directory, train_wordpiece_from_files
+
+    if bool(args.files) == bool(args.from_counts):
+        raise UsageError("give the text FILEs to train on, or --from-counts DIR, but not both")
+    recipe_flags = ("lowercase", "strip_accents", "clean_text", "handle_chinese_chars")
+    if args.from_counts and any(getattr(args, name) is not None for name in recipe_flags):
+        raise UsageError(f"{args.from_counts} records how its text was normalized; leave out the recipe options")
+    for name in ("char_level", "add_prefix_space", "max_token_length", "end_of_word_suffix", "pattern", "normalizer"):
+        if settings[name]:
+            raise UsageError(f"--{name.replace('_', '-')} is a BPE option; leave it out with --model wordpiece")
+    for role in ("bos_token", "eos_token"):
+        if settings[role] is not None:
+            raise UsageError(f"--{role.replace('_', '-')}: WordPiece has no {role}; BERT's roles are fixed")
+    unk = settings["unk_token"]
+    if unk not in settings["special_tokens"]:
+        raise UsageError(f"--unk-token {unk!r} is not among the special tokens {settings['special_tokens']}")
+    _check_output(args.output)
+    recipe = BertRecipe(
+        clean_text=settings["clean_text"],
+        handle_chinese_chars=settings["handle_chinese_chars"],
+        strip_accents=settings["strip_accents"],
+        lowercase=settings["lowercase"],
+    )
+    progress = _Progress(not args.no_progress)
+    start = time.perf_counter()
+    options = {
+        "vocab_size": settings["vocab_size"],
+        "scoring": settings["scoring"],
+        "min_frequency": settings["min_frequency"],
+        "limit_alphabet": settings["limit_alphabet"],
+        "special_tokens": settings["special_tokens"],
+        "continuing_subword_prefix": settings["continuing_subword_prefix"] or "##",
+        "unk_token": unk,
+        "workers": settings["workers"],
+        "progress": lambda done, total: progress("merge", done, total),
+    }
+    try:
+        if args.from_counts:
+            result = train_wordpiece_from_count_directory(args.from_counts, **options)
+        else:
+            result = train_wordpiece_from_files(
+                args.files, recipe=recipe, errors=settings["encoding_errors"], **options
+            )
+    finally:
+        progress.close()
+    result = dataclasses.replace(result, max_input_chars_per_word=settings["max_input_chars_per_word"])
+    result.save(args.output)
+    if result.replaced_lines:
+        print(
+            f"hf-bpe: warning: replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)", file=sys.stderr
+        )
+    print(
+        f"wordpiece ({result.scoring}) vocab size {len(result.vocab)}, stopped: {result.stop_reason}, "
+        f"{time.perf_counter() - start:.1f} s, written to {args.output}"
+    )
+    return 0
+
+
 def train_command(args: argparse.Namespace) -> int:
     from hf_bpe.count_files import read_manifest
     from hf_bpe.training import smaller_vocabulary, train_from_count_directory, train_from_files
 
     settings = _settings(args)
+    if settings["model"] == "wordpiece":
+        return _train_wordpiece(args, settings)
+    wordpiece_only = ("scoring", "strip_accents", "max_input_chars_per_word")
+    given = [name for name in wordpiece_only if settings[name] is not None]
+    given += [name for name in ("clean_text", "handle_chinese_chars") if not settings[name]]
+    if given:
+        raise UsageError(f"--{given[0].replace('_', '-')} is a WordPiece option; add --model wordpiece")
     roles = {role: settings[role] for role in _ROLES}
     if bool(args.files) == bool(args.from_counts):
         raise UsageError("give the text FILEs to train on, or --from-counts DIR, but not both")
@@ -513,6 +652,22 @@ def count_command(args: argparse.Namespace) -> int:
     from hf_bpe.training import count_to_directory
 
     _check_output(args.output)
+    counting = None
+    if args.model == "wordpiece":
+        from hf_bpe.models.wordpiece.recipe import BertRecipe
+        from hf_bpe.models.wordpiece.training import wordpiece_counting
+
+        if args.add_prefix_space or args.special_tokens or args.exclude_special_tokens or args.pattern:
+            raise UsageError(
+                "--add-prefix-space, --pattern and the special-token options are BPE's; leave them out for wordpiece"
+            )
+        if args.normalizer:
+            raise UsageError("--normalizer is BPE's; wordpiece normalizes with BERT's recipe (--no-lowercase, ...)")
+        counting = wordpiece_counting(
+            BertRecipe(args.clean_text, args.handle_chinese_chars, args.strip_accents, args.lowercase)
+        )
+    elif not (args.lowercase and args.clean_text and args.handle_chinese_chars) or args.strip_accents is not None:
+        raise UsageError("BERT's recipe options (--no-lowercase, --strip-accents, ...) need --model wordpiece")
     progress = _Progress(not args.no_progress and args.engine == "local")
     start = time.perf_counter()
     try:
@@ -531,6 +686,7 @@ def count_command(args: argparse.Namespace) -> int:
             executor=args.executor,
             tasks=args.tasks,
             progress=progress,
+            pre_tokenizer=counting,
         )
     finally:
         progress.close()
@@ -697,6 +853,8 @@ def verify_train_command(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if settings["char_level"]:
         raise UsageError("verify train compares byte-level training; --char-level is not supported there yet")
+    if settings["model"] != "bpe":
+        raise UsageError("verify train compares byte-level BPE training; --model wordpiece is not supported there yet")
     options = _merging_options(settings)
     pre_tokenizer = _pre_tokenizer(settings)
     counts = count_files(args.files, pre_tokenizer=pre_tokenizer, workers=settings["workers"]).counts

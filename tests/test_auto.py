@@ -108,7 +108,15 @@ def test_registration_is_safe_twice():
         print(sorted(f"{name}={cls.__module__}" for name, cls in REGISTERED_TOKENIZER_CLASSES.items()))
         """
     )
-    assert lines == [str(["BPETokenizer=hf_bpe.tokenizer", "CharBPETokenizer=hf_bpe.char_tokenizer"])]
+    assert lines == [
+        str(
+            [
+                "BPETokenizer=hf_bpe.tokenizer",
+                "CharBPETokenizer=hf_bpe.char_tokenizer",
+                "WordPieceTokenizer=hf_bpe.wordpiece_tokenizer",
+            ]
+        )
+    ]
 
 
 def test_save_pretrained_dir_loads_through_auto(trained_dir, tmp_path):

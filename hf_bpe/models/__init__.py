@@ -1,0 +1,1 @@
+"""The models hf_bpe trains beside byte-level BPE: one package per model (``wordpiece``)."""
