@@ -19,9 +19,6 @@ import typing as _typing
 from hf_bpe import _auto
 from hf_bpe.byte_level import bytes_to_unicode
 from hf_bpe.files import CharLevel, Merges, Vocab, read_merges, read_vocab, write_merges, write_vocab
-from hf_bpe.pretokenizer import GPT2_SPLIT_PATTERN, PRESETS, PreTokenizer, SplitPattern
-from hf_bpe.trainer import TrainResult
-from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
 from hf_bpe.models.wordpiece.recipe import BertRecipe
 from hf_bpe.models.wordpiece.trainer import WordPieceResult, train_wordpiece
 from hf_bpe.models.wordpiece.training import (
@@ -29,6 +26,9 @@ from hf_bpe.models.wordpiece.training import (
     train_wordpiece_from_files,
     train_wordpiece_from_iterator,
 )
+from hf_bpe.pretokenizer import GPT2_SPLIT_PATTERN, PRESETS, PreTokenizer, SplitPattern
+from hf_bpe.trainer import TrainResult
+from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
 
 if _typing.TYPE_CHECKING:
     from hf_bpe.char_tokenizer import CharBPETokenizer

@@ -236,7 +236,11 @@ class PreTokenizer:
 
     @classmethod
     def bert_recipe(
-        cls, recipe: BertRecipe | None = None, *, special_tokens: Iterable[str] = (), exclude_special_tokens: bool = False
+        cls,
+        recipe: BertRecipe | None = None,
+        *,
+        special_tokens: Iterable[str] = (),
+        exclude_special_tokens: bool = False,
     ) -> PreTokenizer:
         """WordPiece's cutting: ``tokenizers``' BertNormalizer and BertPreTokenizer (BERT's settings by default),
         words in their own characters.

@@ -16,11 +16,11 @@ from typing import Any, cast
 import regex
 
 from hf_bpe._auto import quiet_transformers_import
-from hf_bpe.byte_level import split_around, whole_tokens_pattern
 from hf_bpe.files import TOKENIZER_FILE, write_files
 from hf_bpe.models.wordpiece.encoder import WordPieceEncoder
 from hf_bpe.models.wordpiece.files import VOCAB_TXT, format_vocab_txt, read_vocab_txt, wordpiece_tokenizer_json
 from hf_bpe.models.wordpiece.recipe import BertRecipe
+from hf_bpe.pretokenizer import split_around, whole_tokens_pattern
 
 with quiet_transformers_import():
     from transformers import BatchEncoding, PretrainedConfig, PreTrainedTokenizer

@@ -17,8 +17,8 @@ from typing import Any
 
 from hf_bpe.counting import count_files, count_sequences, dataset_rows
 from hf_bpe.models.wordpiece.recipe import BertRecipe
-from hf_bpe.pretokenizer import PreTokenizer
 from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, WordPieceResult, train_wordpiece
+from hf_bpe.pretokenizer import PreTokenizer
 from hf_bpe.trainer import ProgressCallback
 
 #: ``BertWordPieceTokenizer.train``'s defaults.
