@@ -71,7 +71,8 @@ def test_frequency_defaults_are_berts(tmp_path):
         (["--scoring", "likelihood"], "--scoring is a WordPiece option"),
         (["--model", "wordpiece", "--add-prefix-space"], "--add-prefix-space is a BPE option"),
         (["--model", "wordpiece", "--eos-token", "</s>"], "WordPiece has no eos_token"),
-        (["--model", "wordpiece", "--from-counts", "x"], "trains from the text FILEs"),
+        (["--model", "wordpiece", "--from-counts", "x", "--no-lowercase"], "records how its text was normalized"),
+        (["--model", "wordpiece", "--pattern", "llama3"], "--pattern is a BPE option"),
         (["--model", "wordpiece", "--scoring", "bm25"], "invalid choice: 'bm25'"),
     ],
 )
