@@ -244,6 +244,9 @@ class WordPieceTokenizer(PreTrainedTokenizer):
         verbose: bool = True,
         **kwargs: Any,
     ) -> BatchEncoding:
+        if isinstance(text, str) and text_pair == "" and not getattr(_NESTING, "depth", 0):
+            # The Rust backend takes an empty second text of a single pair as no pair (in a batch, as a pair).
+            text_pair = None
         options: dict[str, Any] = {
             "add_special_tokens": add_special_tokens,
             "padding_strategy": padding_strategy,
@@ -400,6 +403,35 @@ class WordPieceTokenizer(PreTrainedTokenizer):
         if pair_offsets is None:
             return [(0, 0), *offsets, (0, 0)]
         return [(0, 0), *offsets, (0, 0), *pair_offsets, (0, 0)]
+
+    def truncate_sequences(  # type: ignore[override]
+        self,
+        ids: list[int],
+        pair_ids: list[int] | None = None,
+        num_tokens_to_remove: int = 0,
+        truncation_strategy: str | TruncationStrategy = "longest_first",
+        stride: int = 0,
+    ) -> tuple[list[int], list[int] | None, list[int]]:
+        """transformers' ``truncate_sequences``, but a pair cut ``longest_first`` keeps the lengths the Rust backend
+        keeps (``tokenizers``' ``truncate_encodings``): the shorter whole if the longer can take the cut, else
+        half the room each, the odd token going to the second (transformers' Python path cuts one token at a time
+        from the longer, the second on a tie)."""
+        strategy = TruncationStrategy(truncation_strategy)
+        if pair_ids is None or strategy != TruncationStrategy.LONGEST_FIRST or num_tokens_to_remove <= 0:
+            return super().truncate_sequences(ids, pair_ids, num_tokens_to_remove, truncation_strategy, stride)
+        room = len(ids) + len(pair_ids) - num_tokens_to_remove
+        shorter, longer = sorted((len(ids), len(pair_ids)))
+        longer = longer if shorter > room else max(shorter, room - shorter)
+        if shorter + longer > room:
+            shorter, longer = room // 2, room // 2 + room % 2
+        first, second = (longer, shorter) if len(ids) > len(pair_ids) else (shorter, longer)
+
+        def cut(values: list[int], keep: int) -> list[int]:
+            if keep >= len(values):
+                return values
+            return values[len(values) - keep :] if self.truncation_side == "left" else values[:keep]
+
+        return cut(ids, first), cut(pair_ids, second), []
 
     def prepare_for_model(  # type: ignore[override]
         self, ids: list[int], pair_ids: list[int] | None = None, add_special_tokens: bool = True, **kwargs: Any

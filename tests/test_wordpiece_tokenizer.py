@@ -96,6 +96,25 @@ def test_batches_and_pairs_match_rust_bert(tokenizers, options):
     )
 
 
+def test_empty_second_text(tokenizers):
+    """A single pair with an empty second text is no pair to the Rust backend; in a batch it is a pair."""
+    ours, rust, _ = tokenizers
+    for first in ("", "a b", ADVERSARIAL[0]):
+        same(ours, rust, first, "")
+        same(ours, rust, first, "", truncation=True, max_length=12)
+        same(ours, rust, [first, first], ["", "x"], padding=True)
+
+
+@pytest.mark.parametrize("max_length", [7, 8, 12, 13], ids=lambda n: f"max{n}")
+def test_longest_first_splits_the_room_as_rust_does(tokenizers, max_length):
+    """Both sequences too long: half the room each, the odd token to the second (found by hypothesis: transformers'
+    Python path gives it to the first)."""
+    ours, rust, _ = tokenizers
+    same(ours, rust, "0 0 0 0 0 0", "0 0 0 0 0 0", truncation=True, max_length=max_length)
+    same(ours, rust, "a b c d e f g h", "a b", truncation=True, max_length=max_length)
+    same(ours, rust, ["a b c d e f g h"] * 2, ["a b c d e f g h i", "x"], truncation=True, max_length=max_length)
+
+
 @pytest.mark.parametrize("strategy", ["only_first", "only_second"])
 def test_truncating_one_sequence_of_a_pair(tokenizers, strategy):
     """Where the sequence to cut is long enough (else the Rust backend raises, and transformers' Python path logs
