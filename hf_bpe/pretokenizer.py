@@ -31,8 +31,8 @@ from typing import Any
 import regex
 
 from hf_bpe import _unicode_tables
-from hf_bpe.normalizers import lowercase as _lowercase
 from hf_bpe.models.wordpiece.recipe import BertRecipe, split_words
+from hf_bpe.normalizers import lowercase as _lowercase
 
 #: GPT-2's pattern (``tokenizers``' ByteLevel pre-tokenizer, tiktoken's ``gpt2`` and ``r50k_base``): case-sensitive
 #: English contractions, runs of letters, of numbers, of anything else (each with one optional leading space),
