@@ -12,9 +12,13 @@ import pytest
 from conftest import COURSE, multilingual_text
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
+from hf_bpe.counting import count_files
 from hf_bpe.models.wordpiece.recipe import BertRecipe, pre_tokenize, split_words
 from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, train_wordpiece
-from hf_bpe.models.wordpiece.training import train_wordpiece_from_files, train_wordpiece_from_iterator
+from hf_bpe.models.wordpiece.training import (
+    train_wordpiece_from_iterator,
+    wordpiece_counting,
+)
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 SEEDS = Path("/work/shared/seeds")
@@ -110,26 +114,68 @@ def reference_wordpiece(paths, vocab_size, *, lowercase=True, min_frequency=2, l
     return tokenizer.get_vocab()
 
 
+def train_files(paths, order=None, *, recipe=None, min_frequency=2, **options):
+    """train_wordpiece_from_files, with the counts put in another order first if ``order`` is given."""
+    recipe = recipe or BertRecipe()
+    counts = count_files(paths, pre_tokenizer=wordpiece_counting(recipe), workers=1).counts
+    if order is not None:
+        counts = order(counts)
+    return train_wordpiece(
+        counts, recipe=recipe, min_frequency=min_frequency, limit_alphabet=1000, workers=1, **options
+    ).vocab
+
+
+def in_run_order(counts, run: dict[str, int]) -> dict[str, int]:
+    """``counts`` reordered so that hf_bpe's trainer, which numbers the ``##`` symbols in order of first appearance
+    (word by word, left to right), numbers them as this reference run did (its hash order of words): words that
+    bring new symbols go in the order of those symbols' ids in the run, the others after them."""
+    first: dict[str, list[str]] = {}
+    for word in counts:
+        symbols = list(dict.fromkeys("##" + char for char in word[1:] if "##" + char in run))
+        first[word] = symbols
+    by_symbol: dict[str, list[str]] = {}
+    for word, symbols in first.items():
+        for symbol in symbols:
+            by_symbol.setdefault(symbol, []).append(word)
+    wanted = sorted(by_symbol, key=run.__getitem__)
+    introduced: set[str] = set()
+    ordered: dict[str, int] = {}
+    position = 0
+    while position < len(wanted):
+        symbol = wanted[position]
+        for word in by_symbol[symbol]:
+            if word in ordered:
+                continue
+            new = [s for s in first[word] if s not in introduced]
+            if new and new == wanted[position : position + len(new)]:
+                ordered[word] = counts[word]
+                introduced.update(new)
+                position += len(new)
+                break
+        else:
+            raise AssertionError(f"no word introduces {symbol!r} in the run's order")
+    for word, count in counts.items():
+        ordered.setdefault(word, count)
+    return ordered
+
+
 def numbered_like(run: dict[str, int], train, monkeypatch):
-    """Train with the ``##`` symbols numbered as in one reference run (read off its vocabulary) instead of in
-    code-point order: hf_bpe's trainer numbers them with ``sorted()``, here keyed by the run's ids."""
+    """Train with the ``##`` symbols numbered as in one reference run (read off its vocabulary): ``train`` takes
+    the counts, given in the run's order (see :func:`in_run_order`); where limit_alphabet ties, the run's
+    characters are kept."""
     import builtins
 
     import hf_bpe.trainer
 
     def sorted_like_run(items, *, key=None, reverse=False):
-        if key is None:
-            key = lambda item: (run.get(item, len(run)), item)  # noqa: E731
-        else:
-            # limit_alphabet ranks characters by (initial, frequency, -code point); the reference breaks ties of
-            # frequency in hash order too: among equally frequent characters, the run's are kept.
+        if key is not None:
             ranked = key
             key = lambda item: (*ranked(item)[:-1], item in run, ranked(item)[-1])  # noqa: E731
         return builtins.sorted(items, key=key, reverse=reverse)
 
     with monkeypatch.context() as patch:
         patch.setattr(hf_bpe.trainer, "sorted", sorted_like_run, raising=False)
-        return train()
+        return train(lambda counts: in_run_order(counts, run))
 
 
 def assert_same_as_reference(ours: dict[str, int], runs: list[dict[str, int]], train, monkeypatch) -> None:
@@ -156,8 +202,8 @@ def test_frequency_hug_example_ids(tmp_path, monkeypatch):
     path.write_text("".join(f"{word}\n" * count for word, count in HUG.items()), encoding="utf-8")
     runs = [reference_wordpiece([path], 19, min_frequency=0) for _ in range(3)]
 
-    def train():
-        return train_wordpiece_from_files([path], vocab_size=19, min_frequency=0, workers=1).vocab
+    def train(order=None):
+        return train_files([path], order, vocab_size=19, min_frequency=0)
 
     ours = train()
     assert_same_as_reference(ours, runs, train, monkeypatch)
@@ -180,8 +226,8 @@ def mixed_corpus(tmp_path_factory) -> list[Path]:
 def test_frequency_matches_reference(mixed_corpus, vocab_size, monkeypatch):
     runs = [reference_wordpiece(mixed_corpus, vocab_size) for _ in range(3)]
 
-    def train():
-        return train_wordpiece_from_files(mixed_corpus, vocab_size=vocab_size, workers=1).vocab
+    def train(order=None):
+        return train_files(mixed_corpus, order, vocab_size=vocab_size)
 
     ours = train()
     assert len(ours) == vocab_size
@@ -191,8 +237,8 @@ def test_frequency_matches_reference(mixed_corpus, vocab_size, monkeypatch):
 def test_frequency_cased_and_from_iterator(mixed_corpus, monkeypatch):
     runs = [reference_wordpiece(mixed_corpus, 800, lowercase=False) for _ in range(3)]
 
-    def train():
-        return train_wordpiece_from_files(mixed_corpus, vocab_size=800, recipe=BertRecipe(lowercase=False)).vocab
+    def train(order=None):
+        return train_files(mixed_corpus, order, vocab_size=800, recipe=BertRecipe(lowercase=False))
 
     ours = train()
     assert_same_as_reference(ours, runs, train, monkeypatch)
@@ -256,8 +302,8 @@ def test_frequency_matches_reference_on_real_corpora(real_corpora, corpus, vocab
     assert sum(path.stat().st_size for path in paths) > 700_000
     runs = [reference_wordpiece(paths, vocab_size, min_frequency=min_frequency) for _ in range(3)]
 
-    def train():
-        return train_wordpiece_from_files(paths, vocab_size=vocab_size, min_frequency=min_frequency).vocab
+    def train(order=None):
+        return train_files(paths, order, vocab_size=vocab_size, min_frequency=min_frequency)
 
     ours = train()
     assert len(ours) == vocab_size

@@ -95,7 +95,7 @@ def train_wordpiece_from_iterator(
 
     >>> result = train_wordpiece_from_iterator(["hug pug pun bun hugs"] * 3, vocab_size=20)
     >>> len(result.vocab), result.vocab["[UNK]"], result.vocab["##u"]
-    (20, 1, 15)
+    (20, 1, 12)
     """
     recipe = recipe or BertRecipe()
     counts = count_sequences(sequences, pre_tokenizer=wordpiece_counting(recipe))
