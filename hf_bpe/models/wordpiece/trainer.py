@@ -5,8 +5,9 @@ This module owns the training rules (no files, no text cutting):
 * ``scoring="frequency"``: ``tokenizers``' ``WordPieceTrainer`` (``tokenizers/src/models/wordpiece/trainer.rs``)
   runs its ``BpeTrainer`` with the ``##`` continuing-subword prefix and keeps the BPE vocabulary, ids and all
   (``WordPiece::from_bpe``); the merges are dropped. Here :func:`hf_bpe.trainer.train_bpe` does the BPE part, so
-  the token set is the reference's. The reference numbers the ``##`` symbols (``##a``) in hash order, which
-  changes from run to run; here they are numbered right after the alphabet in code-point order of their spelling.
+  the token set is the reference's. The reference numbers the ``##`` symbols (``##a``) in the hash order of its
+  words, which changes from run to run; here they are numbered in order of first appearance in ``counts`` (one of
+  the orders the reference can take; see :mod:`hf_bpe.trainer`).
 * ``scoring="likelihood"``: the algorithm the HuggingFace course teaches (Google never published its own). Words
   start as characters, all but the first with the prefix; each round merges the adjacent pair with the highest
   ``count(ab) / (count(a) * count(b))`` (counts weighted by word frequency, a token's count taken over every
