@@ -8,8 +8,9 @@ training and encoding live in :mod:`hf_bpe.models.unigram`, its transformers cla
 :mod:`hf_bpe.unigram_tokenizer`.
 
 Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer``,
-``CharBPETokenizer`` and ``UnigramTokenizer`` are imported on first access, and :mod:`hf_bpe._auto` registers
-them with ``AutoTokenizer`` as soon as transformers loads it, before or after ``hf_bpe``.
+``CharBPETokenizer``, ``WordPieceTokenizer`` and ``UnigramTokenizer`` are imported on first access, and
+:mod:`hf_bpe._auto` registers them with ``AutoTokenizer`` as soon as transformers loads it, before or after
+``hf_bpe``. WordPiece (BERT's tokenizer) and Unigram live in :mod:`hf_bpe.models`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ import typing as _typing
 from hf_bpe import _auto
 from hf_bpe.byte_level import bytes_to_unicode
 from hf_bpe.files import CharLevel, Merges, Vocab, read_merges, read_vocab, write_merges, write_vocab
+from hf_bpe.models.wordpiece.recipe import BertRecipe
+from hf_bpe.models.wordpiece.trainer import WordPieceResult, train_wordpiece
+from hf_bpe.models.wordpiece.training import (
+    train_wordpiece_from_dataset,
+    train_wordpiece_from_files,
+    train_wordpiece_from_iterator,
+)
 from hf_bpe.pretokenizer import GPT2_SPLIT_PATTERN, PRESETS, PreTokenizer, SplitPattern
 from hf_bpe.trainer import TrainResult
 from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
@@ -28,6 +36,7 @@ if _typing.TYPE_CHECKING:
     from hf_bpe.char_tokenizer import CharBPETokenizer
     from hf_bpe.tokenizer import BPETokenizer
     from hf_bpe.unigram_tokenizer import UnigramTokenizer
+    from hf_bpe.wordpiece_tokenizer import WordPieceTokenizer
 
 # The tokenizer classes are transformers classes, and importing transformers takes seconds that training never
 # needs: they are imported on first use (PEP 562), and registered with AutoTokenizer when transformers loads it.
@@ -35,6 +44,7 @@ _LAZY_CLASSES = {
     "BPETokenizer": "hf_bpe.tokenizer",
     "CharBPETokenizer": "hf_bpe.char_tokenizer",
     "UnigramTokenizer": "hf_bpe.unigram_tokenizer",
+    "WordPieceTokenizer": "hf_bpe.wordpiece_tokenizer",
 }
 
 _auto.register_when_transformers_is_loaded()
@@ -59,6 +69,7 @@ __all__ = [
     "GPT2_SPLIT_PATTERN",
     "PRESETS",
     "BPETokenizer",
+    "BertRecipe",
     "CharBPETokenizer",
     "CharLevel",
     "Merges",
@@ -67,6 +78,8 @@ __all__ = [
     "TrainResult",
     "UnigramTokenizer",
     "Vocab",
+    "WordPieceResult",
+    "WordPieceTokenizer",
     "__version__",
     "bytes_to_unicode",
     "read_merges",
@@ -75,6 +88,10 @@ __all__ = [
     "train_from_dataset",
     "train_from_files",
     "train_from_iterator",
+    "train_wordpiece",
+    "train_wordpiece_from_dataset",
+    "train_wordpiece_from_files",
+    "train_wordpiece_from_iterator",
     "write_merges",
     "write_vocab",
 ]

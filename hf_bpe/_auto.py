@@ -58,11 +58,13 @@ def register() -> None:
         from hf_bpe.char_tokenizer import CharBPETokenizer, CharBPETokenizerConfig
         from hf_bpe.tokenizer import BPETokenizer, BPETokenizerConfig
         from hf_bpe.unigram_tokenizer import UnigramTokenizer, UnigramTokenizerConfig
+        from hf_bpe.wordpiece_tokenizer import WordPieceTokenizer, WordPieceTokenizerConfig
 
     for config_class, tokenizer_class in (
         (BPETokenizerConfig, BPETokenizer),
         (CharBPETokenizerConfig, CharBPETokenizer),
         (UnigramTokenizerConfig, UnigramTokenizer),
+        (WordPieceTokenizerConfig, WordPieceTokenizer),
     ):
         AutoConfig.register(config_class.model_type, config_class, exist_ok=True)
         AutoTokenizer.register(config_class, tokenizer_class=tokenizer_class, exist_ok=True)

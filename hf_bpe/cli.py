@@ -51,6 +51,23 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "lowercase": False,
     "pattern": None,
     "normalizer": None,
+    "model": "bpe",
+    "scoring": None,
+    "strip_accents": None,
+    "clean_text": True,
+    "handle_chinese_chars": True,
+    "max_input_chars_per_word": None,
+}
+#: --model wordpiece: BERT's defaults (tokenizers' BertWordPieceTokenizer.train) where the option is not given.
+WORDPIECE_DEFAULTS: dict[str, Any] = {
+    "min_frequency": 2,
+    "limit_alphabet": 1000,
+    "special_tokens": ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
+    "unk_token": "[UNK]",
+    "continuing_subword_prefix": "##",
+    "lowercase": True,
+    "scoring": "frequency",
+    "max_input_chars_per_word": 100,
 }
 _ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 #: Where ``--config NAME`` finds presets: the clone's ``configs/`` beside the package (a clone, an editable install)
@@ -193,7 +210,37 @@ def _add_training_options(groups: dict[str, Any]) -> None:
         help="processes; the result is the same for any number (default: the CPU count)",
     )
     g["model"].add_argument(
-        "--model", choices=("bpe", "unigram"), default="bpe", help="bpe (default) or unigram (SentencePiece recipe)"
+        "--model",
+        choices=("bpe", "wordpiece", "unigram"),
+        default=None,
+        help="bpe (default), wordpiece (BERT's: vocab.txt, BertNormalizer, BertPreTokenizer) or unigram "
+        "(SentencePiece's recipe)",
+    )
+    g["model"].add_argument(
+        "--scoring",
+        choices=("frequency", "likelihood"),
+        default=None,
+        help="wordpiece: frequency (tokenizers' WordPieceTrainer, default) or likelihood (the HF course's)",
+    )
+    g["model"].add_argument(
+        "--no-lowercase", dest="lowercase", action="store_false", default=None, help="wordpiece: keep case"
+    )
+    g["model"].add_argument(
+        "--strip-accents", action="store_true", default=None, help="wordpiece: strip accents (default: if lowercasing)"
+    )
+    g["model"].add_argument("--no-strip-accents", dest="strip_accents", action="store_false", default=None)
+    g["model"].add_argument(
+        "--no-clean-text", dest="clean_text", action="store_false", default=None, help="wordpiece: keep controls"
+    )
+    g["model"].add_argument(
+        "--no-chinese-chars",
+        dest="handle_chinese_chars",
+        action="store_false",
+        default=None,
+        help="wordpiece: CJK ideographs are not words of their own",
+    )
+    g["model"].add_argument(
+        "--max-input-chars-per-word", type=_positive, default=None, metavar="N", help="wordpiece (default 100)"
     )
     g["model"].add_argument("--shrinking-factor", type=float, default=None, metavar="F", help="unigram (default 0.75)")
     g["model"].add_argument(
@@ -291,6 +338,15 @@ def build_parser() -> argparse.ArgumentParser:
                          help="with --exclude-special-tokens: cut out of the text; put FILEs first")  # fmt: skip
     cutting.add_argument("--exclude-special-tokens", action="store_true", help="cut special tokens out of the text")
     _add_pattern_options(cutting)
+    cutting.add_argument("--model", choices=("bpe", "wordpiece"), default="bpe",
+                         help="wordpiece: count words cut by BERT's recipe (default: bpe)")  # fmt: skip
+    cutting.add_argument("--no-lowercase", dest="lowercase", action="store_false", help="wordpiece: keep case")
+    cutting.add_argument("--strip-accents", dest="strip_accents", action="store_true", default=None,
+                         help="wordpiece: strip accents (default: if lowercasing)")  # fmt: skip
+    cutting.add_argument("--no-strip-accents", dest="strip_accents", action="store_false", default=None)
+    cutting.add_argument("--no-clean-text", dest="clean_text", action="store_false", help="wordpiece: keep controls")
+    cutting.add_argument("--no-chinese-chars", dest="handle_chinese_chars", action="store_false",
+                         help="wordpiece: CJK ideographs are not words of their own")  # fmt: skip
     engine = count.add_argument_group("where the counting runs")
     engine.add_argument("--workers", type=_positive, default=None, metavar="N",
                         help="processes, or datatrove tasks at once (default: the CPU count)")  # fmt: skip
@@ -539,6 +595,12 @@ def _valid(name: str, value: Any) -> bool:
         from hf_bpe.pretokenizer import NORMALIZERS
 
         return value is None or value in NORMALIZERS
+    if name == "model":
+        return value in ("bpe", "wordpiece", "unigram")
+    if name == "scoring":
+        return value in (None, "frequency", "likelihood")
+    if name == "strip_accents":
+        return value is None or isinstance(value, bool)
     if value is None:
         return default is None
     least = 0 if name in ("min_frequency", "limit_alphabet") else 1
@@ -547,12 +609,14 @@ def _valid(name: str, value: Any) -> bool:
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     settings = dict(TRAIN_DEFAULTS)
-    if args.config:
-        settings.update(read_config(args.config))
+    given = read_config(args.config) if args.config else {}
     for name in TRAIN_DEFAULTS:
         value = getattr(args, name, None)
         if value is not None:
-            settings[name] = value
+            given[name] = value
+    if given.get("model") == "wordpiece":
+        settings.update(WORDPIECE_DEFAULTS)
+    settings.update(given)
     # A role token that is not yet a special token becomes one (appended), so that --eos-token alone works.
     tokens = list(settings["special_tokens"])
     for role in _ROLES:
@@ -726,13 +790,83 @@ def _train_unigram_command(args: argparse.Namespace, settings: dict[str, Any]) -
     return 0
 
 
+def _train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
+    """``train --model wordpiece``: BERT's recipe, the chosen scoring, vocab.txt and the tokenizer files."""
+    import dataclasses
+
+    from hf_bpe.models.wordpiece.recipe import BertRecipe
+    from hf_bpe.models.wordpiece.training import train_wordpiece_from_count_directory, train_wordpiece_from_files
+
+    if bool(args.files) == bool(args.from_counts):
+        raise UsageError("give the text FILEs to train on, or --from-counts DIR, but not both")
+    recipe_flags = ("lowercase", "strip_accents", "clean_text", "handle_chinese_chars")
+    if args.from_counts and any(getattr(args, name) is not None for name in recipe_flags):
+        raise UsageError(f"{args.from_counts} records how its text was normalized; leave out the recipe options")
+    for name in ("char_level", "add_prefix_space", "max_token_length", "end_of_word_suffix", "pattern", "normalizer"):
+        if settings[name]:
+            raise UsageError(f"--{name.replace('_', '-')} is a BPE option; leave it out with --model wordpiece")
+    for role in ("bos_token", "eos_token"):
+        if settings[role] is not None:
+            raise UsageError(f"--{role.replace('_', '-')}: WordPiece has no {role}; BERT's roles are fixed")
+    unk = settings["unk_token"]
+    if unk not in settings["special_tokens"]:
+        raise UsageError(f"--unk-token {unk!r} is not among the special tokens {settings['special_tokens']}")
+    _check_output(args.output)
+    recipe = BertRecipe(
+        clean_text=settings["clean_text"],
+        handle_chinese_chars=settings["handle_chinese_chars"],
+        strip_accents=settings["strip_accents"],
+        lowercase=settings["lowercase"],
+    )
+    progress = _Progress(not args.no_progress)
+    start = time.perf_counter()
+    options = {
+        "vocab_size": settings["vocab_size"],
+        "scoring": settings["scoring"],
+        "min_frequency": settings["min_frequency"],
+        "limit_alphabet": settings["limit_alphabet"],
+        "special_tokens": settings["special_tokens"],
+        "continuing_subword_prefix": settings["continuing_subword_prefix"] or "##",
+        "unk_token": unk,
+        "workers": settings["workers"],
+        "progress": lambda done, total: progress("merge", done, total),
+    }
+    try:
+        if args.from_counts:
+            result = train_wordpiece_from_count_directory(args.from_counts, **options)
+        else:
+            result = train_wordpiece_from_files(
+                args.files, recipe=recipe, errors=settings["encoding_errors"], **options
+            )
+    finally:
+        progress.close()
+    result = dataclasses.replace(result, max_input_chars_per_word=settings["max_input_chars_per_word"])
+    result.save(args.output)
+    if result.replaced_lines:
+        print(
+            f"hf-bpe: warning: replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)", file=sys.stderr
+        )
+    print(
+        f"wordpiece ({result.scoring}) vocab size {len(result.vocab)}, stopped: {result.stop_reason}, "
+        f"{time.perf_counter() - start:.1f} s, written to {args.output}"
+    )
+    return 0
+
+
 def train_command(args: argparse.Namespace) -> int:
     from hf_bpe.count_files import read_manifest
     from hf_bpe.training import shortfall, smaller_vocabulary, train_from_count_directory, train_from_files
 
     settings = _settings(args)
-    if args.model == "unigram":
+    if settings["model"] == "wordpiece":
+        return _train_wordpiece(args, settings)
+    if settings["model"] == "unigram":
         return _train_unigram_command(args, settings)
+    wordpiece_only = ("scoring", "strip_accents", "max_input_chars_per_word")
+    given = [name for name in wordpiece_only if settings[name] is not None]
+    given += [name for name in ("clean_text", "handle_chinese_chars") if not settings[name]]
+    if given:
+        raise UsageError(f"--{given[0].replace('_', '-')} is a WordPiece option; add --model wordpiece")
     roles = {role: settings[role] for role in _ROLES}
     _check_special_tokens(args)
     if args.files and args.from_counts:
@@ -852,6 +986,22 @@ def count_command(args: argparse.Namespace) -> int:
 
     _check_special_tokens(args)
     _check_output(args.output, tokenizer=False)
+    counting = None
+    if args.model == "wordpiece":
+        from hf_bpe.models.wordpiece.recipe import BertRecipe
+        from hf_bpe.models.wordpiece.training import wordpiece_counting
+
+        if args.add_prefix_space or args.special_tokens or args.exclude_special_tokens or args.pattern:
+            raise UsageError(
+                "--add-prefix-space, --pattern and the special-token options are BPE's; leave them out for wordpiece"
+            )
+        if args.normalizer:
+            raise UsageError("--normalizer is BPE's; wordpiece normalizes with BERT's recipe (--no-lowercase, ...)")
+        counting = wordpiece_counting(
+            BertRecipe(args.clean_text, args.handle_chinese_chars, args.strip_accents, args.lowercase)
+        )
+    elif not (args.lowercase and args.clean_text and args.handle_chinese_chars) or args.strip_accents is not None:
+        raise UsageError("BERT's recipe options (--no-lowercase, --strip-accents, ...) need --model wordpiece")
     if args.engine == "datatrove":
         _require("datatrove", "--engine datatrove", "datatrove>=0.4", "datatrove")
         if args.executor == "ray":
@@ -880,6 +1030,7 @@ def count_command(args: argparse.Namespace) -> int:
             tasks=args.tasks,
             executor_options=dict(args.executor_option),
             progress=progress,
+            pre_tokenizer=counting,
         )
     finally:
         progress.close()
@@ -1114,7 +1265,7 @@ def verify_train_command(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     _check_special_tokens(args)
-    if args.model == "unigram":
+    if settings["model"] == "unigram":
         from hf_bpe.models.unigram.verify import verify_unigram_training
 
         unigram = verify_unigram_training(
@@ -1130,6 +1281,8 @@ def verify_train_command(args: argparse.Namespace) -> int:
         return 0 if unigram["first_difference"] is None else 1
     if settings["char_level"]:
         raise UsageError("verify train compares byte-level training; --char-level is not supported there yet")
+    if settings["model"] != "bpe":
+        raise UsageError("verify train compares byte-level BPE training; --model wordpiece is not supported there yet")
     options = _merging_options(settings)
     pre_tokenizer = _pre_tokenizer(settings)
     counts = count_files(args.files, pre_tokenizer=pre_tokenizer, workers=settings["workers"]).counts

@@ -30,6 +30,7 @@ from typing import Any
 import regex
 
 from hf_bpe import _unicode_tables
+from hf_bpe.models.wordpiece.recipe import BertRecipe, split_words
 from hf_bpe.normalizers import lowercase as _lowercase
 from hf_bpe.normalizers import unicode_normalize
 
@@ -147,6 +148,8 @@ class PreTokenizer:
         special_tokens: with ``exclude_special_tokens``, strings cut out of the text before counting.
         exclude_special_tokens: if false (the reference's behaviour, tokenizers#1616), special tokens in training
             text are ordinary text; if true, they are cut out first, as the tokenizer does when it encodes.
+        bert: WordPiece: BERT's normalizer and pre-tokenizer (:class:`~hf_bpe.models.wordpiece.recipe.BertRecipe`)
+            instead of ``normalizer`` and ``splits`` (see :meth:`bert_recipe`).
 
     Raises:
         ValueError: on an unknown normalizer or engine, a pattern that does not compile or can match the empty
@@ -165,6 +168,7 @@ class PreTokenizer:
     engine: str = "tokenizers"
     special_tokens: tuple[str, ...] = ()
     exclude_special_tokens: bool = False
+    bert: BertRecipe | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.splits, str) or not self.splits or not all(isinstance(p, str) for p in self.splits):
@@ -179,6 +183,8 @@ class PreTokenizer:
             raise ValueError(f"engine {self.engine!r}: choose one of {', '.join(ENGINES)}")
         if self.add_prefix_space and not self.byte_level:
             raise ValueError("add_prefix_space applies to byte-level BPE only (char-level splits on white space)")
+        if self.bert is not None and (self.byte_level or self.normalizer != "none"):
+            raise ValueError("BERT's recipe cuts characters with its own normalizer: use PreTokenizer.bert_recipe()")
         for pattern in self.splits:
             _compiled(pattern, self.engine)  # fails early, naming the pattern
 
@@ -228,6 +234,28 @@ class PreTokenizer:
             exclude_special_tokens=exclude_special_tokens,
         )
 
+    @classmethod
+    def bert_recipe(
+        cls,
+        recipe: BertRecipe | None = None,
+        *,
+        special_tokens: Iterable[str] = (),
+        exclude_special_tokens: bool = False,
+    ) -> PreTokenizer:
+        """WordPiece's cutting: ``tokenizers``' BertNormalizer and BertPreTokenizer (BERT's settings by default),
+        words in their own characters.
+
+        >>> PreTokenizer.bert_recipe().sequence_pieces("Héllo,  WORLD!")
+        ['hello', ',', 'world', '!']
+        """
+        return cls(
+            splits=(WHITESPACE_SPLIT_PATTERN,),
+            byte_level=False,
+            special_tokens=tuple(special_tokens),
+            exclude_special_tokens=exclude_special_tokens,
+            bert=recipe or BertRecipe(),
+        )
+
     @property
     def preset(self) -> str | None:
         """The preset these splits, normalizer and engine are, if any."""
@@ -246,6 +274,8 @@ class PreTokenizer:
 
     def normalize(self, text: str) -> str:
         """``text`` through the normalizer."""
+        if self.bert is not None:
+            return self.bert.normalize(text)
         normalize = _NORMALIZE[self.normalizer]
         return text if normalize is None else normalize(text)
 
@@ -259,6 +289,8 @@ class PreTokenizer:
         """
         if not text:
             return []
+        if self.bert is not None:
+            return split_words(text)
         splitters = _splitters(self.splits, self.engine, self.byte_level)
         if self.gpt2_form:
             if self.add_prefix_space and text[0] != " ":
@@ -319,6 +351,8 @@ class PreTokenizer:
         if "normalizer" not in fields and settings.get("lowercase"):
             fields["normalizer"] = "lowercase"
         fields["splits"] = tuple(fields.get("splits", (GPT2_SPLIT_PATTERN,)))
+        if isinstance(fields.get("bert"), Mapping):
+            fields["bert"] = BertRecipe(**fields["bert"])
         fields["special_tokens"] = tuple(fields.get("special_tokens", ()))
         return cls(**fields)
 
@@ -333,6 +367,8 @@ class PreTokenizer:
         """The ``tokenizers`` normalizer (None for ``"none"``)."""
         from tokenizers import normalizers
 
+        if self.bert is not None:
+            return normalizers.BertNormalizer(**dataclasses.asdict(self.bert))
         return {
             "none": None,
             "nfc": normalizers.NFC(),
@@ -346,6 +382,8 @@ class PreTokenizer:
         ``WhitespaceSplit()`` for char-level."""
         from tokenizers import Regex, pre_tokenizers
 
+        if self.bert is not None:
+            return pre_tokenizers.BertPreTokenizer()
         if not self.byte_level:
             return pre_tokenizers.WhitespaceSplit()
         if self.gpt2_form:

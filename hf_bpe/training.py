@@ -505,6 +505,11 @@ def train_from_count_directory(
         ValueError: naming a corrupt file, or counts of another format version.
     """
     recorded = PreTokenizer.from_settings(read_manifest(directory)["settings"])
+    if recorded.bert is not None:
+        raise ValueError(
+            f"{directory}: counted with BERT's recipe for WordPiece; train it with --model wordpiece "
+            "(hf_bpe.train_wordpiece_from_count_directory)"
+        )
     return train_from_counts(
         dict(iter_counts(directory)),
         vocab_size=vocab_size,

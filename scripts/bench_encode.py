@@ -160,7 +160,8 @@ def main() -> int:
     parser.add_argument("--corpora", type=Path, default=DEFAULT_OUTPUT, help="where the corpora are (built if not)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per tokenizer (alternating); default 3")
     parser.add_argument("--only", nargs="*", choices=[*SIZES, "mix"], help="only these sets")
-    parser.add_argument("--model", choices=("bpe", "unigram"), default="bpe")
+    parser.add_argument("--model", choices=("bpe", "unigram", "wordpiece"), default="bpe")
+    parser.add_argument("--wordpiece-vocab-size", type=int, default=8000)
     args = parser.parse_args()
 
     texts = corpora(args.corpora)
@@ -168,11 +169,14 @@ def main() -> int:
     mix = [doc for docs in sets.values() for doc in docs]
     random.Random(0).shuffle(mix)
     sets["mix"] = mix
-    if args.model == "unigram":
+    if args.model in ("unigram", "wordpiece"):
         for name, docs in sets.items():
             if not args.only or name in args.only:
                 print(f"\n{name}: {len(docs)} documents")
-                if bench_unigram(docs, sum(len(d.encode("utf-8")) for d in docs) / 1e6):
+                megabytes = sum(len(d.encode("utf-8")) for d in docs) / 1e6
+                if args.model == "unigram" and bench_unigram(docs, megabytes):
+                    return 1
+                if args.model == "wordpiece" and bench_wordpiece(docs, megabytes, args.wordpiece_vocab_size):
                     return 1
         return 0
     contenders = loaders(args.encoding)
@@ -216,6 +220,50 @@ def bench_unigram(docs: list[str], megabytes: float) -> int:
         print(f"{name:<26} {seconds[name]:>8.2f} {megabytes / seconds[name]:>8.2f} {seconds[name] / ours:>14.2f}")
     same = ids["hf_bpe UnigramTokenizer"] == ids["Rust TokenizersBackend"]
     print("hf_bpe/Rust speed ratio: %.2f" % (seconds["Rust TokenizersBackend"] / ours))
+    print(f"identical ids: {'yes' if same else 'NO'}")
+    return 0 if same else 1
+
+
+def bench_wordpiece(docs: list[str], megabytes: float, vocab_size: int) -> int:
+    """WordPieceTokenizer vs the Rust BertTokenizer, both loading the same trained vocab.txt."""
+    import shutil
+    import tempfile
+
+    from transformers import BertTokenizer
+
+    from hf_bpe import WordPieceTokenizer
+    from hf_bpe.models.wordpiece.recipe import BertRecipe
+    from hf_bpe.models.wordpiece.training import train_wordpiece_from_iterator
+
+    sample, size = [], 0
+    for doc in docs:
+        sample.append(doc)
+        size += len(doc.encode("utf-8"))
+        if size > 1e6:
+            break
+    with tempfile.TemporaryDirectory(prefix="bench-wordpiece-") as root:
+        start = time.perf_counter()
+        train_wordpiece_from_iterator(sample, vocab_size=vocab_size).save(Path(root) / "ours")
+        print(f"trained a {vocab_size}-token WordPiece vocabulary in {time.perf_counter() - start:.1f} s")
+        (Path(root) / "vocab").mkdir()
+        shutil.copy(Path(root) / "ours" / "vocab.txt", Path(root) / "vocab" / "vocab.txt")
+        recipe = BertRecipe()
+        runs = {
+            "recipe words (ceiling)": lambda ds: [recipe.words(d) for d in ds],
+            "hf_bpe WordPieceTokenizer": lambda ds: WordPieceTokenizer.from_pretrained(Path(root) / "ours")(ds)[
+                "input_ids"
+            ],
+            "Rust BertTokenizer": lambda ds: BertTokenizer.from_pretrained(str(Path(root) / "vocab"))(ds)["input_ids"],
+        }
+        seconds, ids = {}, {}
+        for name, run in runs.items():
+            seconds[name], ids[name] = timed(run, docs)
+    print(f"{'':<28} {'seconds':>8} {'MB/s':>8} {'hf_bpe / this':>14}")
+    ours = seconds["hf_bpe WordPieceTokenizer"]
+    for name in runs:
+        print(f"{name:<28} {seconds[name]:>8.2f} {megabytes / seconds[name]:>8.2f} {seconds[name] / ours:>14.2f}")
+    same = ids["hf_bpe WordPieceTokenizer"] == ids["Rust BertTokenizer"]
+    print("hf_bpe/Rust speed ratio: %.2f" % (seconds["Rust BertTokenizer"] / ours))
     print(f"identical ids: {'yes' if same else 'NO'}")
     return 0 if same else 1
 

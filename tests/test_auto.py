@@ -114,6 +114,7 @@ def test_registration_is_safe_twice():
                 "BPETokenizer=hf_bpe.tokenizer",
                 "CharBPETokenizer=hf_bpe.char_tokenizer",
                 "UnigramTokenizer=hf_bpe.unigram_tokenizer",
+                "WordPieceTokenizer=hf_bpe.wordpiece_tokenizer",
             ]
         )
     ]

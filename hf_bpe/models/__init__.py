@@ -1,1 +1,2 @@
-"""hf_bpe's models beyond byte-level BPE, one package each (:mod:`hf_bpe.models.unigram`)."""
+"""The models hf_bpe trains beside byte-level BPE, one package each: :mod:`hf_bpe.models.wordpiece`,
+:mod:`hf_bpe.models.unigram`."""

@@ -1,0 +1,94 @@
+"""Words to WordPiece ids: greedy longest-match-first, as ``tokenizers``' ``WordPiece::tokenize`` does.
+
+This module owns the model's one rule: from the start of a word, take the longest piece in the vocabulary
+(spelled with the continuing-subword prefix after the first), then go on from where it ends. A word longer than
+``max_input_chars_per_word`` characters, or with a place where no piece matches, is the unknown token as a whole.
+Cutting text into words is :mod:`hf_bpe.models.wordpiece.recipe`'s job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+#: Words kept in an encoder's cache (cleared when full).
+CACHE_SIZE = 1 << 16
+
+
+class WordPieceEncoder:
+    """Greedy longest-match-first over a vocabulary.
+
+    Args:
+        vocab: token to id.
+        unk_token: the unknown token (must be in ``vocab``).
+        continuing_subword_prefix: the prefix of pieces that continue a word.
+        max_input_chars_per_word: longer words are ``unk_token``.
+
+    Raises:
+        ValueError: if ``unk_token`` is not in ``vocab``.
+
+    >>> encoder = WordPieceEncoder({"[UNK]": 0, "hug": 1, "##s": 2, "b": 3, "##u": 4, "##gs": 5})
+    >>> encoder.encode_word("hugs"), encoder.encode_word("bugs"), encoder.encode_word("bum")
+    ([1, 2], [3, 4, 5], [0])
+    """
+
+    def __init__(
+        self,
+        vocab: Mapping[str, int],
+        *,
+        unk_token: str = "[UNK]",
+        continuing_subword_prefix: str = "##",
+        max_input_chars_per_word: int = 100,
+    ) -> None:
+        if unk_token not in vocab:
+            raise ValueError(f"unk_token {unk_token!r} is not in the vocabulary; add it or name another unk_token")
+        self.vocab = vocab
+        self.unk_id = vocab[unk_token]
+        self.prefix = continuing_subword_prefix
+        self.max_input_chars_per_word = max_input_chars_per_word
+        # The longest piece, in characters: no longer match is tried.
+        self._longest = max((len(token) for token in vocab), default=1)
+        self._cache: dict[str, list[tuple[int, int, int]]] = {}
+
+    def __getstate__(self) -> dict[str, object]:
+        # The cache is derived: a pickle (and datasets' fingerprint of a tokenizer) does not depend on what was
+        # encoded before.
+        return {**self.__dict__, "_cache": {}}
+
+    def encode_word(self, word: str) -> list[int]:
+        """The ids of one word."""
+        return [token_id for token_id, _, _ in self.encode_word_with_offsets(word)]
+
+    def encode_word_with_offsets(self, word: str) -> list[tuple[int, int, int]]:
+        """``(id, start, end)`` of each piece of one word, the span in characters of ``word`` (the unknown token
+        spans the whole word)."""
+        found = self._cache.get(word)
+        if found is not None:
+            return found
+        found = self._encode(word)
+        if len(self._cache) >= CACHE_SIZE:
+            self._cache.clear()
+        self._cache[word] = found
+        return found
+
+    def _encode(self, word: str) -> list[tuple[int, int, int]]:
+        size = len(word)
+        unknown = [(self.unk_id, 0, size)]
+        if size > self.max_input_chars_per_word:
+            return unknown
+        vocab = self.vocab
+        prefix = self.prefix
+        pieces: list[tuple[int, int, int]] = []
+        start = 0
+        while start < size:
+            end = min(size, start + self._longest)
+            while end > start:
+                piece = word[start:end] if start == 0 else prefix + word[start:end]
+                token_id = vocab.get(piece)
+                if token_id is not None:
+                    pieces.append((token_id, start, end))
+                    break
+                end -= 1
+            else:
+                return unknown
+            start = end
+        return pieces

@@ -1,0 +1,176 @@
+"""WordPiece's files: ``vocab.txt`` (BERT's format), ``tokenizer_config.json`` and ``tokenizer.json``.
+
+``vocab.txt`` holds one token a line, the line number (from 0) being its id, as ``tokenizers``'
+``WordPiece::save`` writes it and transformers' ``load_vocab`` reads it. ``tokenizer.json`` is the
+``BertWordPieceTokenizer`` recipe around the same vocabulary (BertNormalizer, BertPreTokenizer, WordPiece,
+``[CLS] $A [SEP] $B:1 [SEP]:1``, the WordPiece decoder), so transformers' Rust backend loads the directory
+without hf_bpe; ``tokenizer_config.json`` names :class:`hf_bpe.wordpiece_tokenizer.WordPieceTokenizer`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hf_bpe.files import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, write_files
+from hf_bpe.models.wordpiece.recipe import BertRecipe
+
+if TYPE_CHECKING:
+    from hf_bpe.models.wordpiece.trainer import WordPieceResult
+
+#: BERT's vocabulary file.
+VOCAB_TXT = "vocab.txt"
+#: The transformers class ``tokenizer_config.json`` names.
+WORDPIECE_TOKENIZER_CLASS = "WordPieceTokenizer"
+#: BERT's special tokens by role.
+BERT_ROLES = {
+    "pad_token": "[PAD]",
+    "unk_token": "[UNK]",
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "mask_token": "[MASK]",
+}
+
+
+def format_vocab_txt(vocab: Mapping[str, int]) -> str:
+    """``vocab.txt``'s text: tokens in id order, one a line.
+
+    Raises:
+        ValueError: if the ids are not 0 to ``len(vocab) - 1``, or a token holds a line break.
+
+    >>> format_vocab_txt({"[UNK]": 0, "a": 1, "##b": 2})
+    '[UNK]\\na\\n##b\\n'
+    """
+    tokens = sorted(vocab, key=vocab.__getitem__)
+    for expected, token in enumerate(tokens):
+        if vocab[token] != expected:
+            raise ValueError(f"token {token!r} has id {vocab[token]}; vocab.txt needs the ids 0 to {len(vocab) - 1}")
+        if "\n" in token or "\r" in token:
+            raise ValueError(f"token {token!r} (id {expected}) holds a line break; vocab.txt cannot store it")
+    return "".join(token + "\n" for token in tokens)
+
+
+def read_vocab_txt(path: str | os.PathLike[str]) -> dict[str, int]:
+    """Read ``vocab.txt``: the token on line ``n`` (from 0) has id ``n`` (a token seen twice keeps the later id,
+    as transformers' ``load_vocab`` has it).
+
+    Raises:
+        FileNotFoundError: naming the path.
+        ValueError: naming the file and line, on invalid UTF-8.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"{path}: no such vocab.txt; pass the directory hf-bpe train wrote") from e
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{line}: invalid UTF-8 ({e.reason}); vocab.txt must be UTF-8") from e
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return {token: index for index, token in enumerate(lines)}
+
+
+def wordpiece_config(
+    special_tokens: Sequence[str],
+    recipe: BertRecipe,
+    *,
+    unk_token: str = "[UNK]",
+    continuing_subword_prefix: str = "##",
+    max_input_chars_per_word: int = 100,
+) -> dict[str, Any]:
+    """``tokenizer_config.json``: the class, the recipe's settings and the special tokens' roles (BERT's names)."""
+    roles = {role: token for role, token in BERT_ROLES.items() if token in special_tokens}
+    if unk_token in special_tokens:
+        roles["unk_token"] = unk_token
+    extra = [token for token in special_tokens if token not in roles.values()]
+    return {
+        "tokenizer_class": WORDPIECE_TOKENIZER_CLASS,
+        **roles,
+        "extra_special_tokens": extra,
+        "do_lower_case": recipe.lowercase,
+        "strip_accents": recipe.strip_accents,
+        "tokenize_chinese_chars": recipe.handle_chinese_chars,
+        "clean_text": recipe.clean_text,
+        "wordpieces_prefix": continuing_subword_prefix,
+        "max_input_chars_per_word": max_input_chars_per_word,
+        "clean_up_tokenization_spaces": False,
+        # BERT's inputs: the Rust backend (loading without hf_bpe) returns token_type_ids only when told so.
+        "model_input_names": ["input_ids", "token_type_ids", "attention_mask"],
+    }
+
+
+def wordpiece_tokenizer_json(
+    vocab: Mapping[str, int],
+    special_tokens: Sequence[str],
+    recipe: BertRecipe,
+    *,
+    unk_token: str = "[UNK]",
+    continuing_subword_prefix: str = "##",
+    max_input_chars_per_word: int = 100,
+    cls_token: str | None = "[CLS]",
+    sep_token: str | None = "[SEP]",
+) -> str:
+    """``tokenizer.json``: ``tokenizers``' ``BertWordPieceTokenizer`` recipe around ``vocab``, built with the
+    ``tokenizers`` library (so the Rust backend reads it as its own)."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+
+    tokenizer = Tokenizer(
+        models.WordPiece(
+            dict(vocab),
+            unk_token=unk_token,
+            max_input_chars_per_word=max_input_chars_per_word,
+        )
+    )
+    # The Python binding takes no prefix in the constructor of this version; set it on the model.
+    tokenizer.model.continuing_subword_prefix = continuing_subword_prefix
+    tokenizer.normalizer = normalizers.BertNormalizer(
+        clean_text=recipe.clean_text,
+        handle_chinese_chars=recipe.handle_chinese_chars,
+        strip_accents=recipe.strip_accents,
+        lowercase=recipe.lowercase,
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.decoder = decoders.WordPiece(prefix=continuing_subword_prefix)
+    if cls_token in vocab and sep_token in vocab:
+        tokenizer.post_processor = processors.TemplateProcessing(
+            single=f"{cls_token}:0 $A:0 {sep_token}:0",
+            pair=f"{cls_token}:0 $A:0 {sep_token}:0 $B:1 {sep_token}:1",
+            special_tokens=[(str(cls_token), vocab[str(cls_token)]), (str(sep_token), vocab[str(sep_token)])],
+        )
+    tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
+    return tokenizer.to_str()
+
+
+def write_wordpiece_dir(directory: str | os.PathLike[str], result: WordPieceResult) -> list[Path]:
+    """Write ``vocab.txt``, ``tokenizer_config.json`` and ``tokenizer.json`` for a trained vocabulary, all or none.
+
+    Returns:
+        The paths written.
+    """
+    options = {
+        "unk_token": result.unk_token,
+        "continuing_subword_prefix": result.continuing_subword_prefix,
+        "max_input_chars_per_word": result.max_input_chars_per_word,
+    }
+    config = wordpiece_config(result.special_tokens, result.recipe, **options)  # type: ignore[arg-type]
+    files = {
+        VOCAB_TXT: format_vocab_txt(result.vocab),
+        TOKENIZER_CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
+        TOKENIZER_FILE: wordpiece_tokenizer_json(
+            result.vocab,
+            result.special_tokens,
+            result.recipe,
+            cls_token=config.get("cls_token"),
+            sep_token=config.get("sep_token"),
+            **options,  # type: ignore[arg-type]
+        ),
+    }
+    write_files(directory, files)
+    return [Path(directory) / name for name in files]

@@ -1,0 +1,210 @@
+"""Word counts in, a WordPiece vocabulary out: the two things called WordPiece training.
+
+This module owns the training rules (no files, no text cutting):
+
+* ``scoring="frequency"``: ``tokenizers``' ``WordPieceTrainer`` (``tokenizers/src/models/wordpiece/trainer.rs``)
+  runs its ``BpeTrainer`` with the ``##`` continuing-subword prefix and keeps the BPE vocabulary, ids and all
+  (``WordPiece::from_bpe``); the merges are dropped. Here :func:`hf_bpe.trainer.train_bpe` does the BPE part, so
+  the token set is the reference's. The reference numbers the ``##`` symbols (``##a``) in the hash order of its
+  words, which changes from run to run; here they are numbered in order of first appearance in ``counts`` (one of
+  the orders the reference can take; see :mod:`hf_bpe.trainer`).
+* ``scoring="likelihood"``: the algorithm the HuggingFace course teaches (Google never published its own). Words
+  start as characters, all but the first with the prefix; each round merges the adjacent pair with the highest
+  ``count(ab) / (count(a) * count(b))`` (counts weighted by word frequency, a token's count taken over every
+  place it stands, a one-token word included), compared exactly (as fractions, not floats). Ties go to the pair
+  seen first, as the course's code has it: words in the order of ``counts`` (the order they first occur in the
+  text), pairs left to right within a word. The vocabulary is the special tokens, the alphabet sorted, then one
+  token per round (a merge that makes a token already there adds nothing).
+
+Counting words is :mod:`hf_bpe.counting`'s job (with BERT's recipe); writing ``vocab.txt`` is
+:mod:`hf_bpe.models.wordpiece.files`'.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from hf_bpe.models.wordpiece.recipe import BertRecipe
+from hf_bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, ProgressCallback, train_bpe
+
+#: BERT's special tokens, in BERT's order (ids 0 to 4).
+BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+#: How the two trainers score a pair.
+SCORINGS = ("frequency", "likelihood")
+#: BERT's prefix for a piece that continues a word.
+CONTINUING_SUBWORD_PREFIX = "##"
+#: Longer words are encoded as the unknown token.
+MAX_INPUT_CHARS_PER_WORD = 100
+
+
+@dataclasses.dataclass(frozen=True)
+class WordPieceResult:
+    """A trained WordPiece vocabulary.
+
+    Attributes:
+        vocab: token to id (ids 0 to ``len(vocab) - 1``, special tokens first).
+        stop_reason: ``"vocab_size"``, ``"min_frequency"`` or ``"no_pairs"``.
+        special_tokens: the special tokens, first in the vocabulary.
+        scoring: ``"frequency"`` or ``"likelihood"``.
+        recipe: how the text was normalized (recorded in the tokenizer files).
+        unk_token: the unknown token.
+        continuing_subword_prefix: the prefix of pieces that continue a word.
+        max_input_chars_per_word: longer words encode as ``unk_token``.
+        replaced_lines: input lines whose invalid UTF-8 was replaced by U+FFFD.
+    """
+
+    vocab: dict[str, int]
+    stop_reason: str
+    special_tokens: tuple[str, ...] = BERT_SPECIAL_TOKENS
+    scoring: str = "frequency"
+    recipe: BertRecipe = dataclasses.field(default_factory=BertRecipe)
+    unk_token: str = "[UNK]"
+    continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX
+    max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD
+    replaced_lines: int = 0
+
+    def save(self, directory: str | os.PathLike[str]) -> list[Path]:
+        """Write ``vocab.txt``, ``tokenizer_config.json`` and ``tokenizer.json``, all or none.
+
+        Returns:
+            The paths written.
+        """
+        from hf_bpe.models.wordpiece.files import write_wordpiece_dir
+
+        return write_wordpiece_dir(directory, self)
+
+
+def train_wordpiece(
+    counts: Mapping[str, int],
+    *,
+    vocab_size: int = 30000,
+    scoring: str = "frequency",
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
+    limit_alphabet: int | None = None,
+    continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX,
+    unk_token: str = "[UNK]",
+    recipe: BertRecipe | None = None,
+    workers: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> WordPieceResult:
+    """Learn a WordPiece vocabulary from word counts.
+
+    Args:
+        counts: word (as BERT's recipe cut it) to count.
+        vocab_size: the vocabulary size to reach, special tokens and alphabet included.
+        scoring: ``"frequency"`` (``tokenizers``' ``WordPieceTrainer``) or ``"likelihood"`` (the course's).
+        min_frequency: stop when the best pair occurs fewer times than this.
+        special_tokens: the first ids, in order.
+        limit_alphabet: frequency scoring: keep at most this many characters, the most frequent.
+        continuing_subword_prefix: the prefix of pieces that continue a word.
+        unk_token: the unknown token (recorded; it should be one of ``special_tokens``).
+        recipe: how the counts were made (recorded in the result).
+        workers: frequency scoring: processes for the initial pair count.
+        progress: called as ``progress(merges_done, merges_wanted)``.
+
+    Returns:
+        The vocabulary and why training stopped.
+
+    Raises:
+        ValueError: on an unknown ``scoring``, or the options :func:`hf_bpe.trainer.train_bpe` rejects.
+
+    >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+    >>> result = train_wordpiece(counts, vocab_size=10, scoring="likelihood", special_tokens=())
+    >>> list(result.vocab)
+    ['##g', '##n', '##s', '##u', 'b', 'h', 'p', '##gs', 'hu', 'hugs']
+    """
+    if scoring not in SCORINGS:
+        raise ValueError(f"scoring={scoring!r}: must be one of {', '.join(SCORINGS)}")
+    if not continuing_subword_prefix:
+        raise ValueError("continuing_subword_prefix='' : WordPiece needs a prefix (BERT's is '##')")
+    common = {
+        "special_tokens": tuple(special_tokens),
+        "scoring": scoring,
+        "recipe": recipe or BertRecipe(),
+        "unk_token": unk_token,
+        "continuing_subword_prefix": continuing_subword_prefix,
+    }
+    if scoring == "frequency":
+        bpe = train_bpe(
+            counts,
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=special_tokens,
+            limit_alphabet=limit_alphabet,
+            initial_alphabet=(),
+            continuing_subword_prefix=continuing_subword_prefix,
+            workers=workers,
+            progress=progress,
+        )
+        return WordPieceResult(dict(bpe.vocab), bpe.stop_reason, **common)  # type: ignore[arg-type]
+    # The likelihood trainer shares train_bpe's checks of the options.
+    train_bpe({}, vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=special_tokens)
+    vocab, stop = _train_likelihood(counts, vocab_size, min_frequency, special_tokens, continuing_subword_prefix)
+    return WordPieceResult(vocab, stop, **common)  # type: ignore[arg-type]
+
+
+def _train_likelihood(
+    counts: Mapping[str, int], vocab_size: int, min_frequency: int, special_tokens: Sequence[str], prefix: str
+) -> tuple[dict[str, int], str]:
+    """The course's loop, kept incremental: pair and token counts are updated only in the words a merge touches,
+    then every pair is scored (a scan per round, so training time grows with vocabulary size times distinct
+    pairs: meant for small and medium corpora)."""
+    words: list[list[str]] = []
+    frequencies: list[int] = []
+    alphabet: set[str] = set()
+    for word, count in counts.items():
+        if count < 0:
+            raise ValueError(f"word {word!r} has count {count}; counts must be non-negative")
+        if not word:
+            continue
+        split = [word[0], *(prefix + char for char in word[1:])]
+        alphabet.update(split)
+        words.append(split)
+        frequencies.append(count)
+    vocab: dict[str, int] = {}
+    for token in [*special_tokens, *sorted(alphabet)]:
+        vocab.setdefault(token, len(vocab))
+
+    while len(vocab) < vocab_size:
+        # compute_pair_scores: token counts over every place a token stands, pair counts over adjacent places;
+        # a dict keeps pairs in the order first seen.
+        token_counts: dict[str, int] = {}
+        pair_counts: dict[tuple[str, str], int] = {}
+        for split, count in zip(words, frequencies, strict=True):
+            for token in split:
+                token_counts[token] = token_counts.get(token, 0) + count
+            for pair in itertools.pairwise(split):
+                pair_counts[pair] = pair_counts.get(pair, 0) + count
+        best: tuple[str, str] | None = None
+        best_count = best_denominator = 0
+        for pair, count in pair_counts.items():
+            denominator = token_counts[pair[0]] * token_counts[pair[1]]
+            # count / denominator > best_count / best_denominator, exactly; the first seen wins a tie.
+            if best is None or count * best_denominator > best_count * denominator:
+                best, best_count, best_denominator = pair, count, denominator
+        if best is None:
+            return vocab, STOP_NO_PAIRS
+        if best_count < min_frequency:
+            return vocab, STOP_MIN_FREQUENCY
+        left, right = best
+        merged = left + (right[len(prefix) :] if right.startswith(prefix) else right)
+        for index, split in enumerate(words):
+            if len(split) < 2 or left not in split:
+                continue
+            out: list[str] = []
+            i = 0
+            while i < len(split):
+                if i + 1 < len(split) and split[i] == left and split[i + 1] == right:
+                    out.append(merged)
+                    i += 2
+                else:
+                    out.append(split[i])
+                    i += 1
+            words[index] = out
+        vocab.setdefault(merged, len(vocab))
+    return vocab, STOP_VOCAB_SIZE

@@ -1,0 +1,160 @@
+"""Train WordPiece from files, iterables of strings or ``datasets`` columns: count words, then train.
+
+This module owns the glue: BERT's recipe (:class:`~hf_bpe.models.wordpiece.recipe.BertRecipe`), as the kind of
+:class:`~hf_bpe.pretokenizer.PreTokenizer` that names it (``PreTokenizer.bert_recipe``), handed to
+:mod:`hf_bpe.counting` (files line by line with their endings, in parallel shards, as ``Tokenizer.train`` reads
+them), then :func:`~hf_bpe.models.wordpiece.trainer.train_wordpiece`. The defaults are those of ``tokenizers``'
+``BertWordPieceTokenizer.train``: 30,000 tokens, ``min_frequency=2``, ``limit_alphabet=1000``, BERT's special
+tokens, lowercasing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.counting import count_files, count_sequences, dataset_rows
+from hf_bpe.models.wordpiece.recipe import BertRecipe
+from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, WordPieceResult, train_wordpiece
+from hf_bpe.pretokenizer import PreTokenizer
+from hf_bpe.trainer import ProgressCallback
+
+#: ``BertWordPieceTokenizer.train``'s defaults.
+DEFAULT_MIN_FREQUENCY = 2
+DEFAULT_LIMIT_ALPHABET = 1000
+
+
+def wordpiece_counting(recipe: BertRecipe) -> PreTokenizer:
+    """How WordPiece cuts text for counting: BERT's recipe, characters as they are (no byte mapping).
+
+    >>> from hf_bpe.counting import count_sequences
+    >>> count_sequences(["Héllo, hello"], pre_tokenizer=wordpiece_counting(BertRecipe()))
+    Counter({'hello': 2, ',': 1})
+    """
+    return PreTokenizer.bert_recipe(recipe)
+
+
+def train_wordpiece_from_files(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    vocab_size: int = 30000,
+    scoring: str = "frequency",
+    min_frequency: int = DEFAULT_MIN_FREQUENCY,
+    limit_alphabet: int | None = DEFAULT_LIMIT_ALPHABET,
+    special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
+    recipe: BertRecipe | None = None,
+    continuing_subword_prefix: str = "##",
+    unk_token: str = "[UNK]",
+    workers: int | None = None,
+    errors: str = "strict",
+    progress: ProgressCallback | None = None,
+) -> WordPieceResult:
+    """Train WordPiece on text files, each read line by line (``Tokenizer.train(files)``).
+
+    Args:
+        paths: the files.
+        vocab_size: see :func:`~hf_bpe.models.wordpiece.trainer.train_wordpiece`, as are ``scoring``,
+            ``min_frequency``, ``limit_alphabet``, ``special_tokens``, ``continuing_subword_prefix``, ``unk_token``.
+        recipe: BERT's normalizer settings (default: BERT's, lowercasing).
+        workers: processes for counting and the pair count.
+        errors: ``"strict"`` or ``"replace"`` for invalid UTF-8.
+        progress: called as ``progress(merges_done, merges_wanted)``.
+
+    Returns:
+        The trained vocabulary.
+    """
+    recipe = recipe or BertRecipe()
+    found = count_files(paths, pre_tokenizer=wordpiece_counting(recipe), workers=workers, errors=errors)
+    result = train_wordpiece(
+        found.counts,
+        vocab_size=vocab_size,
+        scoring=scoring,
+        min_frequency=min_frequency,
+        limit_alphabet=limit_alphabet,
+        special_tokens=special_tokens,
+        recipe=recipe,
+        continuing_subword_prefix=continuing_subword_prefix,
+        unk_token=unk_token,
+        workers=workers,
+        progress=progress,
+    )
+    if found.replaced_lines:
+        import dataclasses
+
+        result = dataclasses.replace(result, replaced_lines=found.replaced_lines)
+    return result
+
+
+def train_wordpiece_from_iterator(
+    sequences: Iterable[str | Sequence[str]], *, recipe: BertRecipe | None = None, **options: Any
+) -> WordPieceResult:
+    """Train WordPiece on an iterable of strings (or batches of strings), each one sequence
+    (``Tokenizer.train_from_iterator``). Options as :func:`train_wordpiece_from_files`.
+
+    >>> result = train_wordpiece_from_iterator(["hug pug pun bun hugs"] * 3, vocab_size=20)
+    >>> len(result.vocab), result.vocab["[UNK]"], result.vocab["##u"]
+    (20, 1, 12)
+    """
+    recipe = recipe or BertRecipe()
+    counts = count_sequences(sequences, pre_tokenizer=wordpiece_counting(recipe))
+    options.setdefault("min_frequency", DEFAULT_MIN_FREQUENCY)
+    options.setdefault("limit_alphabet", DEFAULT_LIMIT_ALPHABET)
+    return train_wordpiece(counts, recipe=recipe, **options)
+
+
+def count_wordpiece_to_directory(
+    paths: Sequence[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    *,
+    recipe: BertRecipe | None = None,
+    **options: Any,
+) -> Path:
+    """Count the words of text files, cut by BERT's recipe, into a counts directory (local or datatrove engine;
+    options as :func:`hf_bpe.training.count_to_directory`). The manifest records the recipe.
+
+    Returns:
+        The manifest's path.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = path.write_text("Hug pug, HUG\\n", encoding="utf-8")
+    >>> manifest = count_wordpiece_to_directory([path], path.parent / "counts", workers=1)
+    >>> sorted(train_wordpiece_from_count_directory(manifest.parent, vocab_size=20, min_frequency=0).vocab)[-3:]
+    ['p', 'pug', 'u']
+    """
+    from hf_bpe.training import count_to_directory
+
+    return count_to_directory(paths, output, pre_tokenizer=wordpiece_counting(recipe or BertRecipe()), **options)
+
+
+def train_wordpiece_from_count_directory(directory: str | os.PathLike[str], **options: Any) -> WordPieceResult:
+    """Train WordPiece on a counts directory written by :func:`count_wordpiece_to_directory` (or
+    ``hf-bpe count --model wordpiece``), with the recipe it records. Options as :func:`train_wordpiece`, with
+    BertWordPieceTokenizer's defaults. Likelihood scoring breaks ties in the directory's order of words (its
+    buckets), not the text's.
+
+    Raises:
+        ValueError: if the directory was counted for BPE (byte-level pre-tokens).
+    """
+    from hf_bpe.count_files import iter_counts, read_manifest
+
+    settings = read_manifest(directory)["settings"]
+    bert = settings.get("bert")
+    if not isinstance(bert, dict):
+        raise ValueError(
+            f"{directory}: counted for byte-level BPE, not with BERT's recipe; recount with "
+            "'hf-bpe count --model wordpiece'"
+        )
+    options.setdefault("min_frequency", DEFAULT_MIN_FREQUENCY)
+    options.setdefault("limit_alphabet", DEFAULT_LIMIT_ALPHABET)
+    return train_wordpiece(dict(iter_counts(directory)), recipe=BertRecipe(**bert), **options)
+
+
+def train_wordpiece_from_dataset(
+    dataset: Any, column: str, *, recipe: BertRecipe | None = None, **options: Any
+) -> WordPieceResult:
+    """Train WordPiece on a ``datasets.Dataset`` column, each row one sequence. Options as
+    :func:`train_wordpiece_from_files`."""
+    return train_wordpiece_from_iterator(dataset_rows(dataset, column), recipe=recipe, **options)
