@@ -1275,9 +1275,9 @@ def verify_train_command(args: argparse.Namespace) -> int:
             print(json.dumps(unigram, ensure_ascii=False, indent=2))
         else:
             first = unigram["first_difference"]
-            print("same as tokenizers" if first is None else f"first difference: {first}")
             for step in ("seed_and_first_em_round", "final"):
                 print(f"{step}: {unigram[step]}")
+            print("same as tokenizers" if first is None else f"first difference: {first}")
         return 0 if unigram["first_difference"] is None else 1
     if settings["char_level"]:
         raise UsageError("verify train compares byte-level training; --char-level is not supported there yet")
@@ -1339,6 +1339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hf-bpe: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the group's further Ctrl-Cs may still be on their way
         print("hf-bpe: interrupted; nothing was written", file=sys.stderr)
         return 130
     except Terminated:
@@ -1349,7 +1350,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         signal.signal(signal.SIGTERM, previous)
-        signal.signal(signal.SIGINT, previous_interrupt)
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            # Not interrupted: the caller's handler back. Interrupted: further Ctrl-Cs stay ignored while the
+            # process exits (restoring Python's handler here let a late one kill it with status -2).
+            signal.signal(signal.SIGINT, previous_interrupt)
     parser.error(f"unknown command {args.command!r}")
     return 2  # pragma: no cover
 
