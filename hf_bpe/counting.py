@@ -342,18 +342,21 @@ def _pool_map(
     previous = signal.getsignal(signal.SIGINT) if main_thread else None
     if main_thread and previous is signal.default_int_handler:
         signal.signal(signal.SIGINT, _interrupt_once)
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_parent)
+    pool = None
     try:
         # Not pool.map: closing its iterator cancels the pending futures, and the pool's manager thread then fails
         # on them (InvalidStateError) when it finds the terminated workers.
         here = list(local) + [False] * (len(jobs) - len(local))
-        futures = [None if in_here else pool.submit(function, job) for job, in_here in zip(jobs, here, strict=True)]
+        with signals_blocked():  # the workers and the pool's threads start with them blocked
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=leave_signals_to_parent)
+            futures = [None if in_here else pool.submit(function, job) for job, in_here in zip(jobs, here, strict=True)]
         for job, future in zip(jobs, futures, strict=True):
             yield function(job) if future is None else future.result()
     except BaseException:
         if main_thread:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-        _stop_pool(pool)
+        if pool is not None:
+            _stop_pool(pool)
         raise
     else:
         pool.shutdown(wait=True)
@@ -380,14 +383,46 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
             if process.is_alive():
                 process.kill()
                 process.join(5)
+    # A worker stopped while it wrote its result leaves half a message in the result pipe, and the pool's manager
+    # thread waits for the rest for ever (its shutdown with it). With the workers gone, closing this process's
+    # end of the pipe ends that wait: the thread reads the end of the pipe and finds the pool broken.
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(OSError):
+            writer.close()
     pool.shutdown(wait=True)
 
 
-def _leave_interrupts_to_parent() -> None:
-    """Workers ignore Ctrl-C: the parent stops the pool and reports once, with no traceback from each worker.
-    SIGTERM (how the parent stops them) ends them quietly, whatever handler a forked worker inherited."""
+#: The signals a worker process leaves to its parent, blocked while it is started (see :func:`signals_blocked`).
+PARENT_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextlib.contextmanager
+def signals_blocked() -> Iterator[None]:
+    """Block SIGINT and SIGTERM while processes and threads are started (main thread only; elsewhere a no-op).
+
+    A forked child then cannot receive one before it has set its own handlers (it would run the parent's
+    handler, with a traceback); it unblocks them itself (:func:`leave_signals_to_parent`). Threads started here
+    keep them blocked, so the signals reach this thread and are handled at once. A signal that came meanwhile is
+    delivered when the block ends.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, PARENT_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def leave_signals_to_parent() -> None:
+    """In a child process: ignore Ctrl-C (the parent stops the children and reports once, with no traceback
+    from each), let SIGTERM (how the parent stops it) end it quietly whatever handler it inherited, then unblock
+    both (:func:`signals_blocked`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, PARENT_SIGNALS)
 
 
 def _pre_tokenizer(add_prefix_space: bool, special_tokens: Sequence[str], exclude_special_tokens: bool) -> PreTokenizer:

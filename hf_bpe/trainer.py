@@ -47,7 +47,6 @@ import heapq
 import math
 import multiprocessing
 import os
-import signal
 import sys
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSequence, Sequence
@@ -56,6 +55,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from hf_bpe.byte_level import BYTE_ALPHABET
+from hf_bpe.counting import leave_signals_to_parent, signals_blocked
 from hf_bpe.files import CharLevel, Merges, Vocab, write_tokenizer_dir
 from hf_bpe.pretokenizer import PreTokenizer
 
@@ -422,7 +422,8 @@ def _count_pairs(
         name="hf_bpe pair count",
         daemon=True,
     )
-    child.start()
+    with signals_blocked():
+        child.start()
     child_connection.close()
     try:
         pair_counts, where = _count_pair_range(words, word_counts, 0, half)
@@ -483,8 +484,7 @@ def _count_pair_range_child(
     connection: Connection, words: Sequence[str], word_counts: Sequence[int], start: int, stop: int
 ) -> None:
     """The child process of :func:`_count_pairs`: count a range and send the result."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent stops it so (not the handler it may have inherited)
+    leave_signals_to_parent()
     gc.disable()  # no cycles are made; collections would only cost time
     pair_counts, where = _count_pair_range(words, word_counts, start, stop)
     connection.send((dict(pair_counts), dict(where)))

@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import random
 import signal
+import struct
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -163,6 +166,30 @@ def test_signal_during_training_leaves_previous_output(big_corpus, previous_outp
     assert err.strip().splitlines()[-1] == message
     assert "Traceback" not in err
     assert snapshot(previous_output) == before  # no temporary files, nothing replaced
+
+
+def _write_half_a_result(fd: int) -> None:
+    """A worker stopped while it writes its result: the length of a 1 MiB message, three bytes of it, no more."""
+    os.write(fd, struct.pack("!i", 1 << 20) + b"abc")
+    time.sleep(3600)
+
+
+def test_pool_stops_when_a_worker_is_stopped_halfway_through_its_result():
+    # The signal tests above hit this now and then (the pool's manager thread waited for the rest of the message
+    # for ever); here it is made to happen every time.
+    pool = ProcessPoolExecutor(1, initializer=hf_bpe.counting.leave_signals_to_parent)
+    writer = pool._result_queue._writer
+    pool.submit(_write_half_a_result, writer.fileno())
+    time.sleep(1)  # the half message is in the pipe, and the manager thread reads it
+    workers = list(pool._processes.values())
+    stopping = threading.Thread(target=hf_bpe.counting._stop_pool, args=(pool,), daemon=True)
+    stopping.start()
+    stopping.join(30)
+    try:
+        assert not stopping.is_alive(), "the pool's shutdown hung"
+        assert workers and not any(process.is_alive() for process in workers)
+    finally:
+        writer.close()  # had it hung, this ends the manager thread (else the interpreter's exit would wait on it)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
