@@ -577,27 +577,19 @@ def _atoms(pattern: str) -> list[tuple[str, str]]:
 
 def _set_end(pattern: str, start: int) -> int:
     """The index just past the set opening at ``start`` (nested sets and escapes inside it allowed)."""
-    depth = 0
-    i = start
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "[":
-            depth += 1
-            if pattern.startswith("[^]", i) or pattern.startswith("[]", i):
-                i += 2 if pattern[i + 1] == "]" else 3
-                continue
-        elif char == "]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    raise ValueError(f"unterminated character set at position {start} of {pattern!r}")
+    return _bracket_end(pattern, start, "[]")
 
 
 def _group_end(pattern: str, start: int) -> int:
+    """The index just past the group opening at ``start`` (nested groups, sets and escapes inside it allowed)."""
+    return _bracket_end(pattern, start, "()")
+
+
+def _bracket_end(pattern: str, start: int, brackets: str) -> int:
+    """The index just past the bracket ``brackets[0]`` at ``start`` and its nested ones; an escaped character
+    counts for nothing, a set inside a group is skipped whole, and a ``]`` right after a set's ``[`` or ``[^`` is
+    a literal."""
+    opening, closing = brackets
     depth = 0
     i = start
     while i < len(pattern):
@@ -605,17 +597,20 @@ def _group_end(pattern: str, start: int) -> int:
         if char == "\\":
             i += 2
             continue
-        if char == "[":
+        if char == "[" and opening == "(":
             i = _set_end(pattern, i)
             continue
-        if char == "(":
+        if char == opening:
             depth += 1
-        elif char == ")":
+            literal = next((head for head in ("[]", "[^]") if opening == "[" and pattern.startswith(head, i)), "")
+            i += max(len(literal) - 1, 0)  # the loop's own step passes the literal "]"
+        elif char == closing:
             depth -= 1
             if depth == 0:
                 return i + 1
         i += 1
-    raise ValueError(f"unbalanced parenthesis at position {start} of {pattern!r}")
+    what = "unterminated character set" if opening == "[" else "unbalanced parenthesis"
+    raise ValueError(f"{what} at position {start} of {pattern!r}")
 
 
 def _rewrite(pattern: str, engine: str, target: str) -> str:
