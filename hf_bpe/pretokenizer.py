@@ -29,7 +29,7 @@ from typing import Any
 
 import regex
 
-from hf_bpe import _unicode_tables
+from hf_bpe import _regex_disagreements
 from hf_bpe.models.wordpiece.recipe import BertRecipe, split_words
 from hf_bpe.normalizers import lowercase as _lowercase
 from hf_bpe.normalizers import unicode_normalize
@@ -505,7 +505,28 @@ CLASS_NAMES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "N", "P", "S", "s", "w", 
 @functools.cache
 def _disagreement(name: str, engine: str = "tokenizers") -> tuple[str, frozenset[int], frozenset[int]]:
     """``(own, too_many, too_few)``: the ``regex`` module's own spelling of class ``name`` and the code points it
-    has and the reference ``engine``'s class lacks, and the other way round. Computed once, in bulk."""
+    has and the reference ``engine``'s class lacks, and the other way round.
+
+    Read from ``_regex_disagreements.py`` when the installed ``regex`` is the version that file was made with
+    (computing it takes about a second per class: every code point is classified); computed otherwise.
+    """
+    own = f"\\{name}" if name in ("s", "w", "d") else rf"\p{{{name}}}"
+    if regex.__version__ == _regex_disagreements.REGEX_VERSION:
+        too_many, too_few = _regex_disagreements.DISAGREEMENTS[engine][name]
+        return own, frozenset(_range_points(too_many)), frozenset(_range_points(too_few))
+    return compute_disagreement(name, engine)
+
+
+def _range_points(ranges: Iterable[tuple[int, int]]) -> Iterator[int]:
+    for first, last in ranges:
+        yield from range(first, last + 1)
+
+
+def compute_disagreement(name: str, engine: str = "tokenizers") -> tuple[str, frozenset[int], frozenset[int]]:
+    """:func:`_disagreement` computed in bulk: every code point classified by the installed ``regex`` and
+    compared with the reference's table (what ``scripts/generate_regex_disagreements.py`` stores)."""
+    from hf_bpe import _unicode_tables  # 100 kB of tables, needed only here
+
     tables = _unicode_tables.TIKTOKEN_CLASSES if engine == "tiktoken" else {}
     reference = _code_points(tables.get(name) or _unicode_tables.CLASSES[name])
     own = f"\\{name}" if name in ("s", "w", "d") else rf"\p{{{name}}}"
@@ -577,19 +598,18 @@ def _atoms(pattern: str) -> list[tuple[str, str]]:
 
 def _set_end(pattern: str, start: int) -> int:
     """The index just past the set opening at ``start`` (nested sets and escapes inside it allowed)."""
-    return _bracket_end(pattern, start, "[]")
+    return _bracket_end(pattern, start, "[", "]")
 
 
 def _group_end(pattern: str, start: int) -> int:
     """The index just past the group opening at ``start`` (nested groups, sets and escapes inside it allowed)."""
-    return _bracket_end(pattern, start, "()")
+    return _bracket_end(pattern, start, "(", ")")
 
 
-def _bracket_end(pattern: str, start: int, brackets: str) -> int:
-    """The index just past the bracket ``brackets[0]`` at ``start`` and its nested ones; an escaped character
+def _bracket_end(pattern: str, start: int, opening: str, closing: str) -> int:
+    """The index just past the ``opening`` bracket at ``start`` and its nested ones; an escaped character
     counts for nothing, a set inside a group is skipped whole, and a ``]`` right after a set's ``[`` or ``[^`` is
     a literal."""
-    opening, closing = brackets
     depth = 0
     i = start
     while i < len(pattern):
@@ -621,7 +641,9 @@ def _rewrite(pattern: str, engine: str, target: str) -> str:
     out: list[str] = []
     python = target != "oniguruma"
     for kind, text in _atoms(pattern):
-        if kind == "group":
+        if kind == "group" and regex.fullmatch(r"\(\?[a-zA-Z-]*\)", text):
+            out.append(text)  # inline flags, to the end of the enclosing group in all three engines
+        elif kind == "group":
             head = regex.match(r"\((?:\?(?:[:=!>]|<[=!]|[a-zA-Z-]*:|P?<\w+>))?", text)
             assert head is not None  # every group starts with "("
             opening = "(?:" if python and head.group() == "(" else head.group()
@@ -686,6 +708,12 @@ def _compiled(pattern: str, engine: str) -> tuple[regex.Pattern[str], regex.Patt
         exact = regex.compile(_rewrite(pattern, engine, "python"), flags=regex.VERSION1)
     except (regex.error, ValueError) as e:
         raise ValueError(f"split pattern {pattern!r} does not compile: {e}") from e
+    if _caseless_class(pattern):
+        # Oniguruma folds the case of a class in a set ([\p{Lu}]) but not of a bare one (\p{Lu}); not reproduced.
+        raise ValueError(
+            f"split pattern {pattern!r} matches a Unicode class case-insensitively, which the engines read "
+            "differently; keep (?i: ...) around literals only, as the presets do: (?i:'s|'t|'re)"
+        )
     for probe in ("", "a", " ", "1", "!", "a b\n", "\n\n"):
         if any(m.start() == m.end() for m in exact.finditer(probe)):
             raise ValueError(
@@ -697,19 +725,46 @@ def _compiled(pattern: str, engine: str) -> tuple[regex.Pattern[str], regex.Patt
 
 def _guard(pattern: str, engine: str) -> frozenset[str] | None:
     """Every character whose membership in a class ``pattern`` uses differs between the ``regex``
-    module and the reference ``engine`` (and, under ``(?i``, every case variant of one)."""
+    module and the reference ``engine`` (classes are never matched case-insensitively: see :func:`_compiled`)."""
     differ: set[int] = set()
     for match in _ESCAPE.finditer(pattern):
         name = (match.group(4) or "").lower() or match.group(3)
         if name in CLASS_NAMES:
             _, too_many, too_few = _disagreement(name, engine)
             differ |= too_many | too_few
-    if not differ:
-        return None
-    if "(?i" in pattern:
-        variants = regex.findall(f"(?i)[{_escape_ranges(differ)}]", _all_code_points(), flags=regex.VERSION1)
-        differ.update(map(ord, variants))
-    return frozenset(map(chr, differ))
+    return frozenset(map(chr, differ)) if differ else None
+
+
+_FLAGS = regex.compile(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])")
+
+
+def _caseless_class(pattern: str, caseless: bool = False) -> bool:
+    """Whether a Unicode class escape of ``pattern`` that holds cased characters (every class but ``\\s`` and
+    ``\\d``) is matched case-insensitively (under ``(?i)`` or inside ``(?i:...)``).
+
+    >>> _caseless_class(r"(?i:'s|'t)|\\p{L}+"), _caseless_class(r"(?i)\\p{Lu}"), _caseless_class(r"(?i:[\\p{Lu}x])")
+    (False, True, True)
+    """
+    for kind, text in _atoms(pattern):
+        flags = _FLAGS.match(text) if kind == "group" else None
+        if flags is not None:
+            inner = caseless or "i" in flags.group(1)
+            inner = inner and "i" not in (flags.group(2) or "")
+            if flags.group(3) == ")":  # (?i): from here to the end of the enclosing group
+                caseless = inner
+            elif _caseless_class(text[flags.end() : -1], inner):
+                return True
+        elif kind == "group":
+            head = regex.match(r"\((?:\?(?:[=!>]|<[=!]|P?<\w+>))?", text)
+            assert head is not None  # every group starts with "("
+            if _caseless_class(text[head.end() : -1], caseless):
+                return True
+        elif caseless and kind in ("escape", "set"):
+            for match in _ESCAPE.finditer(text):
+                name = (match.group(4) or "").lower() or match.group(3)
+                if name in CLASS_NAMES and name not in ("s", "d"):
+                    return True
+    return False
 
 
 @functools.cache

@@ -23,8 +23,16 @@ from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
 
 import hf_bpe
+from hf_bpe import _regex_disagreements
 from hf_bpe.byte_level import to_byte_level
-from hf_bpe.pretokenizer import CLASS_NAMES, PRESETS, PreTokenizer, _reference_class
+from hf_bpe.pretokenizer import (
+    CLASS_NAMES,
+    PRESETS,
+    PreTokenizer,
+    _disagreement,
+    _reference_class,
+    compute_disagreement,
+)
 
 # -- the references, as each family's tokenizer.json has them ------------------------------------------------------
 
@@ -130,6 +138,33 @@ def test_reference_classes_match_both_engines_on_every_code_point():
     # regex's own Unicode is newer: the classes are corrected where it differs (U+0558 is a letter only there).
     assert not regex.match(f"[{_reference_class('L')}]", "\u0558", flags=regex.VERSION1)
     assert regex.match(r"\p{L}", "\u0558")
+
+
+def test_stored_disagreements_are_the_installed_regex_s():
+    """hf_bpe/_regex_disagreements.py (read instead of classifying every code point at start-up) holds what the
+    installed regex module gives (the test extra pins that version)."""
+    assert regex.__version__ == _regex_disagreements.REGEX_VERSION
+    for engine in ("tokenizers", "tiktoken"):
+        for name in CLASS_NAMES:
+            assert _disagreement(name, engine) == compute_disagreement(name, engine), (engine, name)
+    _own, too_many, too_few = _disagreement("L")
+    assert 0x558 in too_many and not too_few  # U+0558: a letter since Unicode 16 only
+
+
+def test_inline_flags_cut_like_tokenizers():
+    pattern = r"(?i)'s|'T|[a-z]+|\s+|."
+    pre = PreTokenizer.from_pattern(pattern)
+    split = pre_tokenizers.Split(Regex(pattern), "isolated")
+    for text in ["It'S a TEST's 'T 't", *TRICKY]:
+        assert pre.pre_tokenize(text) == [piece for piece, _ in split.pre_tokenize_str(text)], text
+
+
+@pytest.mark.parametrize("pattern", [r"(?i)\p{Lu}+|.", r"(?i:[\p{L}x])|.", r"(?i:a(?:\w))|."])
+def test_a_case_insensitive_class_is_refused(pattern):
+    # Oniguruma folds the case of [\p{Lu}] but not of \p{Lu}; regex folds both: refused rather than cut wrongly.
+    with pytest.raises(ValueError, match="matches a Unicode class case-insensitively"):
+        PreTokenizer.from_pattern(pattern)
+    assert PreTokenizer.from_pattern(r"(?i:'s|\s)|\p{Lu}+|.").pre_tokenize("'S  AB") == ["'S", " ", " ", "AB"]
 
 
 # -- cutting ---------------------------------------------------------------------------------------------------------
