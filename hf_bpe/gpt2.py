@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +23,7 @@ from hf_bpe.files import (
     write_files,
     write_tokenizer_dir,
 )
+from hf_bpe.package_index import cache_root, fetch_member
 from hf_bpe.tiktoken_files import ranks_to_vocab_and_merges, read_tiktoken_ranks
 
 WHISPER_SDIST = "openai-whisper==20250625"
@@ -39,8 +37,7 @@ GPT2_VOCAB_SIZE = 50257
 
 def cache_dir() -> Path:
     """Where GPT-2's files are kept: ``$HF_BPE_CACHE/gpt2`` or ``~/.cache/hf_bpe/gpt2``."""
-    root = os.environ.get("HF_BPE_CACHE") or Path.home() / ".cache" / "hf_bpe"
-    return Path(root) / "gpt2"
+    return cache_root() / "gpt2"
 
 
 def _sha256(path: Path) -> str:
@@ -54,28 +51,7 @@ def _download_ranks(target: Path) -> None:
         f"package index (pip download, about 800 KB), checked by SHA-256, kept in {target.parent}",
         file=sys.stderr,
     )
-    with tempfile.TemporaryDirectory(prefix="hf-bpe-whisper-") as scratch:
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
-        done = subprocess.run([*command, "--dest", scratch, WHISPER_SDIST], capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"pip could not download {WHISPER_SDIST}: {done.stderr.strip()[-500:]}")
-        archives = list(Path(scratch).glob("*.tar.gz"))
-        if not archives:
-            raise RuntimeError(f"pip downloaded no source archive of {WHISPER_SDIST} into {scratch}")
-        with tarfile.open(archives[0]) as archive:
-            member = next((m for m in archive.getmembers() if m.name.endswith("/" + RANKS_MEMBER)), None)
-            if member is None or not member.isfile():
-                raise RuntimeError(f"{archives[0].name} has no {RANKS_MEMBER}")
-            extracted = archive.extractfile(member)
-            assert extracted is not None  # a regular file always has contents
-            data = extracted.read()
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != RANKS_SHA256:
-        raise RuntimeError(f"{RANKS_MEMBER} from {WHISPER_SDIST} has SHA-256 {digest}, expected {RANKS_SHA256}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_suffix(".partial")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
+    fetch_member(WHISPER_SDIST, RANKS_MEMBER, RANKS_SHA256, target, wheel=False)
 
 
 def write_gpt2_directory(directory: str | os.PathLike[str], *, force: bool = False) -> list[Path]:

