@@ -512,7 +512,8 @@ def _disagreement(name: str, engine: str = "tokenizers") -> tuple[str, frozenset
     """
     own = f"\\{name}" if name in ("s", "w", "d") else rf"\p{{{name}}}"
     if regex.__version__ == _regex_disagreements.REGEX_VERSION:
-        too_many, too_few = _regex_disagreements.DISAGREEMENTS[engine][name]
+        stored = _regex_disagreements.DISAGREEMENTS
+        too_many, too_few = stored[engine].get(name) or stored["tokenizers"][name]
         return own, frozenset(_range_points(too_many)), frozenset(_range_points(too_few))
     return compute_disagreement(name, engine)
 

@@ -14,21 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import regex
+from generate_unicode_tables import to_ranges  # this folder is on the path when the script runs
 
 from hf_bpe.pretokenizer import CLASS_NAMES, compute_disagreement
 
 OUTPUT = Path(__file__).resolve().parent.parent / "hf_bpe" / "_regex_disagreements.py"
 ENGINES = ("tokenizers", "tiktoken")
-
-
-def to_ranges(code_points: frozenset[int]) -> list[tuple[int, int]]:
-    ranges: list[tuple[int, int]] = []
-    for cp in sorted(code_points):
-        if ranges and cp == ranges[-1][1] + 1:
-            ranges[-1] = (ranges[-1][0], cp)
-        else:
-            ranges.append((cp, cp))
-    return ranges
 
 
 def spelled(ranges: list[tuple[int, int]], indent: str) -> str:
@@ -46,7 +37,8 @@ def main() -> None:
         "",
         f"Made by scripts/generate_regex_disagreements.py with regex {regex.__version__}, from the tables in",
         "``_unicode_tables.py``. For each engine and class: ``(too_many, too_few)``, inclusive code-point ranges that",
-        "``regex``'s class has and the engine's lacks, and the other way round.",
+        "``regex``'s class has and the engine's lacks, and the other way round; tiktoken's only where they are not",
+        "tokenizers'.",
         '"""',
         "",
         f"REGEX_VERSION = {regex.__version__!r}",
@@ -57,6 +49,8 @@ def main() -> None:
         out.append(f"    {engine!r}: {{")
         for name in CLASS_NAMES:
             _own, too_many, too_few = compute_disagreement(name, engine)
+            if engine != "tokenizers" and compute_disagreement(name) == (_own, too_many, too_few):
+                continue
             indent = " " * 12
             out.append(f"        {name!r}: (")
             out.append(f"{indent}{spelled(to_ranges(too_many), indent)},")
