@@ -182,6 +182,12 @@ def continuing_cut(
             f"{named[0]} is given, but continuing training keeps the base's pre-tokenizer and alphabet "
             f"({base.source}); leave {named[0]} out"
         )
+    for token in special_tokens:
+        if token in base.vocab and token not in base.special_tokens:
+            raise ValueError(
+                f"new special token {token!r} is already token {base.vocab[token]} of the base ({base.source}), an "
+                "ordinary token; choose another text for it"
+            )
     specials = base.special_tokens + tuple(token for token in special_tokens if token not in base.special_tokens)
     cut = dataclasses.replace(
         base.pre_tokenizer, special_tokens=specials, exclude_special_tokens=bool(exclude_special_tokens)
