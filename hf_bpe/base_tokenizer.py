@@ -107,14 +107,15 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
         owner = {token_id: token for token, token_id in vocab.items()}
         for entry in found.added_tokens:
             content, token_id = str(entry.get("content", "")), entry.get("id")
+            if type(token_id) is not int:
+                raise ValueError(f"{source}: added token {content!r} has id {token_id!r}; ids are integers")
             if not entry.get("special"):
                 raise ValueError(
                     f"{source}: added token {content!r} (id {token_id}) is not special; hf_bpe keeps a base's special "
                     "tokens only, and continuing would change how it is matched"
                 )
-            if type(token_id) is not int or owner.get(token_id, content) != content or vocab.get(content, token_id) != (
-                token_id
-            ):
+            clash = owner.get(token_id, content) != content or vocab.get(content, token_id) != token_id
+            if clash:
                 raise ValueError(
                     f"{source}: added token {content!r} has id {token_id!r}, which is token "
                     f"{owner.get(token_id, vocab.get(content))!r}'s; the file is inconsistent"

@@ -942,7 +942,7 @@ def train_command(args: argparse.Namespace) -> int:
                     exclude_special_tokens=settings["exclude_special_tokens"],
                     errors=settings["encoding_errors"],
                     progress=progress,
-                    **({"continue_from": base} if base is not None else {}),
+                    continue_from=base,
                     **options,
                 )
 

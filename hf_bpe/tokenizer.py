@@ -690,10 +690,17 @@ class BPETokenizer(VocabularyFilesTokenizer):
             from hf_bpe.base_tokenizer import BaseTokenizer
 
             if renames:
-                raise ValueError("special_tokens_map renames special tokens; continuing training keeps them: leave it out")
+                raise ValueError(
+                    "special_tokens_map renames special tokens; continuing training keeps them: leave it out"
+                )
             kept = tuple(token for token in specials if token in self.encoder)
             continue_from = BaseTokenizer(
-                self.encoder, self.merges, kept, roles, self.pre_tokenization.for_encoding(), str(self.name_or_path)
+                self.encoder,
+                self.merges,
+                kept,
+                dict(roles),
+                self.pre_tokenization.for_encoding(),
+                str(self.name_or_path),
             )
         result = train_from_iterator(
             text_iterator,

@@ -35,6 +35,31 @@ Two deliberate differences, both bugs of the reference's:
   uncounted again when a neighbour merges; tokenizers#2320), which the reference reads as a huge unsigned count,
   merging a pair that does not occur; here it is below every positive count.
 
+Continuing (:func:`continue_bpe`): the merge loop starts from a base vocabulary and its merges, each pre-token
+first encoded as the base encodes it, with exact pair counts and one queue entry per pair. Training corpus C to N
+tokens with the reference and continuing on C to M gives exactly the reference trained on C to M (every id and
+merge), for byte-level BPE with any special tokens, ``min_frequency`` and ``max_token_length``. The queue quirks
+above cannot make them differ there, because none of them is ever triggered by byte-level training:
+
+* a pair's occurrences are in more than one queue entry (so a merge applies to some of its words, and the pair is
+  merged a second time later) only if one of its tokens is made by two different merges. In byte-level training a
+  token's string is built inside its own span of the word, where no merge crossed the span's edges (else the token
+  could not form), so by the same merges in the same order in every word: its last merge is always the same one,
+  made once, for all its words at once.
+* the merged pair's own count, left as it was, matters only if the pair occurs again, which needs one of its tokens
+  made again: the same argument.
+* a merge that makes an existing special token (``"Ġthe"`` as a special token) keeps the special token's id; the
+  special token never occurs in the words before, so it behaves as a new token would, in both runs.
+
+So the state the reference has after N merges (words, the counts of every pair that occurs, one entry per pair
+covering all its words) is the state continuing rebuilds, and both merge on alike. One rule makes the rebuilt state
+match where it otherwise would not: with ``max_token_length``, the reference counts every pair of two initial
+symbols at the start but never counts a pair of longer tokens at or above the limit, so continuing does not count
+such a pair at the start either (``_merge_loop``'s ``continued``). Char-level BPE with affixes (``##b``, ``a</w>``)
+can make one token from two pairs (``h`` + ``##ug`` and ``hu`` + ``##g``), so the quirks matter there; continuing
+is byte-level only. Tested against ``tokenizers`` in ``tests/test_continue.py``, random corpora built to hit the
+quirks included.
+
 Counting pre-tokens is :mod:`hf_bpe.counting`'s job; file formats are :mod:`hf_bpe.files`'.
 """
 

@@ -171,7 +171,12 @@ def continuing_cut(
     if isinstance(special_tokens, str):
         raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
     base = continue_from if isinstance(continue_from, BaseTokenizer) else read_base(continue_from)
-    given = {"pattern": pattern, "normalizer": normalizer, "char_level": char_level, "limit_alphabet": limit_alphabet}
+    given: dict[str, object] = {
+        "pattern": pattern,
+        "normalizer": normalizer,
+        "char_level": char_level,
+        "limit_alphabet": limit_alphabet,
+    }
     if pre_tokenizer is not None and pre_tokenizer.for_encoding() != base.pre_tokenizer:
         given["pre_tokenizer"] = pre_tokenizer
     if add_prefix_space and not base.pre_tokenizer.add_prefix_space:
