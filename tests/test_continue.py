@@ -271,3 +271,23 @@ def test_refusals_are_one_line_and_write_nothing(case, message, tmp_path):
     assert last.startswith("hf-bpe: error: ") and message in last, done.stderr
     assert done.stderr.count("error") == 1 and "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_converted_tiktoken_vocabulary_is_a_base(corpora, tmp_path):
+    """A tokenizers-trained base written as a .tiktoken rank file and converted back (``hf-bpe convert tiktoken``)
+    continues to what tokenizers gives training to the larger size."""
+    import base64
+
+    from hf_bpe.byte_level import from_byte_level
+
+    files = corpora["english"]
+    tokenizers_train(files, tmp_path / "base", 400)
+    expected = tokenizers_train(files, tmp_path / "direct", 900)
+    ranks = read_vocab(tmp_path / "base" / "vocab.json")
+    lines = [base64.b64encode(from_byte_level(token)) + b" %d\n" % rank for token, rank in ranks.items()]
+    (tmp_path / "base.tiktoken").write_bytes(b"".join(lines))
+    done = run_cli("convert", "tiktoken", str(tmp_path / "base.tiktoken"), "-o", str(tmp_path / "converted"),
+                   "--pattern", "gpt2")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    continued = hf_bpe.train_from_files(files, vocab_size=900, continue_from=tmp_path / "converted", workers=1)
+    assert texts_of(continued) == expected
