@@ -291,3 +291,20 @@ def test_a_converted_tiktoken_vocabulary_is_a_base(corpora, tmp_path):
     assert done.returncode == 0, done.stderr
     continued = hf_bpe.train_from_files(files, vocab_size=900, continue_from=tmp_path / "converted", workers=1)
     assert texts_of(continued) == expected
+
+
+def test_several_sizes_from_one_continued_run(corpora, tmp_path):
+    files = [str(path) for path in corpora["english"]]
+    tokenizers_train(files, tmp_path / "base", 400)
+    out = tmp_path / "out"
+    done = run_cli("train", *files, "--continue-from", str(tmp_path / "base"), "--vocab-size", "900,600", "-o",
+                   str(out), "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for size in (600, 900):
+        expected = tokenizers_train(files, tmp_path / f"direct-{size}", size)
+        written = out / str(size)
+        found = (
+            (written / "vocab.json").read_text(encoding="utf-8"),
+            (written / "merges.txt").read_text(encoding="utf-8"),
+        )
+        assert found == expected, size
