@@ -861,9 +861,8 @@ def train_command(args: argparse.Namespace) -> int:
     from hf_bpe.training import shortfall, smaller_vocabulary, train_from_count_directory, train_from_files
 
     settings = _settings(args)
-    if args.continue_from and (settings["model"] != "bpe" or args.from_counts or settings["char_level"]):
-        raise UsageError("--continue-from continues byte-level BPE from text FILEs: leave out --model, --from-counts "
-                         "and --char-level")  # fmt: skip
+    if args.continue_from and (settings["model"] != "bpe" or settings["char_level"]):
+        raise UsageError("--continue-from continues byte-level BPE: leave out --model and --char-level")
     if settings["model"] == "wordpiece":
         return _train_wordpiece(args, settings)
     if settings["model"] == "unigram":
@@ -930,7 +929,7 @@ def train_command(args: argparse.Namespace) -> int:
                 options = {**_merging_options(settings), "vocab_size": vocab_size}
                 if args.from_counts:
                     return train_from_count_directory(
-                        args.from_counts, workers=settings["workers"], progress=progress, **options
+                        args.from_counts, workers=settings["workers"], progress=progress, continue_from=base, **options
                     )
                 return train_from_files(
                     args.files,
@@ -974,7 +973,7 @@ def train_command(args: argparse.Namespace) -> int:
         notes.append(message)
     if result.replaced_lines:
         notes.append(f"replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)")
-    before_after = None if base is None else _compression_before_after(base, result, args.files)
+    before_after = None if base is None or not args.files else _compression_before_after(base, result, args.files)
     if args.json:
         summary = {
             "output": str(args.output),

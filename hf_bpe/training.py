@@ -625,11 +625,13 @@ def train_from_count_directory(
     limit_alphabet: int | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on a counts directory written by :func:`count_to_directory` (or ``hf-bpe count``).
 
     The pre-tokenizer (pattern, normalizer, prefix space, special tokens cut out) is the one recorded in the
-    directory, and goes into the tokenizer files.
+    directory, and goes into the tokenizer files. With ``continue_from`` (see :func:`train_from_files`) it must be
+    the base's.
 
     Raises:
         FileNotFoundError: if the directory has no manifest (an unfinished or foreign directory).
@@ -641,6 +643,15 @@ def train_from_count_directory(
             f"{directory}: counted with BERT's recipe for WordPiece; train it with --model wordpiece "
             "(hf_bpe.train_wordpiece_from_count_directory)"
         )
+    if continue_from is not None:
+        base = continue_from if isinstance(continue_from, BaseTokenizer) else read_base(continue_from)
+        if recorded.for_encoding() != base.pre_tokenizer:
+            raise ValueError(
+                f"{directory} was counted with another pre-tokenizer than {base.source}'s (pattern "
+                f"{recorded.preset or recorded.splits}, normalizer {recorded.normalizer}, add_prefix_space "
+                f"{recorded.add_prefix_space}); count the text again with the base's"
+            )
+        continue_from = base
     return train_from_counts(
         dict(iter_counts(directory)),
         vocab_size=vocab_size,
@@ -648,9 +659,10 @@ def train_from_count_directory(
         special_tokens=special_tokens,
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
-        pre_tokenizer=recorded,
+        pre_tokenizer=None if continue_from is not None else recorded,
         workers=workers,
         progress=progress,
+        continue_from=continue_from,
     )
 
 

@@ -240,7 +240,7 @@ def test_an_added_token_in_the_middle_keeps_its_id(tmp_path):
         ("collision", "new special token 'a' is already token 64"),
         ("gap", "without a gap (no token has id 269"),
         ("ordinary added token", "is not special"),
-        ("char-level", "--continue-from continues byte-level BPE"),
+        ("char-level", "--continue-from continues byte-level BPE: leave out"),
     ],
 )
 def test_refusals_are_one_line_and_write_nothing(case, message, tmp_path):
@@ -308,3 +308,24 @@ def test_several_sizes_from_one_continued_run(corpora, tmp_path):
             (written / "merges.txt").read_text(encoding="utf-8"),
         )
         assert found == expected, size
+
+
+def test_continuing_from_a_counts_directory(corpora, tmp_path):
+    files = [str(path) for path in corpora["english"]]
+    tokenizers_train(files, tmp_path / "base", 400)
+    expected = tokenizers_train(files, tmp_path / "direct", 700)
+    assert run_cli("count", *files, "-o", str(tmp_path / "counts"), "--no-progress").returncode == 0
+    done = run_cli("train", "--from-counts", str(tmp_path / "counts"), "--continue-from", str(tmp_path / "base"),
+                   "--vocab-size", "700", "-o", str(tmp_path / "out"), "--no-progress")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out"
+    assert ((out / "vocab.json").read_text(encoding="utf-8"), (out / "merges.txt").read_text(encoding="utf-8")) == (
+        expected
+    )
+    assert (
+        run_cli("count", *files, "-o", str(tmp_path / "llama"), "--pattern", "llama3", "--no-progress").returncode == 0
+    )
+    done = run_cli("train", "--from-counts", str(tmp_path / "llama"), "--continue-from", str(tmp_path / "base"),
+                   "--vocab-size", "700", "-o", str(tmp_path / "out2"), "--no-progress")  # fmt: skip
+    assert done.returncode == 1 and "counted with another pre-tokenizer" in done.stderr, done.stderr
+    assert not (tmp_path / "out2").exists()
