@@ -296,8 +296,8 @@ def continue_bpe(
     already in the vocabulary (the base's or a new one) keeps that id, as in :func:`train_bpe`. A new merge whose
     pair is already one of the base's merges (possible only after such a merge) is not listed again: the base's
     rank stays. When the base was trained by ``tokenizers`` on the same counts, the result is what ``tokenizers``
-    gives training them to ``vocab_size`` directly, except where that run makes a merge whose token already
-    exists (see the module docstring, "Continuing").
+    gives training them to ``vocab_size`` directly (the module docstring, "Continuing", says why the reference's
+    queue quirks never make them differ).
 
     Args:
         counts: pre-token to count, byte-level spelling, cut with the base's pre-tokenizer.
