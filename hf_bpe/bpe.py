@@ -155,6 +155,22 @@ class BytePairEncoder:
             extend(hit)
         return ids
 
+    def merge_bytes(self, data: bytes) -> list[int]:
+        """The ids of one pre-token given as bytes: merges applied by rank, exactly as :meth:`encode` applies them to
+        each pre-token (no normalizing, cutting or special tokens).
+
+        Raises:
+            KeyError: naming a byte that has no token in the vocabulary.
+
+        >>> BytePairEncoder({"a": 0, "b": 1, "ab": 2}, [("a", "b")]).merge_bytes(b"abba")
+        [2, 1, 0]
+        """
+        try:
+            piece = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return self._encode_one(repr(data[:60]), data)
+        return self._encode_piece(piece)
+
     def _encode_piece(self, piece: str) -> list[int]:
         try:
             data = piece.encode("utf-8")

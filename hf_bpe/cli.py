@@ -307,6 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     groups["input"].add_argument("files", nargs="*", metavar="FILE", help="text files, read line by line")
     groups["input"].add_argument("--from-counts", metavar="DIR",
                                  help="train on a counts directory from 'hf-bpe count' instead of files")  # fmt: skip
+    groups["input"].add_argument("--continue-from", metavar="DIR",
+                                 help="continue training this byte-level BPE tokenizer: every id, merge, special token "
+                                 "and its pre-tokenizer kept, new merges after its own")  # fmt: skip
     output = groups["output"]
     output.add_argument("--output", "-o", required=True, metavar="DIR", help="the tokenizer directory to write")
     output.add_argument("--force", action="store_true",
@@ -858,6 +861,8 @@ def train_command(args: argparse.Namespace) -> int:
     from hf_bpe.training import shortfall, smaller_vocabulary, train_from_count_directory, train_from_files
 
     settings = _settings(args)
+    if args.continue_from and (settings["model"] != "bpe" or settings["char_level"]):
+        raise UsageError("--continue-from continues byte-level BPE: leave out --model and --char-level")
     if settings["model"] == "wordpiece":
         return _train_wordpiece(args, settings)
     if settings["model"] == "unigram":
@@ -879,6 +884,17 @@ def train_command(args: argparse.Namespace) -> int:
     if args.from_counts and settings["char_level"]:
         raise UsageError("counts directories hold byte-level pre-tokens; train --char-level from the text files")
     _check_output(args.output, force=args.force)
+    base = None
+    if args.continue_from:
+        from hf_bpe.base_tokenizer import read_base
+
+        base = read_base(args.continue_from)
+        if settings["vocab_sizes"][0] < len(base.vocab):
+            raise UsageError(
+                f"--vocab-size {settings['vocab_sizes'][0]} is below the {len(base.vocab):,} tokens of "
+                f"{args.continue_from}; continuing keeps all of them, so ask for more"
+            )
+        roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}
     progress = _Progress(not args.no_progress and not args.json)
     start = time.perf_counter()
     try:
@@ -913,7 +929,7 @@ def train_command(args: argparse.Namespace) -> int:
                 options = {**_merging_options(settings), "vocab_size": vocab_size}
                 if args.from_counts:
                     return train_from_count_directory(
-                        args.from_counts, workers=settings["workers"], progress=progress, **options
+                        args.from_counts, workers=settings["workers"], progress=progress, continue_from=base, **options
                     )
                 return train_from_files(
                     args.files,
@@ -925,6 +941,7 @@ def train_command(args: argparse.Namespace) -> int:
                     exclude_special_tokens=settings["exclude_special_tokens"],
                     errors=settings["encoding_errors"],
                     progress=progress,
+                    continue_from=base,
                     **options,
                 )
 
@@ -956,6 +973,7 @@ def train_command(args: argparse.Namespace) -> int:
         notes.append(message)
     if result.replaced_lines:
         notes.append(f"replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)")
+    before_after = None if base is None or not args.files else _compression_before_after(base, result, args.files)
     if args.json:
         summary = {
             "output": str(args.output),
@@ -969,6 +987,8 @@ def train_command(args: argparse.Namespace) -> int:
         }
         if len(sizes) > 1:
             summary["outputs"] = {str(size): str(Path(args.output) / str(size)) for size in sizes}
+        if before_after is not None:
+            summary["bytes_per_token"] = {"before": before_after[1], "after": before_after[2]}
         print(json.dumps(summary, ensure_ascii=False))
         return 0
     for note in notes:
@@ -977,7 +997,30 @@ def train_command(args: argparse.Namespace) -> int:
         f"vocab size {len(result.vocab)}, {result.merges_learned} merges learned, "
         f"stopped: {result.stop_reason}, {elapsed:.1f} s, written to {args.output}"
     )
+    if before_after is not None:
+        sample, before, after = before_after
+        print(
+            f"compression on {sample:,} bytes of the corpus: {before:.3f} bytes per token before "
+            f"({args.continue_from}), {after:.3f} after ({(after / before - 1) * 100 if before else 0:+.1f} %)"
+        )
     return 0
+
+
+def _compression_before_after(base: Any, result: Any, files: list[str]) -> tuple[int, float, float]:
+    """Bytes per token of the base and of the continued tokenizer on a sample of the training files (the first
+    megabyte, shared among the files): the sample's size, before, after."""
+    from hf_bpe.bpe import BytePairEncoder
+    from hf_bpe.report import compression_sample, measure
+
+    text = compression_sample(files)
+    figures = [
+        measure(BytePairEncoder(vocab, merges, special_tokens=specials, pre_tokenizer=base.pre_tokenizer), text)
+        for vocab, merges, specials in (
+            (base.vocab, base.merges, base.special_tokens),
+            (result.vocab, result.merges, result.special_tokens),
+        )
+    ]
+    return figures[0].bytes, round(figures[0].bytes_per_token, 4), round(figures[1].bytes_per_token, 4)
 
 
 def count_command(args: argparse.Namespace) -> int:

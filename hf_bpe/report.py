@@ -59,6 +59,35 @@ class TokenizerReport:
         return self.used / self.vocab_size if self.vocab_size else 0.0
 
 
+def compression_sample(
+    sources: Sequence[str | os.PathLike[str]], *, size: int = 1 << 20, errors: str = "replace"
+) -> str:
+    """Up to ``size`` bytes of text from the start of the files (an equal share of each; compressed files are read
+    decompressed, standard input is skipped), cut at a line end where there is one: the sample ``hf-bpe train
+    --continue-from`` measures compression on."""
+    from hf_bpe.sources import is_stream, open_binary
+
+    readable = [source for source in sources if not is_stream(source)]
+    share = size // max(len(readable), 1)
+    parts = []
+    for source in readable:
+        with open_binary(source) as stream:
+            data = stream.read(share)
+        if len(data) == share and b"\n" in data:
+            data = data[: data.rindex(b"\n") + 1]
+        parts.append(data.decode("utf-8", errors))
+    return "".join(parts)
+
+
+def measure(encoder: BytePairEncoder, text: str, name: str = "sample") -> SampleFigures:
+    """Bytes, words and tokens of ``text`` encoded with ``encoder``.
+
+    >>> measure(BytePairEncoder({"a": 0, "b": 1, "ab": 2, "Ġ": 3}, [("a", "b")]), "ab ab").bytes_per_token
+    1.6666666666666667
+    """
+    return SampleFigures(name, len(text.encode("utf-8")), len(text.split()), len(encoder.encode(text)))
+
+
 def load_encoder(directory: str | os.PathLike[str]) -> tuple[BytePairEncoder, dict[int, str]]:
     """The encoder of a byte-level tokenizer directory (vocab.json, merges.txt and, when present,
     tokenizer_config.json's pre-tokenizer and special tokens), and its id-to-token table.

@@ -656,6 +656,7 @@ class BPETokenizer(VocabularyFilesTokenizer):
         length: int | None = None,
         new_special_tokens: list[str] | None = None,
         special_tokens_map: dict[str, str] | None = None,
+        continue_from: Any = None,
         **kwargs: Any,
     ) -> BPETokenizer:
         """Train a new tokenizer like this one (prefix space, special tokens and their roles) with hf_bpe's trainer.
@@ -666,6 +667,9 @@ class BPETokenizer(VocabularyFilesTokenizer):
             length: ignored (the number of items, for transformers' progress bar).
             new_special_tokens: special tokens to add after this tokenizer's own.
             special_tokens_map: renames of special tokens (old text to new text).
+            continue_from: ``True`` to continue training this tokenizer (every id, merge, special token and role
+                kept; new merges after its own; see :func:`hf_bpe.trainer.continue_bpe`), or a directory to continue
+                from, as in :func:`hf_bpe.train_from_iterator`.
             kwargs: ``min_frequency``, ``max_token_length``, ``limit_alphabet``, as in
                 :func:`hf_bpe.train_from_iterator`.
         """
@@ -682,11 +686,28 @@ class BPETokenizer(VocabularyFilesTokenizer):
             for role in ("bos_token", "eos_token", "unk_token", "pad_token")
             if getattr(self, role) is not None
         }
+        if continue_from is True:
+            from hf_bpe.base_tokenizer import BaseTokenizer
+
+            if renames:
+                raise ValueError(
+                    "special_tokens_map renames special tokens; continuing training keeps them: leave it out"
+                )
+            kept = tuple(token for token in specials if token in self.encoder)
+            continue_from = BaseTokenizer(
+                self.encoder,
+                self.merges,
+                kept,
+                dict(roles),
+                self.pre_tokenization.for_encoding(),
+                str(self.name_or_path),
+            )
         result = train_from_iterator(
             text_iterator,
             vocab_size=vocab_size,
             special_tokens=specials,
-            pre_tokenizer=self.pre_tokenization,
+            pre_tokenizer=None if continue_from else self.pre_tokenization,
+            continue_from=continue_from or None,
             **kwargs,
         )
         with tempfile.TemporaryDirectory(prefix="hf-bpe-new-") as directory:

@@ -35,6 +35,31 @@ Two deliberate differences, both bugs of the reference's:
   uncounted again when a neighbour merges; tokenizers#2320), which the reference reads as a huge unsigned count,
   merging a pair that does not occur; here it is below every positive count.
 
+Continuing (:func:`continue_bpe`): the merge loop starts from a base vocabulary and its merges, each pre-token
+first encoded as the base encodes it, with exact pair counts and one queue entry per pair. Training corpus C to N
+tokens with the reference and continuing on C to M gives exactly the reference trained on C to M (every id and
+merge), for byte-level BPE with any special tokens, ``min_frequency`` and ``max_token_length``. The queue quirks
+above cannot make them differ there, because none of them is ever triggered by byte-level training:
+
+* a pair's occurrences are in more than one queue entry (so a merge applies to some of its words, and the pair is
+  merged a second time later) only if one of its tokens is made by two different merges. In byte-level training a
+  token's string is built inside its own span of the word, where no merge crossed the span's edges (else the token
+  could not form), so by the same merges in the same order in every word: its last merge is always the same one,
+  made once, for all its words at once.
+* the merged pair's own count, left as it was, matters only if the pair occurs again, which needs one of its tokens
+  made again: the same argument.
+* a merge that makes an existing special token (``"Ġthe"`` as a special token) keeps the special token's id; the
+  special token never occurs in the words before, so it behaves as a new token would, in both runs.
+
+So the state the reference has after N merges (words, the counts of every pair that occurs, one entry per pair
+covering all its words) is the state continuing rebuilds, and both merge on alike. One rule makes the rebuilt state
+match where it otherwise would not: with ``max_token_length``, the reference counts every pair of two initial
+symbols at the start but never counts a pair of longer tokens at or above the limit, so continuing does not count
+such a pair at the start either (``_merge_loop``'s ``continued``). Char-level BPE with affixes (``##b``, ``a</w>``)
+can make one token from two pairs (``h`` + ``##ug`` and ``hu`` + ``##g``), so the quirks matter there; continuing
+is byte-level only. Tested against ``tokenizers`` in ``tests/test_continue.py``, random corpora built to hit the
+quirks included.
+
 Counting pre-tokens is :mod:`hf_bpe.counting`'s job; file formats are :mod:`hf_bpe.files`'.
 """
 
@@ -54,7 +79,8 @@ from itertools import repeat
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from hf_bpe.byte_level import BYTE_ALPHABET
+from hf_bpe.bpe import BytePairEncoder
+from hf_bpe.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.counting import leave_signals_to_parent, signals_blocked
 from hf_bpe.files import CharLevel, Merges, Vocab, write_tokenizer_dir
 from hf_bpe.pretokenizer import PreTokenizer
@@ -99,6 +125,8 @@ class TrainResult:
         pre_tokenizer: how the text was cut (recorded in the tokenizer files).
         replaced_lines: input lines whose invalid UTF-8 was replaced by U+FFFD (``errors="replace"``).
         char_level: how a char-level vocabulary was made (None for byte-level).
+        roles: which special token is ``bos_token``, ``eos_token``, ... (a continued base's), written by
+            :meth:`save` unless it is given others.
     """
 
     vocab: Vocab
@@ -109,6 +137,7 @@ class TrainResult:
     pre_tokenizer: PreTokenizer = dataclasses.field(default_factory=PreTokenizer)
     replaced_lines: int = 0
     char_level: CharLevel | None = None
+    roles: Mapping[str, str | None] | None = None
 
     @property
     def add_prefix_space(self) -> bool:
@@ -137,7 +166,7 @@ class TrainResult:
             self.vocab,
             self.merges,
             special_tokens=self.special_tokens,
-            roles=roles,
+            roles=roles if roles is not None else self.roles,
             pre_tokenizer=self.pre_tokenizer,
             char_level=self.char_level,
             force=force,
@@ -243,6 +272,145 @@ def train_bpe(
             exact_lengths=bool(end_of_word_suffix or continuing_subword_prefix),
         )
     return TrainResult(vocab, result_merges, stop, learned, tuple(special_tokens))
+
+
+def continue_bpe(
+    counts: Mapping[str, int],
+    vocab: Mapping[str, int],
+    merges: Merges,
+    *,
+    vocab_size: int,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = (),
+    new_special_tokens: Sequence[str] = (),
+    max_token_length: int | None = None,
+    workers: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> TrainResult:
+    """Continue training a byte-level BPE vocabulary: its ids and merges kept, new merges learned after them.
+
+    Each pre-token is first encoded with the base's merges, as the base tokenizer encodes it
+    (:meth:`hf_bpe.bpe.BytePairEncoder.merge_bytes`); the merge loop then starts from those words with exact pair
+    counts and one queue entry per pair, and runs by the rules of :func:`train_bpe`. New special tokens take the
+    ids after the base's last one, then merged tokens take the next ids in creation order; a merge whose token is
+    already in the vocabulary (the base's or a new one) keeps that id, as in :func:`train_bpe`. A new merge whose
+    pair is already one of the base's merges (possible only after such a merge) is not listed again: the base's
+    rank stays. When the base was trained by ``tokenizers`` on the same counts, the result is what ``tokenizers``
+    gives training them to ``vocab_size`` directly (the module docstring, "Continuing", says why the reference's
+    queue quirks never make them differ).
+
+    Args:
+        counts: pre-token to count, byte-level spelling, cut with the base's pre-tokenizer.
+        vocab: the base's vocabulary, ids ``0`` to ``len(vocab) - 1`` with no gap, holding the 256 byte-level
+            characters.
+        merges: the base's merges in rank order.
+        vocab_size: the vocabulary size to reach, the base included (at least the base's size).
+        min_frequency: as in :func:`train_bpe`.
+        special_tokens: which tokens of the base are special tokens (kept, with their ids).
+        new_special_tokens: special tokens to add after the base's tokens; one already special in the base is
+            skipped, one that is an ordinary token of the base is refused.
+        max_token_length: as in :func:`train_bpe` (a base token spans as many symbols as it has bytes).
+        workers: as in :func:`train_bpe`.
+        progress: as in :func:`train_bpe`.
+
+    Returns:
+        The base's vocabulary and merges with the new ones after them; ``merges_learned`` counts the new merges.
+
+    Raises:
+        ValueError: on a ``vocab_size`` below the base's size, a base with a gap in its ids or without a byte, a
+            new special token that is an ordinary token of the base, or a bad option (as :func:`train_bpe`).
+
+    >>> base = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=257)
+    >>> base.merges
+    [('u', 'g')]
+    >>> more = continue_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, base.vocab, base.merges,
+    ...                     vocab_size=259)
+    >>> more.merges, more.vocab["hug"]
+    ([('u', 'g'), ('u', 'n'), ('h', 'ug')], 258)
+    """
+    _check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
+    tokens = _base_tokens(vocab)
+    if vocab_size < len(tokens):
+        raise ValueError(
+            f"vocab_size={vocab_size} is below the base's {len(tokens)} tokens; continuing keeps every token of the "
+            f"base, so ask for {len(tokens)} or more"
+        )
+    missing = [char for char in BYTE_ALPHABET if char not in vocab]
+    if missing:
+        raise ValueError(
+            f"the base has no token for byte {from_byte_level(missing[0])!r} ({len(missing)} bytes missing); "
+            "continuing needs a byte-level vocabulary holding all 256 bytes"
+        )
+    for token in special_tokens:
+        if token not in vocab:
+            raise ValueError(f"special token {token!r} is not in the base's vocabulary")
+    encoder = BytePairEncoder(vocab, merges)  # before the vocabulary grows: the base as it encodes
+    grown: Vocab = dict(vocab)
+    specials = list(special_tokens)
+    for token in new_special_tokens:
+        if token in grown:
+            if token in specials:
+                continue
+            raise ValueError(
+                f"new special token {token!r} is already token {grown[token]} of the base, an ordinary token; "
+                "choose another text for it (a special token must not change how the base encodes text)"
+            )
+        grown[token] = len(tokens)
+        tokens.append(token)
+        specials.append(token)
+
+    # The words as the base encodes them (symbol strings of its ids); pre-tokens of one token never change.
+    words: list[str] = []
+    word_counts: list[int] = []
+    for word, count in counts.items():
+        if count < 0:
+            raise ValueError(f"pre-token {word!r} has count {count}; counts must be non-negative")
+        if len(word) < 2:
+            continue
+        symbols = "".join(map(chr, encoder.merge_bytes(from_byte_level(word))))
+        if len(symbols) > 1:
+            words.append(symbols)
+            word_counts.append(count)
+    del encoder
+    # A base token spans as many initial symbols as it has bytes (the reference's Word lengths); a special token
+    # its length, as in train_bpe.
+    lengths = [len(token) for token in tokens]
+
+    with _collector_paused():
+        new_merges, learned, stop = _merge_loop(
+            words,
+            word_counts,
+            grown,
+            tokens,
+            lengths,
+            vocab_size,
+            min_frequency,
+            max_token_length,
+            "",
+            progress,
+            workers or os.cpu_count() or 1,
+            continued=True,
+        )
+    ranked = set(merges)
+    result_merges = list(merges) + [pair for pair in new_merges if pair not in ranked]
+    return TrainResult(grown, result_merges, stop, learned, tuple(specials))
+
+
+def _base_tokens(vocab: Mapping[str, int]) -> list[str]:
+    """The base's tokens by id; refuses a gap in the ids (new tokens take the ids after the last one, and a gap
+    would be filled by nothing or renumbered)."""
+    tokens: list[str | None] = [None] * len(vocab)
+    for token, token_id in vocab.items():
+        if type(token_id) is not int or not 0 <= token_id < len(vocab) or tokens[token_id] is not None:
+            used = sorted(vocab.values())
+            gap = next((i for i, found in enumerate(used) if found != i), len(used))
+            raise ValueError(
+                f"the base's ids are not 0 to {len(vocab) - 1} without a gap (no token has id {gap}; the largest id "
+                f"is {used[-1] if used else None}); hf_bpe continues only vocabularies whose ids have no gap, so "
+                "that new tokens take the next ids without renumbering any"
+            )
+        tokens[token_id] = token
+    return [token for token in tokens if token is not None]
 
 
 def _plain_words(counts: Mapping[str, int], vocab: Vocab, chars: set[str]) -> tuple[list[str], list[int]]:
@@ -518,6 +686,7 @@ def _merge_loop(
     progress: ProgressCallback | None,
     workers: int,
     exact_lengths: bool = False,
+    continued: bool = False,
 ) -> tuple[Merges, int, str]:
     """The merge loop; ``words`` change and ``vocab``, ``tokens`` and ``lengths`` (symbols a token spans) grow in
     place.
@@ -527,12 +696,19 @@ def _merge_loop(
     ``(left id, right id)``, the reference's tie-break. A token's length is kept per token (``lengths``), which
     is each occurrence's length wherever every initial symbol is one character; with ``exact_lengths`` (affixed
     symbols) and a ``max_token_length``, the merges are :func:`_exact_merge_loop`'s, which keeps one per occurrence.
+    ``continued``: the words start as a base's encoding (:func:`continue_bpe`), so a pair of merged tokens is not
+    counted when its token would reach ``max_token_length``: the reference counts such a pair only when it is of
+    two initial symbols, and starting from the alphabet it would never have counted the others.
 
     Returns merges, merges made, stop reason.
     """
     limit = max_token_length if max_token_length is not None else -1
 
     pair_counts, where = _count_pairs(words, word_counts, workers=workers)
+    if continued and max_token_length is not None:
+        for pair in [p for p in where if lengths[ord(p[0])] + lengths[ord(p[1])] >= max_token_length]:
+            if lengths[ord(pair[0])] > 1 or lengths[ord(pair[1])] > 1:
+                del pair_counts[pair], where[pair]
     if exact_lengths and max_token_length is not None:
         exact_merges, exact_stop = _exact_merge_loop(
             words, word_counts, vocab, tokens, pair_counts, where, vocab_size, min_frequency, max_token_length, prefix,

@@ -19,12 +19,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hf_bpe.base_tokenizer import BaseTokenizer, read_base
 from hf_bpe.byte_level import BYTE_ALPHABET
 from hf_bpe.count_files import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
 from hf_bpe.counting import FileCounts, count_files, count_sequences, counting_settings, dataset_rows
 from hf_bpe.files import CharLevel
 from hf_bpe.pretokenizer import PreTokenizer
-from hf_bpe.trainer import TrainResult, train_bpe
+from hf_bpe.trainer import TrainResult, continue_bpe, train_bpe
 
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(stage, done, total)``: stage ``"count"`` (bytes for files, sequences for iterators, where
@@ -149,6 +150,56 @@ def pre_tokenizer_for(
     return PreTokenizer.from_pattern(pattern, normalizer=normalizer, add_prefix_space=prefix, **specials)
 
 
+def continuing_cut(
+    continue_from: str | os.PathLike[str] | BaseTokenizer,
+    *,
+    pre_tokenizer: PreTokenizer | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    add_prefix_space: bool = False,
+    char_level: CharLevel | None = None,
+    limit_alphabet: int | None = None,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+) -> tuple[BaseTokenizer, PreTokenizer]:
+    """The base to continue from, and how the corpus is cut for it: the base's pre-tokenizer, with its special
+    tokens and the new ones (cut out first with ``exclude_special_tokens``).
+
+    Raises:
+        ValueError: for a pre-tokenizer keyword, ``char_level`` or ``limit_alphabet`` that would change the base.
+    """
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
+    base = continue_from if isinstance(continue_from, BaseTokenizer) else read_base(continue_from)
+    given: dict[str, object] = {
+        "pattern": pattern,
+        "normalizer": normalizer,
+        "char_level": char_level,
+        "limit_alphabet": limit_alphabet,
+    }
+    if pre_tokenizer is not None and pre_tokenizer.for_encoding() != base.pre_tokenizer:
+        given["pre_tokenizer"] = pre_tokenizer
+    if add_prefix_space and not base.pre_tokenizer.add_prefix_space:
+        given["add_prefix_space"] = add_prefix_space
+    named = [name for name, value in given.items() if value is not None]
+    if named:
+        raise ValueError(
+            f"{named[0]} is given, but continuing training keeps the base's pre-tokenizer and alphabet "
+            f"({base.source}); leave {named[0]} out"
+        )
+    for token in special_tokens:
+        if token in base.vocab and token not in base.special_tokens:
+            raise ValueError(
+                f"new special token {token!r} is already token {base.vocab[token]} of the base ({base.source}), an "
+                "ordinary token; choose another text for it"
+            )
+    specials = base.special_tokens + tuple(token for token in special_tokens if token not in base.special_tokens)
+    cut = dataclasses.replace(
+        base.pre_tokenizer, special_tokens=specials, exclude_special_tokens=bool(exclude_special_tokens)
+    )
+    return base, cut
+
+
 def train_from_counts(
     counts: Mapping[str, int],
     *,
@@ -164,16 +215,46 @@ def train_from_counts(
     pre_tokenizer: PreTokenizer | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on pre-token counts (byte-level spelling), e.g. from :mod:`hf_bpe.count_files`.
 
     The pre-tokenizer keywords (``pattern``, ``normalizer``, ``add_prefix_space``, ``pre_tokenizer``) only record
     how the counts were made, for the tokenizer files. With ``char_level`` the counts are of words in their own
     characters, and the alphabet is the characters seen. ``workers``: see :func:`hf_bpe.trainer.train_bpe`.
+    ``continue_from``: see :func:`train_from_files` (the counts must be cut with the base's pre-tokenizer).
 
     >>> train_from_counts({"Ġhug": 3, "Ġpug": 2}, vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
     """
+    merge_progress = None if progress is None else (lambda done, total: progress("merge", done, total))
+    if continue_from is not None:
+        base, cut = continuing_cut(
+            continue_from,
+            pre_tokenizer=pre_tokenizer,
+            pattern=pattern,
+            normalizer=normalizer,
+            add_prefix_space=add_prefix_space,
+            char_level=char_level,
+            limit_alphabet=limit_alphabet,
+            special_tokens=special_tokens,
+        )
+        result = continue_bpe(
+            counts,
+            base.vocab,
+            base.merges,
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=base.special_tokens,
+            new_special_tokens=special_tokens,
+            max_token_length=max_token_length,
+            workers=workers,
+            progress=merge_progress,
+        )
+        message = shortfall(result, vocab_size, min_frequency)
+        if message is not None:
+            warnings.warn(message, TrainingWarning, stacklevel=_caller_stacklevel())
+        return dataclasses.replace(result, pre_tokenizer=cut.for_encoding(), roles=base.roles)
     cut = pre_tokenizer_for(
         pre_tokenizer=pre_tokenizer,
         pattern=pattern,
@@ -182,7 +263,6 @@ def train_from_counts(
         special_tokens=special_tokens,
         char_level=char_level,
     )
-    merge_progress = None if progress is None else (lambda done, total: progress("merge", done, total))
     result = train_bpe(
         counts,
         vocab_size=vocab_size,
@@ -219,6 +299,7 @@ def train_from_files(
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
     progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on text files, read line by line as ``Tokenizer.train(files, trainer)`` reads them.
 
@@ -242,6 +323,11 @@ def train_from_files(
         normalizer: ``"none"``, ``"nfc"``, ``"nfkc"`` or ``"lowercase"`` (default: the preset's, or none).
         pre_tokenizer: the whole pre-tokenizer at once, instead of the keywords above.
         progress: see :data:`Progress`.
+        continue_from: continue training this tokenizer (a directory, see :func:`hf_bpe.base_tokenizer.read_base`,
+            or a :class:`~hf_bpe.base_tokenizer.BaseTokenizer`): its ids, merges, special tokens, their roles and
+            its pre-tokenizer are kept, ``special_tokens`` are added after its tokens, and new merges follow its
+            own (:func:`hf_bpe.trainer.continue_bpe`). The pre-tokenizer keywords, ``char_level`` and
+            ``limit_alphabet`` are then the base's and cannot be given.
 
     Raises:
         FileNotFoundError: naming a missing file.
@@ -253,6 +339,30 @@ def train_from_files(
     >>> train_from_files([path], vocab_size=258, workers=1).merges
     [('u', 'g'), ('h', 'ug')]
     """
+    if continue_from is not None:
+        base, cut = continuing_cut(
+            continue_from,
+            pre_tokenizer=pre_tokenizer,
+            pattern=pattern,
+            normalizer=normalizer,
+            add_prefix_space=add_prefix_space,
+            char_level=char_level,
+            limit_alphabet=limit_alphabet,
+            special_tokens=special_tokens,
+            exclude_special_tokens=exclude_special_tokens,
+        )
+        counted = _count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
+        result = train_from_counts(
+            counted.counts,
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=special_tokens,
+            max_token_length=max_token_length,
+            workers=workers,
+            progress=progress,
+            continue_from=base,
+        )
+        return dataclasses.replace(result, replaced_lines=counted.replaced_lines)
     cut = pre_tokenizer_for(
         pre_tokenizer=pre_tokenizer,
         pattern=pattern,
@@ -293,6 +403,7 @@ def train_from_iterator(
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
     progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on an iterable of strings or of batches (lists) of strings, as ``train_from_iterator`` does.
 
@@ -317,6 +428,7 @@ def train_from_iterator(
         normalizer=normalizer,
         pre_tokenizer=pre_tokenizer,
         progress=progress,
+        continue_from=continue_from,
     )
 
 
@@ -332,9 +444,26 @@ def _train_from_sequences(
     normalizer: str | None,
     pre_tokenizer: PreTokenizer | None,
     progress: Progress | None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
     **merging: Any,
 ) -> TrainResult:
     """Count ``sequences`` (``total`` of them, 0 if unknown) as the keywords say and train on the counts."""
+    if continue_from is not None:
+        base, cut = continuing_cut(
+            continue_from,
+            pre_tokenizer=pre_tokenizer,
+            pattern=pattern,
+            normalizer=normalizer,
+            add_prefix_space=add_prefix_space,
+            char_level=char_level,
+            limit_alphabet=merging.pop("limit_alphabet", None),
+            special_tokens=special_tokens,
+            exclude_special_tokens=exclude_special_tokens,
+        )
+        counts = count_sequences(sequences, pre_tokenizer=cut, progress=_count_progress(progress, total))
+        return train_from_counts(
+            counts, special_tokens=special_tokens, progress=progress, continue_from=base, **merging
+        )
     cut = pre_tokenizer_for(
         pre_tokenizer=pre_tokenizer,
         pattern=pattern,
@@ -371,6 +500,7 @@ def train_from_dataset(
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
     progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on a ``datasets.Dataset`` column, each row one sequence (as ``train_from_iterator`` over the rows).
 
@@ -396,6 +526,7 @@ def train_from_dataset(
         normalizer=normalizer,
         pre_tokenizer=pre_tokenizer,
         progress=progress,
+        continue_from=continue_from,
     )
 
 
@@ -494,11 +625,13 @@ def train_from_count_directory(
     limit_alphabet: int | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on a counts directory written by :func:`count_to_directory` (or ``hf-bpe count``).
 
     The pre-tokenizer (pattern, normalizer, prefix space, special tokens cut out) is the one recorded in the
-    directory, and goes into the tokenizer files.
+    directory, and goes into the tokenizer files. With ``continue_from`` (see :func:`train_from_files`) it must be
+    the base's.
 
     Raises:
         FileNotFoundError: if the directory has no manifest (an unfinished or foreign directory).
@@ -510,6 +643,15 @@ def train_from_count_directory(
             f"{directory}: counted with BERT's recipe for WordPiece; train it with --model wordpiece "
             "(hf_bpe.train_wordpiece_from_count_directory)"
         )
+    if continue_from is not None:
+        base = continue_from if isinstance(continue_from, BaseTokenizer) else read_base(continue_from)
+        if recorded.for_encoding() != base.pre_tokenizer:
+            raise ValueError(
+                f"{directory} was counted with another pre-tokenizer than {base.source}'s (pattern "
+                f"{recorded.preset or recorded.splits}, normalizer {recorded.normalizer}, add_prefix_space "
+                f"{recorded.add_prefix_space}); count the text again with the base's"
+            )
+        continue_from = base
     return train_from_counts(
         dict(iter_counts(directory)),
         vocab_size=vocab_size,
@@ -517,9 +659,10 @@ def train_from_count_directory(
         special_tokens=special_tokens,
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
-        pre_tokenizer=recorded,
+        pre_tokenizer=None if continue_from is not None else recorded,
         workers=workers,
         progress=progress,
+        continue_from=continue_from,
     )
 
 
