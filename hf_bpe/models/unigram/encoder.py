@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hf_bpe.models.unigram import recipe
 from hf_bpe.models.unigram.lattice import UNK_PENALTY
+from hf_bpe.pretokenizer import PreTokenizer
 
 
 class UnknownCharacterError(ValueError):
@@ -26,13 +26,18 @@ class UnigramEncoder:
     Args:
         pieces: ``(piece, score)`` in id order.
         unk_id: the unknown piece's id, or None.
+        pre_tokenizer: how text is cut into words (the SentencePiece recipe's kind of
+            :class:`~hf_bpe.pretokenizer.PreTokenizer`, the default).
 
     >>> encoder = UnigramEncoder([("<unk>", 0.0), ("▁", -2.0), ("▁hug", -1.0), ("s", -3.0)], unk_id=0)
     >>> encoder.encode("hugs xy")
     [(2, '▁hug'), (3, 's'), (1, '▁'), (0, 'xy')]
     """
 
-    def __init__(self, pieces: Sequence[tuple[str, float]], unk_id: int | None) -> None:
+    def __init__(
+        self, pieces: Sequence[tuple[str, float]], unk_id: int | None, pre_tokenizer: PreTokenizer | None = None
+    ) -> None:
+        self.pre_tokenizer = pre_tokenizer or PreTokenizer.sentencepiece_recipe()
         self.pieces = list(pieces)
         self.unk_id = unk_id
         self.ids: dict[str, int] = {}
@@ -119,6 +124,7 @@ class UnigramEncoder:
     def encode(self, text: str) -> list[tuple[int, str]]:
         """``(id, token)`` of text without special tokens, normalized and cut as the recipe does."""
         out: list[tuple[int, str]] = []
-        for word in recipe.words(text):
+        cut = self.pre_tokenizer
+        for word in cut.pre_tokenize(cut.normalize(text)):
             out.extend(self.encode_word(word))
         return out
