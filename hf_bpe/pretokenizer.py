@@ -277,7 +277,7 @@ class PreTokenizer:
         """Unigram's cutting: ``SentencePieceUnigramTokenizer``'s normalizer (Nmt, NFKC, runs of spaces made one)
         and ``Metaspace`` pre-tokenizer, words in their own characters.
 
-        >>> PreTokenizer.sentencepiece_recipe().sequence_pieces("Héllo,  WORLD!\n")
+        >>> PreTokenizer.sentencepiece_recipe().sequence_pieces("Héllo,  WORLD!\\n")
         ['▁Héllo,', '▁WORLD!', '▁']
         """
         return cls(

@@ -49,7 +49,7 @@ class SentencePieceRecipe:
     Raises:
         ValueError: another replacement or prepend scheme.
 
-    >>> SentencePieceRecipe().pre_tokenize(SentencePieceRecipe().normalize("The  cat\n"))
+    >>> SentencePieceRecipe().pre_tokenize(SentencePieceRecipe().normalize("The  cat\\n"))
     ['▁The', '▁cat', '▁']
     """
 
