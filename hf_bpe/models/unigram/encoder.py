@@ -41,14 +41,17 @@ class UnigramEncoder:
         self.pieces = list(pieces)
         self.unk_id = unk_id
         self.ids: dict[str, int] = {}
-        self.prefixes: set[str] = set()
         min_score = float("inf")
         for index, (piece, score) in enumerate(self.pieces):
             self.ids[piece] = index
             if score < min_score:
                 min_score = score
-            for end in range(1, len(piece) + 1):
-                self.prefixes.add(piece[:end])
+        # Every prefix of a piece, to the piece's id or -1 (a prefix only): one lookup per candidate substring.
+        self.trie: dict[str, int] = {}
+        for piece in self.ids:
+            for end in range(1, len(piece)):
+                self.trie.setdefault(piece[:end], -1)
+        self.trie.update(self.ids)
         self.scores = [score for _, score in self.pieces]
         self.unk_score = min_score - UNK_PENALTY
         self._cache: dict[str, list[tuple[int, str]]] = {}
@@ -63,8 +66,7 @@ class UnigramEncoder:
         if cached is not None:
             return cached
         n = len(word)
-        ids = self.ids
-        prefixes = self.prefixes
+        get = self.trie.get
         scores = self.scores
         # Per end position: best score, start, id (start -1: no path yet).
         best_score = [0.0] * (n + 1)
@@ -74,11 +76,10 @@ class UnigramEncoder:
             here = best_score[start]
             single = False
             for end in range(start + 1, n + 1):
-                candidate = word[start:end]
-                if candidate not in prefixes:
-                    break
-                piece_id = ids.get(candidate)
+                piece_id = get(word[start:end])
                 if piece_id is None:
+                    break
+                if piece_id < 0:
                     continue
                 score = scores[piece_id] + here
                 if best_start[end] < 0 or score > best_score[end]:
@@ -116,6 +117,7 @@ class UnigramEncoder:
             surfaces.append("".join(reversed(unknown)))
         surfaces.reverse()
         unk = self.unk_id if self.unk_id is not None else -1
+        ids = self.ids
         result = [(ids.get(surface, unk), surface) for surface in surfaces]
         if len(self._cache) < 100_000:
             self._cache[word] = result
