@@ -68,6 +68,7 @@ class UnigramEncoder:
         n = len(word)
         get = self.trie.get
         scores = self.scores
+        unk_id = self.unk_id
         # Per end position: best score, start, id (start -1: no path yet).
         best_score = [0.0] * (n + 1)
         best_start = [-1] * (n + 1)
@@ -89,7 +90,7 @@ class UnigramEncoder:
                 if end == start + 1:
                     single = True
             if not single:
-                if self.unk_id is None:
+                if unk_id is None:
                     raise UnknownCharacterError(
                         f"{word[start]!r} (U+{ord(word[start]):04X}) is not in the vocabulary and it has no unk "
                         "token; train with --unk-token"
@@ -99,13 +100,13 @@ class UnigramEncoder:
                 if best_start[end] < 0 or score > best_score[end]:
                     best_score[end] = score
                     best_start[end] = start
-                    best_id[end] = self.unk_id
+                    best_id[end] = unk_id
         surfaces: list[str] = []
         unknown: list[str] = []
         end = n
         while end > 0:
             start = best_start[end]
-            if best_id[end] == self.unk_id:
+            if best_id[end] == unk_id:
                 unknown.append(word[start:end])
             else:
                 if unknown:
@@ -116,7 +117,7 @@ class UnigramEncoder:
         if unknown:
             surfaces.append("".join(reversed(unknown)))
         surfaces.reverse()
-        unk = self.unk_id if self.unk_id is not None else -1
+        unk = unk_id if unk_id is not None else -1
         ids = self.ids
         result = [(ids.get(surface, unk), surface) for surface in surfaces]
         if len(self._cache) < 100_000:
