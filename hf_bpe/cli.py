@@ -341,8 +341,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="with --exclude-special-tokens: cut out of the text; put FILEs first")  # fmt: skip
     cutting.add_argument("--exclude-special-tokens", action="store_true", help="cut special tokens out of the text")
     _add_pattern_options(cutting)
-    cutting.add_argument("--model", choices=("bpe", "wordpiece"), default="bpe",
-                         help="wordpiece: count words cut by BERT's recipe (default: bpe)")  # fmt: skip
+    cutting.add_argument("--model", choices=("bpe", "wordpiece", "unigram"), default="bpe",
+                         help="wordpiece: count words cut by BERT's recipe; unigram: by the SentencePiece recipe "
+                         "(default: bpe)")  # fmt: skip
     cutting.add_argument("--no-lowercase", dest="lowercase", action="store_false", help="wordpiece: keep case")
     cutting.add_argument("--strip-accents", dest="strip_accents", action="store_true", default=None,
                          help="wordpiece: strip accents (default: if lowercasing)")  # fmt: skip
@@ -776,14 +777,19 @@ def _unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
 
 def _train_unigram_command(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     from hf_bpe.models.unigram.files import write_unigram_dir
-    from hf_bpe.models.unigram.training import train_unigram_from_files
+    from hf_bpe.models.unigram.training import train_unigram_from_count_directory, train_unigram_from_files
 
-    if not args.files or args.from_counts:
-        raise UsageError("--model unigram trains on the text FILEs (counts directories hold byte-level pre-tokens)")
+    if bool(args.files) == bool(args.from_counts):
+        raise UsageError("--model unigram trains on text FILEs or on --from-counts DIR (hf-bpe count --model unigram)")
     options = _unigram_options(args, settings)
     _check_output(args.output)
     start = time.perf_counter()
-    result = train_unigram_from_files(args.files, options, errors=settings["encoding_errors"])
+    if args.from_counts:
+        result = train_unigram_from_count_directory(args.from_counts, options)
+    else:
+        result = train_unigram_from_files(
+            args.files, options, errors=settings["encoding_errors"], workers=settings["workers"]
+        )
     roles = {role: settings[role] for role in _ROLES if role != "unk_token"}
     write_unigram_dir(args.output, result.pieces, result.unk_id, result.special_tokens, roles=roles)
     print(
@@ -1043,7 +1049,19 @@ def count_command(args: argparse.Namespace) -> int:
         counting = wordpiece_counting(
             BertRecipe(args.clean_text, args.handle_chinese_chars, args.strip_accents, args.lowercase)
         )
-    elif not (args.lowercase and args.clean_text and args.handle_chinese_chars) or args.strip_accents is not None:
+    elif args.model == "unigram":
+        from hf_bpe.models.unigram.training import unigram_counting
+
+        if args.add_prefix_space or args.special_tokens or args.exclude_special_tokens or args.pattern:
+            raise UsageError(
+                "--add-prefix-space, --pattern and the special-token options are BPE's; leave them out for unigram"
+            )
+        if args.normalizer:
+            raise UsageError("--normalizer is BPE's; unigram normalizes with the SentencePiece recipe (Nmt, NFKC)")
+        counting = unigram_counting()
+    if args.model != "wordpiece" and (
+        not (args.lowercase and args.clean_text and args.handle_chinese_chars) or args.strip_accents is not None
+    ):
         raise UsageError("BERT's recipe options (--no-lowercase, --strip-accents, ...) need --model wordpiece")
     if args.engine == "datatrove":
         _require("datatrove", "--engine datatrove", "datatrove>=0.4", "datatrove")

@@ -30,6 +30,7 @@ from typing import Any
 import regex
 
 from hf_bpe import _regex_disagreements
+from hf_bpe.models.unigram.recipe import SentencePieceRecipe
 from hf_bpe.models.wordpiece.recipe import BertRecipe, split_words
 from hf_bpe.normalizers import lowercase as _lowercase
 from hf_bpe.normalizers import unicode_normalize
@@ -150,6 +151,9 @@ class PreTokenizer:
             text are ordinary text; if true, they are cut out first, as the tokenizer does when it encodes.
         bert: WordPiece: BERT's normalizer and pre-tokenizer (:class:`~hf_bpe.models.wordpiece.recipe.BertRecipe`)
             instead of ``normalizer`` and ``splits`` (see :meth:`bert_recipe`).
+        sentencepiece: Unigram: ``SentencePieceUnigramTokenizer``'s normalizer and Metaspace pre-tokenizer
+            (:class:`~hf_bpe.models.unigram.recipe.SentencePieceRecipe`) instead of ``normalizer`` and ``splits``
+            (see :meth:`sentencepiece_recipe`).
 
     Raises:
         ValueError: on an unknown normalizer or engine, a pattern that does not compile or can match the empty
@@ -169,6 +173,7 @@ class PreTokenizer:
     special_tokens: tuple[str, ...] = ()
     exclude_special_tokens: bool = False
     bert: BertRecipe | None = None
+    sentencepiece: SentencePieceRecipe | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.splits, str) or not self.splits or not all(isinstance(p, str) for p in self.splits):
@@ -185,6 +190,11 @@ class PreTokenizer:
             raise ValueError("add_prefix_space applies to byte-level BPE only (char-level splits on white space)")
         if self.bert is not None and (self.byte_level or self.normalizer != "none"):
             raise ValueError("BERT's recipe cuts characters with its own normalizer: use PreTokenizer.bert_recipe()")
+        if self.sentencepiece is not None and (self.byte_level or self.normalizer != "none" or self.bert is not None):
+            raise ValueError(
+                "the SentencePiece recipe cuts characters with its own normalizer: "
+                "use PreTokenizer.sentencepiece_recipe()"
+            )
         for pattern in self.splits:
             _compiled(pattern, self.engine)  # fails early, naming the pattern
 
@@ -256,6 +266,28 @@ class PreTokenizer:
             bert=recipe or BertRecipe(),
         )
 
+    @classmethod
+    def sentencepiece_recipe(
+        cls,
+        recipe: SentencePieceRecipe | None = None,
+        *,
+        special_tokens: Iterable[str] = (),
+        exclude_special_tokens: bool = False,
+    ) -> PreTokenizer:
+        """Unigram's cutting: ``SentencePieceUnigramTokenizer``'s normalizer (Nmt, NFKC, runs of spaces made one)
+        and ``Metaspace`` pre-tokenizer, words in their own characters.
+
+        >>> PreTokenizer.sentencepiece_recipe().sequence_pieces("Héllo,  WORLD!\\n")
+        ['▁Héllo,', '▁WORLD!', '▁']
+        """
+        return cls(
+            splits=(WHITESPACE_SPLIT_PATTERN,),
+            byte_level=False,
+            special_tokens=tuple(special_tokens),
+            exclude_special_tokens=exclude_special_tokens,
+            sentencepiece=recipe or SentencePieceRecipe(),
+        )
+
     @property
     def preset(self) -> str | None:
         """The preset these splits, normalizer and engine are, if any."""
@@ -276,6 +308,8 @@ class PreTokenizer:
         """``text`` through the normalizer."""
         if self.bert is not None:
             return self.bert.normalize(text)
+        if self.sentencepiece is not None:
+            return self.sentencepiece.normalize(text)
         normalize = _NORMALIZE[self.normalizer]
         return text if normalize is None else normalize(text)
 
@@ -291,6 +325,8 @@ class PreTokenizer:
             return []
         if self.bert is not None:
             return split_words(text)
+        if self.sentencepiece is not None:
+            return self.sentencepiece.pre_tokenize(text)
         splitters = _splitters(self.splits, self.engine, self.byte_level)
         if self.gpt2_form:
             if self.add_prefix_space and text[0] != " ":
@@ -353,6 +389,8 @@ class PreTokenizer:
         fields["splits"] = tuple(fields.get("splits", (GPT2_SPLIT_PATTERN,)))
         if isinstance(fields.get("bert"), Mapping):
             fields["bert"] = BertRecipe(**fields["bert"])
+        if isinstance(fields.get("sentencepiece"), Mapping):
+            fields["sentencepiece"] = SentencePieceRecipe(**fields["sentencepiece"])
         fields["special_tokens"] = tuple(fields.get("special_tokens", ()))
         return cls(**fields)
 
@@ -369,6 +407,8 @@ class PreTokenizer:
 
         if self.bert is not None:
             return normalizers.BertNormalizer(**dataclasses.asdict(self.bert))
+        if self.sentencepiece is not None:
+            return self.sentencepiece.tokenizers_normalizer()
         return {
             "none": None,
             "nfc": normalizers.NFC(),
@@ -384,6 +424,8 @@ class PreTokenizer:
 
         if self.bert is not None:
             return pre_tokenizers.BertPreTokenizer()
+        if self.sentencepiece is not None:
+            return self.sentencepiece.tokenizers_pre_tokenizer()
         if not self.byte_level:
             return pre_tokenizers.WhitespaceSplit()
         if self.gpt2_form:

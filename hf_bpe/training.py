@@ -643,6 +643,11 @@ def train_from_count_directory(
             f"{directory}: counted with BERT's recipe for WordPiece; train it with --model wordpiece "
             "(hf_bpe.train_wordpiece_from_count_directory)"
         )
+    if recorded.sentencepiece is not None:
+        raise ValueError(
+            f"{directory}: counted with the SentencePiece recipe for Unigram; train it with --model unigram "
+            "(hf_bpe.models.unigram.training.train_unigram_from_count_directory)"
+        )
     if continue_from is not None:
         base = continue_from if isinstance(continue_from, BaseTokenizer) else read_base(continue_from)
         if recorded.for_encoding() != base.pre_tokenizer:

@@ -69,3 +69,28 @@ def test_lines_are_cut_as_train_from_files_reads_them() -> None:
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40))
 def test_random_text_normalizes_and_splits_like_the_reference(text: str) -> None:
     assert recipe.words(text) == reference_words(text)
+
+
+def test_the_recipe_as_a_pre_tokenizer_cuts_and_serializes_as_the_reference() -> None:
+    import json
+
+    import pytest
+    from tokenizers import Tokenizer
+    from tokenizers.models import Unigram
+
+    from hf_bpe.models.unigram.recipe import SentencePieceRecipe
+    from hf_bpe.pretokenizer import PreTokenizer
+
+    cut = PreTokenizer.sentencepiece_recipe()
+    for text in [*ADVERSARIAL, *multilingual_text(100, seed=4).split("\n"), "a\u2581\u2581b\r\n"]:
+        assert cut.sequence_pieces(text) == reference_words(text), repr(text)
+    ours, theirs = Tokenizer(Unigram()), Tokenizer(Unigram())
+    ours.normalizer, ours.pre_tokenizer = cut.tokenizers_normalizer(), cut.tokenizers_pre_tokenizer()
+    theirs.normalizer, theirs.pre_tokenizer = NORMALIZER, PRE_TOKENIZER
+    assert json.loads(ours.to_str()) == json.loads(theirs.to_str())
+    assert PreTokenizer.from_settings(json.loads(json.dumps(cut.to_settings()))) == cut
+    assert PreTokenizer.from_settings({"splits": [r"\S+"], "byte_level": False}).sentencepiece is None
+    with pytest.raises(ValueError, match="sentencepiece_recipe"):
+        PreTokenizer(sentencepiece=SentencePieceRecipe())
+    with pytest.raises(ValueError, match="replacement"):
+        SentencePieceRecipe(replacement="_")

@@ -148,8 +148,17 @@ def test_registration_and_loading_without_hf_bpe_in_fresh_processes(directory: P
         f"t = AutoTokenizer.from_pretrained({str(directory)!r}); "
         "print(type(t).__name__, t('hugs xy')['input_ids'], 'hf_bpe' in sys.modules)"
     )
-    ours = subprocess.run([sys.executable, "-c", with_hf_bpe], capture_output=True, text=True, check=True).stdout
-    theirs = subprocess.run([sys.executable, "-c", without], capture_output=True, text=True, check=True, cwd="/").stdout
+    # Both processes at once (each spends its time importing transformers).
+    running = [
+        subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd
+        )
+        for code, cwd in ((with_hf_bpe, None), (without, "/"))
+    ]
+    outputs = [process.communicate() for process in running]
+    for process, (_, err) in zip(running, outputs, strict=True):
+        assert process.returncode == 0, err
+    ours, theirs = (out for out, _ in outputs)
     name, ids = ours.split(" ", 1)
     assert name == "UnigramTokenizer"
     assert theirs.startswith("TokenizersBackend ") and theirs.strip().endswith("False")

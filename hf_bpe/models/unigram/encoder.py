@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hf_bpe.models.unigram import recipe
 from hf_bpe.models.unigram.lattice import UNK_PENALTY
+from hf_bpe.pretokenizer import PreTokenizer
 
 
 class UnknownCharacterError(ValueError):
@@ -26,24 +26,32 @@ class UnigramEncoder:
     Args:
         pieces: ``(piece, score)`` in id order.
         unk_id: the unknown piece's id, or None.
+        pre_tokenizer: how text is cut into words (the SentencePiece recipe's kind of
+            :class:`~hf_bpe.pretokenizer.PreTokenizer`, the default).
 
     >>> encoder = UnigramEncoder([("<unk>", 0.0), ("▁", -2.0), ("▁hug", -1.0), ("s", -3.0)], unk_id=0)
     >>> encoder.encode("hugs xy")
     [(2, '▁hug'), (3, 's'), (1, '▁'), (0, 'xy')]
     """
 
-    def __init__(self, pieces: Sequence[tuple[str, float]], unk_id: int | None) -> None:
+    def __init__(
+        self, pieces: Sequence[tuple[str, float]], unk_id: int | None, pre_tokenizer: PreTokenizer | None = None
+    ) -> None:
+        self.pre_tokenizer = pre_tokenizer or PreTokenizer.sentencepiece_recipe()
         self.pieces = list(pieces)
         self.unk_id = unk_id
         self.ids: dict[str, int] = {}
-        self.prefixes: set[str] = set()
         min_score = float("inf")
         for index, (piece, score) in enumerate(self.pieces):
             self.ids[piece] = index
             if score < min_score:
                 min_score = score
-            for end in range(1, len(piece) + 1):
-                self.prefixes.add(piece[:end])
+        # Every prefix of a piece, to the piece's id or -1 (a prefix only): one lookup per candidate substring.
+        self.trie: dict[str, int] = {}
+        for piece in self.ids:
+            for end in range(1, len(piece)):
+                self.trie.setdefault(piece[:end], -1)
+        self.trie.update(self.ids)
         self.scores = [score for _, score in self.pieces]
         self.unk_score = min_score - UNK_PENALTY
         self._cache: dict[str, list[tuple[int, str]]] = {}
@@ -58,9 +66,9 @@ class UnigramEncoder:
         if cached is not None:
             return cached
         n = len(word)
-        ids = self.ids
-        prefixes = self.prefixes
+        get = self.trie.get
         scores = self.scores
+        unk_id = self.unk_id
         # Per end position: best score, start, id (start -1: no path yet).
         best_score = [0.0] * (n + 1)
         best_start = [-1] * (n + 1)
@@ -69,11 +77,10 @@ class UnigramEncoder:
             here = best_score[start]
             single = False
             for end in range(start + 1, n + 1):
-                candidate = word[start:end]
-                if candidate not in prefixes:
-                    break
-                piece_id = ids.get(candidate)
+                piece_id = get(word[start:end])
                 if piece_id is None:
+                    break
+                if piece_id < 0:
                     continue
                 score = scores[piece_id] + here
                 if best_start[end] < 0 or score > best_score[end]:
@@ -83,7 +90,7 @@ class UnigramEncoder:
                 if end == start + 1:
                     single = True
             if not single:
-                if self.unk_id is None:
+                if unk_id is None:
                     raise UnknownCharacterError(
                         f"{word[start]!r} (U+{ord(word[start]):04X}) is not in the vocabulary and it has no unk "
                         "token; train with --unk-token"
@@ -93,13 +100,13 @@ class UnigramEncoder:
                 if best_start[end] < 0 or score > best_score[end]:
                     best_score[end] = score
                     best_start[end] = start
-                    best_id[end] = self.unk_id
+                    best_id[end] = unk_id
         surfaces: list[str] = []
         unknown: list[str] = []
         end = n
         while end > 0:
             start = best_start[end]
-            if best_id[end] == self.unk_id:
+            if best_id[end] == unk_id:
                 unknown.append(word[start:end])
             else:
                 if unknown:
@@ -110,7 +117,8 @@ class UnigramEncoder:
         if unknown:
             surfaces.append("".join(reversed(unknown)))
         surfaces.reverse()
-        unk = self.unk_id if self.unk_id is not None else -1
+        unk = unk_id if unk_id is not None else -1
+        ids = self.ids
         result = [(ids.get(surface, unk), surface) for surface in surfaces]
         if len(self._cache) < 100_000:
             self._cache[word] = result
@@ -119,6 +127,7 @@ class UnigramEncoder:
     def encode(self, text: str) -> list[tuple[int, str]]:
         """``(id, token)`` of text without special tokens, normalized and cut as the recipe does."""
         out: list[tuple[int, str]] = []
-        for word in recipe.words(text):
+        cut = self.pre_tokenizer
+        for word in cut.pre_tokenize(cut.normalize(text)):
             out.extend(self.encode_word(word))
         return out

@@ -15,22 +15,35 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.files import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, special_token_roles, write_files
-from hf_bpe.models.unigram import recipe
+from hf_bpe.pretokenizer import PreTokenizer
 
 #: The transformers class that ``tokenizer_config.json`` names (:class:`hf_bpe.unigram_tokenizer.UnigramTokenizer`).
 TOKENIZER_CLASS = "UnigramTokenizer"
 
 
-def tokenizer_json(pieces: Sequence[tuple[str, float]], unk_id: int | None, special_tokens: Sequence[str]) -> str:
-    """``tokenizer.json`` text for the pieces, as ``SentencePieceUnigramTokenizer`` saves it after training."""
-    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+def tokenizer_json(
+    pieces: Sequence[tuple[str, float]],
+    unk_id: int | None,
+    special_tokens: Sequence[str],
+    pre_tokenizer: PreTokenizer | None = None,
+) -> str:
+    """``tokenizer.json`` text for the pieces, as ``SentencePieceUnigramTokenizer`` saves it after training.
 
+    ``pre_tokenizer`` must be the SentencePiece recipe's kind (``PreTokenizer.sentencepiece_recipe()``, the
+    default): its normalizer, pre-tokenizer and decoder are written.
+
+    Raises:
+        ValueError: a pre-tokenizer of another kind.
+    """
+    from tokenizers import AddedToken, Tokenizer, models
+
+    cut = pre_tokenizer or PreTokenizer.sentencepiece_recipe()
+    if cut.sentencepiece is None:
+        raise ValueError("a Unigram tokenizer.json takes the SentencePiece recipe: PreTokenizer.sentencepiece_recipe()")
     tokenizer = Tokenizer(models.Unigram([(piece, score) for piece, score in pieces], unk_id, False))
-    tokenizer.normalizer = normalizers.Sequence(
-        [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
-    )
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement=recipe.METASPACE, prepend_scheme="always")
-    tokenizer.decoder = decoders.Metaspace(replacement=recipe.METASPACE, prepend_scheme="always")
+    tokenizer.normalizer = cut.tokenizers_normalizer()
+    tokenizer.pre_tokenizer = cut.tokenizers_pre_tokenizer()
+    tokenizer.decoder = cut.sentencepiece.tokenizers_decoder()
     tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
     return tokenizer.to_str()
 

@@ -60,24 +60,33 @@ class UnigramModel:
         self.pieces = list(pieces)
         self.unk_id = unk_id
         self.ids: dict[str, int] = {}
-        self.prefixes: set[str] = set()
         min_score = math.inf
         for index, (piece, score) in enumerate(self.pieces):
             self.ids[piece] = index
             if score < min_score:
                 min_score = score
-            for end in range(1, len(piece) + 1):
-                self.prefixes.add(piece[:end])
+        # Every prefix of a piece, to the piece's id or -1 (a prefix only): one lookup per candidate substring,
+        # and the end of a run of lookups where the reference's trie has no more children.
+        self.trie: dict[str, int] = {}
+        trie = self.trie
+        for piece in self.ids:
+            for end in range(1, len(piece)):
+                trie.setdefault(piece[:end], -1)
+        trie.update(self.ids)
         self.scores = [score for _, score in self.pieces]
         self.min_score = min_score
         self.unk_score = min_score - UNK_PENALTY
         self.bos_id = len(self.pieces) + 1
         self.eos_id = len(self.pieces) + 2
 
+    @property
+    def prefixes(self) -> set[str]:
+        """Every prefix of every piece (pieces included)."""
+        return set(self.trie)
+
     def nodes(self, word: str) -> list[Node]:
         """The lattice's nodes, in the reference's insertion order (start, then length, the unknown node last)."""
-        ids = self.ids
-        prefixes = self.prefixes
+        get = self.trie.get
         scores = self.scores
         unk_id = self.unk_id
         unk_score = self.unk_score
@@ -85,19 +94,16 @@ class UnigramModel:
         nodes: list[Node] = []
         add = nodes.append
         for start in range(n):
-            char = word[start]
-            piece_id = ids.get(char)
-            if piece_id is not None:
-                add((start, start + 1, piece_id, scores[piece_id]))
-            if char in prefixes:
-                for end in range(start + 2, n + 1):
-                    candidate = word[start:end]
-                    if candidate not in prefixes:
-                        break
-                    piece_id = ids.get(candidate)
-                    if piece_id is not None:
-                        add((start, end, piece_id, scores[piece_id]))
-            if unk_id is not None and char not in ids:
+            single = False
+            for end in range(start + 1, n + 1):
+                piece_id = get(word[start:end])
+                if piece_id is None:
+                    break
+                if piece_id >= 0:
+                    add((start, end, piece_id, scores[piece_id]))
+                    if end == start + 1:
+                        single = True
+            if unk_id is not None and not single:
                 # No one-character piece here: the unknown node, after the longer pieces (as the reference).
                 add((start, start + 1, unk_id, unk_score))
         return nodes
@@ -109,44 +115,88 @@ class UnigramModel:
         their insertion order), beta the log-sum over the nodes starting where it ends; a node's share is
         ``exp(alpha + score + beta - Z)``.
         """
-        n = len(word)
-        nodes = self.nodes(word)
-        ending: list[list[Node]] = [[] for _ in range(n + 1)]
-        starting: list[list[Node]] = [[] for _ in range(n + 1)]
-        for node in nodes:
-            ending[node[1]].append(node)
-            starting[node[0]].append(node)
+        # One pass builds the nodes (flat lists, in insertion order) and alpha at once: the nodes ending at a
+        # position are inserted in the order of their starts, which is the order this pass meets them, and alpha of
+        # a start is complete when the pass reaches it. log_sum_exp is written out (a call per node pair was a
+        # seventh of training time).
+        get = self.trie.get
+        scores = self.scores
+        unk_id = self.unk_id
+        unk_score = self.unk_score
         exp = math.exp
         log = math.log
-        # log_sum_exp written out in both loops (a call per node pair was a seventh of training time).
+        n = len(word)
+        node_start: list[int] = []
+        node_end: list[int] = []
+        node_id: list[int] = []
+        node_score: list[float] = []
+        add_start = node_start.append
+        add_end = node_end.append
+        add_id = node_id.append
+        add_score = node_score.append
+        first = [0] * (n + 1)
         alpha = [0.0] * (n + 1)
-        for pos in range(1, n + 1):
-            first = True
-            acc = 0.0
-            for start, _, _, score in ending[pos]:
-                value = score + alpha[start]
-                if first:
-                    acc = value
-                    first = False
+        reached = [False] * (n + 1)
+        for start in range(n):
+            first[start] = len(node_end)
+            here = alpha[start]
+            single = False
+            for end in range(start + 1, n + 1):
+                piece_id = get(word[start:end])
+                if piece_id is None:
+                    break
+                if piece_id < 0:
+                    continue
+                score = scores[piece_id]
+                add_start(start)
+                add_end(end)
+                add_id(piece_id)
+                add_score(score)
+                value = score + here
+                if reached[end]:
+                    acc = alpha[end]
+                    if acc > value:
+                        alpha[end] = acc if acc > value + 50.0 else acc + log(exp(value - acc) + 1.0)
+                    else:
+                        alpha[end] = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
                 else:
-                    low, high = (value, acc) if acc > value else (acc, value)
-                    acc = high if high > low + 50.0 else high + log(exp(low - high) + 1.0)
-            alpha[pos] = acc
+                    alpha[end] = value
+                    reached[end] = True
+                if end == start + 1:
+                    single = True
+            if unk_id is not None and not single:
+                end = start + 1
+                add_start(start)
+                add_end(end)
+                add_id(unk_id)
+                add_score(unk_score)
+                value = unk_score + here
+                if reached[end]:
+                    acc = alpha[end]
+                    if acc > value:
+                        alpha[end] = acc if acc > value + 50.0 else acc + log(exp(value - acc) + 1.0)
+                    else:
+                        alpha[end] = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
+                else:
+                    alpha[end] = value
+                    reached[end] = True
+        first[n] = len(node_end)
         beta = [0.0] * (n + 1)
-        for pos in range(n - 1, -1, -1):
-            first = True
-            acc = 0.0
-            for _, end, _, score in starting[pos]:
-                value = score + beta[end]
-                if first:
-                    acc = value
-                    first = False
+        for start in range(n - 1, -1, -1):
+            low_index = first[start]
+            high_index = first[start + 1]
+            if low_index == high_index:
+                continue
+            acc = node_score[low_index] + beta[node_end[low_index]]
+            for index in range(low_index + 1, high_index):
+                value = node_score[index] + beta[node_end[index]]
+                if acc > value:
+                    acc = acc if acc > value + 50.0 else acc + log(exp(value - acc) + 1.0)
                 else:
-                    low, high = (value, acc) if acc > value else (acc, value)
-                    acc = high if high > low + 50.0 else high + log(exp(low - high) + 1.0)
-            beta[pos] = acc
+                    acc = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
+            beta[start] = acc
         z = alpha[n]
-        for start, end, piece_id, score in nodes:
+        for start, end, piece_id, score in zip(node_start, node_end, node_id, node_score, strict=True):
             expected[piece_id] += freq * exp(alpha[start] + score + beta[end] - z)
         return freq * z
 
@@ -184,13 +234,68 @@ class UnigramModel:
         return nodes, ending, backtrace, previous
 
     def viterbi(self, word: str) -> list[int]:
-        """The ids of the best segmentation of ``word`` (``Lattice::viterbi``; the first of equal paths wins)."""
-        nodes, _, _, previous = self._viterbi_nodes(word)
-        eos = len(nodes)
+        """The ids of the best segmentation of ``word`` (``Lattice::viterbi``; the first of equal paths wins).
+
+        The nodes are made and scored in one pass by start position: the nodes ending where a node starts all
+        start earlier, so they are complete, and in insertion order, when it is scored.
+        """
+        get = self.trie.get
+        scores = self.scores
+        unk_id = self.unk_id
+        unk_score = self.unk_score
+        n = len(word)
+        # Node 0 is the start node; the lists hold each node's best score from the start, previous node and id.
+        ending: list[list[int]] = [[] for _ in range(n + 1)]
+        ending[0].append(0)
+        backtrace = [0.0]
+        previous = [-1]
+        node_id = [-1]
+        for start in range(n):
+            lefts = ending[start]
+            single = False
+            for end in range(start + 1, n + 1):
+                piece_id = get(word[start:end])
+                if piece_id is None:
+                    break
+                if piece_id < 0:
+                    continue
+                if end == start + 1:
+                    single = True
+                score = scores[piece_id]
+                best = -1
+                best_score = 0.0
+                for left in lefts:
+                    candidate = backtrace[left] + score
+                    if best < 0 or candidate > best_score:
+                        best = left
+                        best_score = candidate
+                ending[end].append(len(node_id))
+                backtrace.append(best_score)
+                previous.append(best)
+                node_id.append(piece_id)
+            if unk_id is not None and not single:
+                best = -1
+                best_score = 0.0
+                for left in lefts:
+                    candidate = backtrace[left] + unk_score
+                    if best < 0 or candidate > best_score:
+                        best = left
+                        best_score = candidate
+                ending[start + 1].append(len(node_id))
+                backtrace.append(best_score)
+                previous.append(best)
+                node_id.append(unk_id)
+        best = -1
+        best_score = 0.0
+        for left in ending[n]:
+            candidate = backtrace[left] + 0.0
+            if best < 0 or candidate > best_score:
+                best = left
+                best_score = candidate
         path = []
-        node = previous[eos]
-        while node != eos + 1 and node >= 0:
-            path.append(nodes[node][2])
+        node = best
+        while node > 0:
+            path.append(node_id[node])
             node = previous[node]
         path.reverse()
         return path

@@ -3,14 +3,15 @@
 The recipe (``tokenizers/implementations/sentencepiece_unigram.py``) is a normalizer sequence ``Nmt``, ``NFKC``,
 ``Replace(" {2,}", " ")`` and the ``Metaspace`` pre-tokenizer with ``▁`` and ``prepend_scheme="always"``:
 spaces become ``▁``, a ``▁`` is put before a text that does not start with one, and the text is cut before
-every ``▁``. This module owns those functions and the JSON that names them in ``tokenizer.json``; the model
-(pieces and scores) is :mod:`hf_bpe.models.unigram.trainer`'s.
-
-Kept here, in the package, until the shared :mod:`hf_bpe.pretokenizer` can name this recipe.
+every ``▁``. This module owns those functions, :class:`SentencePieceRecipe` (the recipe as the kind of
+:class:`~hf_bpe.pretokenizer.PreTokenizer` that counting, training, counts manifests and ``tokenizer.json`` take:
+``PreTokenizer.sentencepiece_recipe()``) and the JSON that names them in ``tokenizer.json``; the model (pieces
+and scores) is :mod:`hf_bpe.models.unigram.trainer`'s.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -33,6 +34,59 @@ _SPACES = regex.compile(" {2,}")
 _LINE = regex.compile(r"[^\n]*\n|[^\n]+")
 _OTHER_BREAKS = regex.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _BEFORE_METASPACE = regex.compile(f"(?={METASPACE})")
+
+
+@dataclasses.dataclass(frozen=True)
+class SentencePieceRecipe:
+    """``SentencePieceUnigramTokenizer``'s normalizer and pre-tokenizer, as one value a
+    :class:`~hf_bpe.pretokenizer.PreTokenizer` holds (its ``sentencepiece`` field).
+
+    Args:
+        replacement: the Metaspace character; only the reference's ``▁`` (U+2581), which ``Nmt`` also maps to a
+            space, is supported.
+        prepend_scheme: only ``"always"`` (the recipe's).
+
+    Raises:
+        ValueError: another replacement or prepend scheme.
+
+    >>> SentencePieceRecipe().pre_tokenize(SentencePieceRecipe().normalize("The  cat\\n"))
+    ['▁The', '▁cat', '▁']
+    """
+
+    replacement: str = METASPACE
+    prepend_scheme: str = "always"
+
+    def __post_init__(self) -> None:
+        if self.replacement != METASPACE:
+            raise ValueError(f"replacement {self.replacement!r}: the SentencePiece recipe uses {METASPACE!r} only")
+        if self.prepend_scheme != "always":
+            raise ValueError(f"prepend_scheme {self.prepend_scheme!r}: the SentencePiece recipe uses 'always' only")
+
+    def normalize(self, text: str) -> str:
+        """:func:`normalize`."""
+        return normalize(text)
+
+    def pre_tokenize(self, normalized: str) -> list[str]:
+        """:func:`pre_tokenize`."""
+        return pre_tokenize(normalized)
+
+    def tokenizers_normalizer(self) -> Any:
+        """The ``tokenizers`` normalizer: ``Sequence([Nmt, NFKC, Replace(" {2,}", " ")])``."""
+        from tokenizers import Regex, normalizers
+
+        return normalizers.Sequence([normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")])
+
+    def tokenizers_pre_tokenizer(self) -> Any:
+        """The ``tokenizers`` pre-tokenizer: ``Metaspace("▁", prepend_scheme="always")``."""
+        from tokenizers import pre_tokenizers
+
+        return pre_tokenizers.Metaspace(replacement=self.replacement, prepend_scheme=self.prepend_scheme)
+
+    def tokenizers_decoder(self) -> Any:
+        """The ``tokenizers`` decoder: ``Metaspace("▁", prepend_scheme="always")``."""
+        from tokenizers import decoders
+
+        return decoders.Metaspace(replacement=self.replacement, prepend_scheme=self.prepend_scheme)
 
 
 def nfkc_aligned(text: str, spans: list[Span]) -> tuple[str, list[Span]]:

@@ -1,46 +1,48 @@
-"""Text files or strings to a trained Unigram model: the recipe's word counts, then the trainer.
+"""Text files, strings or counts directories to a trained Unigram model: the recipe's word counts, then the trainer.
 
-Files are read as ``Tokenizer::train_from_files`` reads them: line by line, cut at ``\\n`` only, each line with
-its ending; an iterator's items are sequences as they are (``train_from_iterator``). Invalid UTF-8 stops with
-its file, line and byte offset, or becomes U+FFFD with ``errors="replace"`` (the reference cannot read such a
-file at all). Saving is :mod:`.files`' job.
+The recipe is :class:`~hf_bpe.models.unigram.recipe.SentencePieceRecipe`, as the kind of
+:class:`~hf_bpe.pretokenizer.PreTokenizer` that names it (``PreTokenizer.sentencepiece_recipe()``), handed to
+:mod:`hf_bpe.counting`: files are read as ``Tokenizer::train_from_files`` reads them (line by line, cut at
+``\\n`` only, each line with its ending, big files in parallel shards); an iterator's items are sequences as they
+are (``train_from_iterator``). Invalid UTF-8 stops with its file, line and byte offset, or becomes U+FFFD with
+``errors="replace"`` (the reference cannot read such a file at all). Counts directories (``hf-bpe count --model
+unigram``, local or datatrove engine) record the recipe in their manifest. Saving is :mod:`.files`' job.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
 
 from hf_bpe.models.unigram import recipe
 from hf_bpe.models.unigram.trainer import Trace, UnigramOptions, UnigramResult, train_unigram
+from hf_bpe.pretokenizer import PreTokenizer
 
 
-def read_text(path: str | os.PathLike[str], errors: str = "strict") -> str:
-    """A file's text; invalid UTF-8 named by file, line and byte offset unless ``errors="replace"``.
+def unigram_counting() -> PreTokenizer:
+    """How Unigram cuts text for counting: the SentencePiece recipe, characters as they are.
+
+    >>> from hf_bpe.counting import count_sequences
+    >>> count_sequences(["hug  pug", "hug"], pre_tokenizer=unigram_counting())
+    Counter({'▁hug': 2, '▁pug': 1})
+    """
+    return PreTokenizer.sentencepiece_recipe()
+
+
+def count_files(
+    paths: Iterable[str | os.PathLike[str]], errors: str = "strict", *, workers: int | None = None
+) -> Counter[str]:
+    """The recipe's word counts over text files, read line by line (:func:`hf_bpe.counting.count_files`).
 
     Raises:
-        ValueError: invalid UTF-8 with ``errors="strict"``.
+        ValueError: invalid UTF-8 with ``errors="strict"``, naming the file, line and byte offset.
     """
-    data = open(path, "rb").read()  # noqa: SIM115 (closed at once by refcounting; one read)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        if errors != "replace":
-            line = data[: error.start].count(b"\n") + 1
-            raise ValueError(
-                f"{path}:{line}: invalid UTF-8 at byte offset {error.start} ({error.reason}); "
-                "fix the file or train with --encoding-errors replace"
-            ) from error
-        return data.decode("utf-8", "replace")
+    from hf_bpe.counting import count_files as count
 
-
-def count_files(paths: Iterable[str | os.PathLike[str]], errors: str = "strict") -> Counter[str]:
-    """The recipe's word counts over text files, read line by line."""
-    counts: Counter[str] = Counter()
-    for path in paths:
-        counts.update(recipe.count_words(recipe.lines(read_text(path, errors))))
-    return counts
+    return count(paths, pre_tokenizer=unigram_counting(), workers=workers, errors=errors).counts
 
 
 def train_unigram_from_files(
@@ -48,6 +50,7 @@ def train_unigram_from_files(
     options: UnigramOptions,
     *,
     errors: str = "strict",
+    workers: int | None = None,
     trace: Trace | None = None,
 ) -> UnigramResult:
     """Train on text files as ``SentencePieceUnigramTokenizer.train(files, ...)`` does.
@@ -55,11 +58,11 @@ def train_unigram_from_files(
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "course.txt"
     >>> _ = path.write_text("hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5)
-    >>> result = train_unigram_from_files([path], UnigramOptions(vocab_size=12, unk_token="<unk>"))
+    >>> result = train_unigram_from_files([path], UnigramOptions(vocab_size=12, unk_token="<unk>"), workers=1)
     >>> len(result.pieces), result.pieces[0]
     (11, ('<unk>', 0.0))
     """
-    return train_unigram(count_files(paths, errors), options, trace=trace)
+    return train_unigram(count_files(paths, errors, workers=workers), options, trace=trace)
 
 
 def train_unigram_from_iterator(
@@ -67,3 +70,46 @@ def train_unigram_from_iterator(
 ) -> UnigramResult:
     """Train on strings, each a sequence, as ``SentencePieceUnigramTokenizer.train_from_iterator`` does."""
     return train_unigram(recipe.count_words(sequences), options, trace=trace)
+
+
+def count_unigram_to_directory(
+    paths: Sequence[str | os.PathLike[str]], output: str | os.PathLike[str], **options: Any
+) -> Path:
+    """Count the words of text files, cut by the SentencePiece recipe, into a counts directory (local or datatrove
+    engine; options as :func:`hf_bpe.training.count_to_directory`). The manifest records the recipe.
+
+    Returns:
+        The manifest's path.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = path.write_text("hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5, encoding="utf-8")
+    >>> manifest = count_unigram_to_directory([path], path.parent / "counts", workers=1)
+    >>> options = UnigramOptions(vocab_size=12, unk_token="<unk>")
+    >>> [piece for piece, _ in train_unigram_from_count_directory(manifest.parent, options).pieces][:4]
+    ['<unk>', '▁pu', 'n', '▁hug']
+    """
+    from hf_bpe.training import count_to_directory
+
+    return count_to_directory(paths, output, pre_tokenizer=unigram_counting(), **options)
+
+
+def train_unigram_from_count_directory(
+    directory: str | os.PathLike[str], options: UnigramOptions, *, trace: Trace | None = None
+) -> UnigramResult:
+    """Train on a counts directory written by :func:`count_unigram_to_directory` (``hf-bpe count --model
+    unigram``). The trainer sorts the words, so the directory's order of words (its buckets) does not matter.
+
+    Raises:
+        ValueError: if the directory was not counted with the SentencePiece recipe.
+    """
+    from hf_bpe.count_files import iter_counts, read_manifest
+
+    recorded = PreTokenizer.from_settings(read_manifest(directory)["settings"])
+    if recorded.sentencepiece is None:
+        kind = "BERT's recipe (WordPiece)" if recorded.bert is not None else "byte-level BPE's pre-tokenizer"
+        raise ValueError(
+            f"{directory}: counted with {kind}, not the SentencePiece recipe; recount with "
+            "'hf-bpe count --model unigram'"
+        )
+    return train_unigram(dict(iter_counts(directory)), options, trace=trace)
