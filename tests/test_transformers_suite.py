@@ -27,10 +27,12 @@ from pathlib import Path
 
 import pytest
 import transformers
-from transformers import GPT2Tokenizer
+from conftest import COURSE, multilingual_text
+from transformers import BertTokenizer, GPT2Tokenizer
 
-from hf_bpe import BPETokenizer
+from hf_bpe import BPETokenizer, WordPieceTokenizer
 from hf_bpe.gpt2 import gpt2_files
+from hf_bpe.models.wordpiece.training import train_wordpiece_from_iterator
 
 #: The sdist's files the mixin needs (it imports the two backend mixins relatively).
 SUITE_FILES = ("test_tokenization_common.py", "test_tokenizers_backend_mixin.py", "test_sentencepiece_backend_mixin.py")
@@ -157,3 +159,33 @@ class TokenizerJsonOnlyTest(_GPT2FilesSuite, unittest.TestCase):
         names = sorted(os.listdir(self.tmpdirname))
         self.assertEqual(names, ["tokenizer.json", "tokenizer_config.json"])
         self.assertEqual(self.get_tokenizer().vocab_size, 50257)
+
+
+class WordPieceVocabTxtTest(TokenizerTesterMixin, unittest.TestCase):
+    """The mixin on WordPieceTokenizer, loaded from a directory hf_bpe trained and saved (``vocab.txt`` +
+    ``tokenizer.json``); the integration test's expected tokens, ids and decoded text come from transformers' Rust
+    ``BertTokenizer`` loaded from the same ``vocab.txt``."""
+
+    tokenizer_class = WordPieceTokenizer
+    test_seq2seq = False
+    integration_expected_decoded_text: str | None = None
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls._scratch = Path(tempfile.mkdtemp(prefix="hf-bpe-mixin-wordpiece-"))
+        texts = [*COURSE] * 3 + [multilingual_text(300, 3), TokenizerTesterMixin.integration_test_input_string] * 2
+        train_wordpiece_from_iterator(texts, vocab_size=1500).save(cls._scratch / "wordpiece")
+        cls.from_pretrained_id = [str(cls._scratch / "wordpiece")]
+        super().setUpClass()
+        (cls._scratch / "vocab-only").mkdir()
+        shutil.copy(cls._scratch / "wordpiece" / "vocab.txt", cls._scratch / "vocab-only" / "vocab.txt")
+        rust = BertTokenizer.from_pretrained(str(cls._scratch / "vocab-only"))
+        text = cls.integration_test_input_string
+        cls.integration_expected_tokens = rust.tokenize(text)
+        cls.integration_expected_token_ids = rust.encode(text, add_special_tokens=False)
+        cls.integration_expected_decoded_text = rust.decode(cls.integration_expected_token_ids)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        super().tearDownClass()
+        shutil.rmtree(cls._scratch, ignore_errors=True)
