@@ -195,7 +195,7 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
                 items = [(item,) if sequence_ok(item) else tuple(item) for item in texts]
         else:
             items = [(text, text_pair)] if text_pair else [(text,)]
-        if text_pair is not None and not all(map(sequence_ok, (second for _, second in items))):
+        if text_pair is not None and not all(map(sequence_ok, (item[1] for item in items if len(item) > 1))):
             raise TypeError(
                 f"text_pair holds {text_pair!r:.60}; give strings (or lists of words with is_split_into_words)"
             )
