@@ -303,7 +303,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         return text, list(split_around(text, pattern)), prefix
 
     def encode_text(
-        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None
+        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None, **options: Any
     ) -> list[int]:
         """The ids of one text, added and special tokens matched whole (unless ``split_special_tokens``).
 
@@ -318,7 +318,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         return self.bpe.encode_around(text, pattern, self._added_tokens_encoder, add_prefix_space=prefix)
 
     def encode_text_with_offsets(
-        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None
+        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None, **options: Any
     ) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of one text and each token's ``(start, end)`` character span in it, as the Rust backend gives
         them: a token holding part of a character's UTF-8 bytes spans that whole character, and an added prefix
