@@ -14,13 +14,15 @@ import os
 from typing import Any
 
 from hf_bpe._auto import quiet_transformers_import
+from hf_bpe.encoding_rows import AddedTokenMatcher, EncodingRowsTokenizer
 from hf_bpe.files import TOKENIZER_FILE, write_files
 from hf_bpe.models.unigram import recipe
 from hf_bpe.models.unigram.encoder import UnigramEncoder
 from hf_bpe.models.unigram.files import read_unigram_json, tokenizer_json
+from hf_bpe.pretokenizer import split_around
 
 with quiet_transformers_import():
-    from transformers import PretrainedConfig, PreTrainedTokenizer
+    from transformers import PretrainedConfig
 
 Span = tuple[int, int]
 
@@ -69,7 +71,7 @@ def aligned_words(text: str, base: int = 0) -> list[tuple[str, list[Span]]]:
     return words
 
 
-class UnigramTokenizer(PreTrainedTokenizer):
+class UnigramTokenizer(EncodingRowsTokenizer):
     """Unigram (SentencePiece-style) tokenizer for transformers, identical in its ids to ``tokenizers``' model.
 
     Args:
@@ -102,6 +104,7 @@ class UnigramTokenizer(PreTrainedTokenizer):
         self.unk_id = unk_id
         self.encoder = UnigramEncoder(pieces, unk_id)
         self.piece_ids = dict(self.encoder.ids)
+        self._added_matcher = AddedTokenMatcher()
         self._model_specials = specials
         if unk_token is None and unk_id is not None:
             unk_token = pieces[unk_id][0]
@@ -137,7 +140,7 @@ class UnigramTokenizer(PreTrainedTokenizer):
             for index, token in enumerate(tokens)
         )
 
-    def encode_with_offsets(self, text: str) -> list[tuple[int, str, Span]]:
+    def encode_with_offsets(self, text: str, *, split_special_tokens: bool = False) -> list[tuple[int, str, Span]]:
         """``(id, token, (start, end))`` of ``text``, special tokens matched whole, offsets in characters of ``text``.
 
         >>> import tempfile
@@ -147,20 +150,47 @@ class UnigramTokenizer(PreTrainedTokenizer):
         >>> UnigramTokenizer.from_pretrained(directory).encode_with_offsets("hugs")
         [(2, '▁hug', (0, 3)), (3, 's', (3, 4))]
         """
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
         out: list[tuple[int, str, Span]] = []
-        position = 0
-        for chunk in self.tokens_trie.split(text):
-            if chunk in self._added_tokens_encoder:
-                out.append((self._added_tokens_encoder[chunk], chunk, (position, position + len(chunk))))
-            else:
-                for word, spans in aligned_words(chunk, position):
-                    index = 0
-                    for token_id, token in self.encoder.encode_word(word):
-                        first, last = spans[index], spans[index + len(token) - 1]
-                        out.append((token_id, token, (first[0], last[1])))
-                        index += len(token)
-            position += len(chunk)
+        added = self._added_tokens_encoder
+        pattern = None if split_special_tokens else self._added_matcher.pattern(added)
+        for start, end, token in split_around(text, pattern):
+            if token is not None:
+                out.append((added[token], token, (start, end)))
+                continue
+            for word, spans in aligned_words(text[start:end], start):
+                index = 0
+                for token_id, piece in self.encoder.encode_word(word):
+                    first, last = spans[index], spans[index + len(piece) - 1]
+                    out.append((token_id, piece, (first[0], last[1])))
+                    index += len(piece)
         return out
+
+    def encode_text(self, text: str, *, split_special_tokens: bool = False, **options: Any) -> list[int]:
+        """The ids of one text, special tokens matched whole (unless ``split_special_tokens``).
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
+        added = self._added_tokens_encoder
+        pattern = None if split_special_tokens else self._added_matcher.pattern(added)
+        ids: list[int] = []
+        for start, end, token in split_around(text, pattern):
+            if token is not None:
+                ids.append(added[token])
+            else:
+                ids += [token_id for token_id, _ in self.encoder.encode(text[start:end])]
+        return ids
+
+    def encode_text_with_offsets(
+        self, text: str, *, split_special_tokens: bool = False, **options: Any
+    ) -> tuple[list[int], list[Span]]:
+        """The ids of one text and each token's ``(start, end)`` character span in it."""
+        encoded = self.encode_with_offsets(text, split_special_tokens=split_special_tokens)
+        return [token_id for token_id, _, _ in encoded], [span for _, _, span in encoded]
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
         """Write ``tokenizer.json`` (the model, its normalizers, pre-tokenizer, decoder and special tokens)."""
