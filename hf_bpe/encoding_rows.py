@@ -18,7 +18,7 @@ from typing import Any, cast
 import regex
 
 from hf_bpe._auto import quiet_transformers_import
-from hf_bpe.pretokenizer import whole_tokens_pattern
+from hf_bpe.pretokenizer import split_around, whole_tokens_pattern
 
 with quiet_transformers_import():
     from transformers import BatchEncoding, PreTrainedTokenizer
@@ -40,17 +40,66 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
     call_options: tuple[str, ...] = ()
     encodes_split_words: bool = False
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._added_matcher = AddedTokenMatcher()
+        super().__init__(*args, **kwargs)
+
     # -- what a subclass gives ----------------------------------------------------------------------------------
 
-    def encode_text(self, text: str, *, split_special_tokens: bool = False, **options: Any) -> list[int]:
-        """The ids of one text, added and special tokens matched whole (unless ``split_special_tokens``)."""
+    def encode_ordinary(self, text: str, **options: Any) -> list[int]:
+        """The ids of text without added or special tokens (each model's own encoding)."""
         raise NotImplementedError
+
+    def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids of text without added or special tokens, and each token's ``(start, end)`` span in ``text``."""
+        raise NotImplementedError
+
+    def encode_text(self, text: str, *, split_special_tokens: bool = False, **options: Any) -> list[int]:
+        """The ids of one text, added and special tokens matched whole (unless ``split_special_tokens``), the text
+        between them encoded by :meth:`encode_ordinary`.
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        added = self._added_tokens_encoder
+        ids: list[int] = []
+        for start, end, token in self._added_spans(text, split_special_tokens):
+            if token is not None:
+                ids.append(added[token])
+            else:
+                ids += self.encode_ordinary(text[start:end], **options)
+        return ids
 
     def encode_text_with_offsets(
         self, text: str, *, split_special_tokens: bool = False, **options: Any
     ) -> tuple[list[int], list[tuple[int, int]]]:
-        """The ids of one text and each token's ``(start, end)`` character span in it, as the Rust backend gives."""
-        raise NotImplementedError
+        """The ids of one text and each token's ``(start, end)`` character span in it, as the Rust backend gives
+        them: added and special tokens matched whole (unless ``split_special_tokens``), the text between them
+        encoded by :meth:`encode_ordinary_with_offsets`.
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        added = self._added_tokens_encoder
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        for start, end, token in self._added_spans(text, split_special_tokens):
+            if token is not None:
+                ids.append(added[token])
+                offsets.append((start, end))
+                continue
+            part_ids, part_offsets = self.encode_ordinary_with_offsets(text[start:end], **options)
+            ids += part_ids
+            offsets += [(start + begin, start + stop) for begin, stop in part_offsets]
+        return ids, offsets
+
+    def _added_spans(self, text: str, split_special_tokens: bool) -> list[tuple[int, int, str | None]]:
+        """``text`` cut around the added tokens, matched whole and longest first (none if ``split_special_tokens``),
+        as ``(start, end, token or None)``."""
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
+        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
+        return list(split_around(text, pattern))
 
     def special_tokens_template(self) -> Template:
         """The special-token ids put before and after the first and the second sequence (none by default)."""

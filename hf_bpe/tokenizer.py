@@ -22,7 +22,7 @@ from typing import Any
 from hf_bpe._auto import quiet_transformers_import
 from hf_bpe.bpe import BytePairEncoder
 from hf_bpe.byte_level import from_byte_level, replace_surrogates
-from hf_bpe.encoding_rows import AddedTokenMatcher, EncodingRowsTokenizer, Template
+from hf_bpe.encoding_rows import EncodingRowsTokenizer, Template
 from hf_bpe.files import (
     GPT2_SPECIAL_TOKEN,
     MERGES_FILE,
@@ -36,7 +36,7 @@ from hf_bpe.files import (
     tokenizer_json,
     write_files,
 )
-from hf_bpe.pretokenizer import PreTokenizer, split_around
+from hf_bpe.pretokenizer import PreTokenizer
 
 # Often hf_bpe's first import of transformers (the package itself leaves transformers alone until needed).
 with quiet_transformers_import():
@@ -217,7 +217,6 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         self.errors = errors
         self.add_prefix_space = add_prefix_space
         self.add_bos_token = add_bos_token
-        self._added_matcher = AddedTokenMatcher()
         self._prefix_for_call: bool | None = None
         super().__init__(
             pre_tokenizer=cut.model_settings(),
@@ -299,8 +298,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
         text = replace_surrogates(text)
         prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
-        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
-        return text, list(split_around(text, pattern)), prefix
+        return text, self._added_spans(text, split_special_tokens), prefix
 
     def encode_text(
         self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None, **options: Any

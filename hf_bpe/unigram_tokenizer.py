@@ -14,12 +14,11 @@ import os
 from typing import Any
 
 from hf_bpe._auto import quiet_transformers_import
-from hf_bpe.encoding_rows import AddedTokenMatcher, EncodingRowsTokenizer
+from hf_bpe.encoding_rows import EncodingRowsTokenizer
 from hf_bpe.files import TOKENIZER_FILE, write_files
 from hf_bpe.models.unigram import recipe
 from hf_bpe.models.unigram.encoder import UnigramEncoder
 from hf_bpe.models.unigram.files import read_unigram_json, tokenizer_json
-from hf_bpe.pretokenizer import split_around
 
 with quiet_transformers_import():
     from transformers import PretrainedConfig
@@ -104,7 +103,6 @@ class UnigramTokenizer(EncodingRowsTokenizer):
         self.unk_id = unk_id
         self.encoder = UnigramEncoder(pieces, unk_id)
         self.piece_ids = dict(self.encoder.ids)
-        self._added_matcher = AddedTokenMatcher()
         self._model_specials = specials
         if unk_token is None and unk_id is not None:
             unk_token = pieces[unk_id][0]
@@ -140,57 +138,30 @@ class UnigramTokenizer(EncodingRowsTokenizer):
             for index, token in enumerate(tokens)
         )
 
-    def encode_with_offsets(self, text: str, *, split_special_tokens: bool = False) -> list[tuple[int, str, Span]]:
-        """``(id, token, (start, end))`` of ``text``, special tokens matched whole, offsets in characters of ``text``.
+    def encode_ordinary(self, text: str, **options: Any) -> list[int]:
+        """The ids of text without special tokens (the recipe, then Viterbi on each word)."""
+        return [token_id for token_id, _ in self.encoder.encode(text)]
+
+    def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[Span]]:
+        """The ids of text without special tokens and each token's span in ``text``, through the normalizers'
+        alignments (:func:`aligned_words`).
 
         >>> import tempfile
         >>> from hf_bpe.models.unigram.files import write_unigram_dir
         >>> directory = tempfile.mkdtemp()
         >>> _ = write_unigram_dir(directory, [("<unk>", 0.0), ("▁", -2.0), ("▁hug", -1.0), ("s", -3.0)], 0, [])
-        >>> UnigramTokenizer.from_pretrained(directory).encode_with_offsets("hugs")
-        [(2, '▁hug', (0, 3)), (3, 's', (3, 4))]
+        >>> UnigramTokenizer.from_pretrained(directory).encode_ordinary_with_offsets("hugs")
+        ([2, 3], [(0, 3), (3, 4)])
         """
-        if not isinstance(text, str):
-            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        out: list[tuple[int, str, Span]] = []
-        added = self._added_tokens_encoder
-        pattern = None if split_special_tokens else self._added_matcher.pattern(added)
-        for start, end, token in split_around(text, pattern):
-            if token is not None:
-                out.append((added[token], token, (start, end)))
-                continue
-            for word, spans in aligned_words(text[start:end], start):
-                index = 0
-                for token_id, piece in self.encoder.encode_word(word):
-                    first, last = spans[index], spans[index + len(piece) - 1]
-                    out.append((token_id, piece, (first[0], last[1])))
-                    index += len(piece)
-        return out
-
-    def encode_text(self, text: str, *, split_special_tokens: bool = False, **options: Any) -> list[int]:
-        """The ids of one text, special tokens matched whole (unless ``split_special_tokens``).
-
-        Raises:
-            TypeError: if ``text`` is not a string.
-        """
-        if not isinstance(text, str):
-            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        added = self._added_tokens_encoder
-        pattern = None if split_special_tokens else self._added_matcher.pattern(added)
         ids: list[int] = []
-        for start, end, token in split_around(text, pattern):
-            if token is not None:
-                ids.append(added[token])
-            else:
-                ids += [token_id for token_id, _ in self.encoder.encode(text[start:end])]
-        return ids
-
-    def encode_text_with_offsets(
-        self, text: str, *, split_special_tokens: bool = False, **options: Any
-    ) -> tuple[list[int], list[Span]]:
-        """The ids of one text and each token's ``(start, end)`` character span in it."""
-        encoded = self.encode_with_offsets(text, split_special_tokens=split_special_tokens)
-        return [token_id for token_id, _, _ in encoded], [span for _, _, span in encoded]
+        offsets: list[Span] = []
+        for word, spans in aligned_words(text):
+            index = 0
+            for token_id, piece in self.encoder.encode_word(word):
+                ids.append(token_id)
+                offsets.append((spans[index][0], spans[index + len(piece) - 1][1]))
+                index += len(piece)
+        return ids, offsets
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
         """Write ``tokenizer.json`` (the model, its normalizers, pre-tokenizer, decoder and special tokens)."""

@@ -15,12 +15,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from hf_bpe._auto import quiet_transformers_import
-from hf_bpe.encoding_rows import AddedTokenMatcher, EncodingRowsTokenizer, Template
+from hf_bpe.encoding_rows import EncodingRowsTokenizer, Template
 from hf_bpe.files import TOKENIZER_FILE, write_files
 from hf_bpe.models.wordpiece.encoder import WordPieceEncoder
 from hf_bpe.models.wordpiece.files import VOCAB_TXT, format_vocab_txt, read_vocab_txt, wordpiece_tokenizer_json
 from hf_bpe.models.wordpiece.recipe import BertRecipe
-from hf_bpe.pretokenizer import split_around
 
 with quiet_transformers_import():
     from transformers import BatchEncoding, PretrainedConfig
@@ -125,7 +124,6 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
         self.do_lower_case = do_lower_case
         self.wordpieces_prefix = wordpieces_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
-        self._added_matcher = AddedTokenMatcher()
         self.encoder = WordPieceEncoder(
             self.vocab,
             unk_token=str(unk_token),
@@ -175,68 +173,33 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
         tokens = self.ids_to_tokens
         return [tokens[token_id] for word in self.recipe.words(text) for token_id in self.encoder.encode_word(word)]
 
-    def encode_text(self, text: str, *, split_special_tokens: bool = False, **options: Any) -> list[int]:
-        """The ids of one text, added and special tokens matched whole (unless ``split_special_tokens``), as
-        ``convert_tokens_to_ids(tokenize(text))`` gives them.
-
-        Raises:
-            TypeError: if ``text`` is not a string.
-        """
-        if not isinstance(text, str):
-            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        added = self._added_tokens_encoder
-        pattern = None if split_special_tokens else self._added_matcher.pattern(added)
-        ids: list[int] = []
+    def encode_ordinary(self, text: str, **options: Any) -> list[int]:
+        """The ids of text without added tokens: BERT's recipe, then each word longest-match-first."""
         encode = self.encoder.encode_word
-        words = self.recipe.words
-        for start, end, token in split_around(text, pattern):
-            if token is not None:
-                ids.append(added[token])
-            else:
-                for word in words(text[start:end]):
-                    ids += encode(word)
-        return ids
+        return [token_id for word in self.recipe.words(text) for token_id in encode(word)]
 
-    def encode_text_with_offsets(
-        self, text: str, *, split_special_tokens: bool = False, **options: Any
-    ) -> tuple[list[int], list[tuple[int, int]]]:
-        """The ids of one text (added and special tokens matched whole, as ``tokenize`` does) and each token's
-        ``(start, end)`` character span in ``text``, as the Rust backend reports them.
-
-        Raises:
-            TypeError: if ``text`` is not a string.
-        """
-        if not isinstance(text, str):
-            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
+    def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids of text without added tokens and each token's span in ``text``, as the Rust backend reports
+        them (a piece of a word that normalizing changed in length spans the original characters it came from)."""
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
-        added = self._added_tokens_encoder
-        pattern = None if split_special_tokens else self._added_matcher.pattern(added)
-        for position, part_end, token in split_around(text, pattern):
-            if token is not None:
-                ids.append(added[token])
-                offsets.append((position, part_end))
-                continue
-            part = text[position:part_end]
-            for word, (start, end) in self.recipe.pieces(part):
-                normalized_length = len(word)
-                for token_id, piece_start, piece_end in self.encoder.encode_word_with_offsets(word):
-                    ids.append(token_id)
-                    if normalized_length == end - start:
-                        offsets.append((position + start + piece_start, position + start + piece_end))
-                    elif piece_start == 0 and piece_end == normalized_length:
-                        offsets.append((position + start, position + end))
-                    else:
-                        offsets.append(self._piece_span(part, position, start, end, piece_start, piece_end))
+        for word, (start, end) in self.recipe.pieces(text):
+            normalized_length = len(word)
+            for token_id, piece_start, piece_end in self.encoder.encode_word_with_offsets(word):
+                ids.append(token_id)
+                if normalized_length == end - start:
+                    offsets.append((start + piece_start, start + piece_end))
+                elif piece_start == 0 and piece_end == normalized_length:
+                    offsets.append((start, end))
+                else:
+                    offsets.append(self._piece_span(text, start, end, piece_start, piece_end))
         return ids, offsets
 
-    def _piece_span(
-        self, part: str, position: int, start: int, end: int, piece_start: int, piece_end: int
-    ) -> tuple[int, int]:
+    def _piece_span(self, text: str, start: int, end: int, piece_start: int, piece_end: int) -> tuple[int, int]:
         """The original span of characters ``piece_start:piece_end`` of the normalized word at ``start:end``,
         where normalizing changed its length: each normalized character maps to the original one it came from."""
-        _, origins = self.recipe.normalize_with_origins(part[start:end])
-        return (position + start + origins[piece_start], position + start + origins[piece_end - 1] + 1)
+        _, origins = self.recipe.normalize_with_origins(text[start:end])
+        return (start + origins[piece_start], start + origins[piece_end - 1] + 1)
 
     def special_tokens_template(self) -> Template:
         """``[CLS] A [SEP]`` and ``B [SEP]`` (BERT's ``TemplateProcessing``)."""
