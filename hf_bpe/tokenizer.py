@@ -17,13 +17,12 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
-
-import regex
+from typing import Any
 
 from hf_bpe._auto import quiet_transformers_import
 from hf_bpe.bpe import BytePairEncoder
 from hf_bpe.byte_level import from_byte_level, replace_surrogates
+from hf_bpe.encoding_rows import EncodingRowsTokenizer, Template
 from hf_bpe.files import (
     GPT2_SPECIAL_TOKEN,
     MERGES_FILE,
@@ -37,12 +36,11 @@ from hf_bpe.files import (
     tokenizer_json,
     write_files,
 )
-from hf_bpe.pretokenizer import PreTokenizer, split_around, whole_tokens_pattern
+from hf_bpe.pretokenizer import PreTokenizer
 
 # Often hf_bpe's first import of transformers (the package itself leaves transformers alone until needed).
 with quiet_transformers_import():
-    from transformers import AddedToken, BatchEncoding, PretrainedConfig, PreTrainedTokenizer
-    from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
+    from transformers import AddedToken, PretrainedConfig, PreTrainedTokenizer
 
 #: The module ``save_pretrained`` writes beside the files after ``register_for_auto_class()``.
 REMOTE_CODE_MODULE = """\
@@ -131,7 +129,7 @@ class BPETokenizerConfig(PretrainedConfig):
     model_type = "hf_bpe"
 
 
-class BPETokenizer(VocabularyFilesTokenizer):
+class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     """Byte-level BPE tokenizer for transformers, identical in its ids to GPT-2's tokenizer.
 
     Args:
@@ -165,6 +163,8 @@ class BPETokenizer(VocabularyFilesTokenizer):
     >>> tok("hug pug")["input_ids"], tok.decode(tok("hug pug")["input_ids"])
     ([257, 220, 258], 'hug pug')
     """
+
+    call_options = ("add_prefix_space",)
 
     def __init__(
         self,
@@ -217,7 +217,6 @@ class BPETokenizer(VocabularyFilesTokenizer):
         self.errors = errors
         self.add_prefix_space = add_prefix_space
         self.add_bos_token = add_bos_token
-        self._added_matcher = _AddedTokenMatcher()
         self._prefix_for_call: bool | None = None
         super().__init__(
             pre_tokenizer=cut.model_settings(),
@@ -290,12 +289,6 @@ class BPETokenizer(VocabularyFilesTokenizer):
         ids = self.bpe.encode_ordinary(replace_surrogates(text), add_prefix_space=prefix)
         return [self.decoder[token_id] for token_id in ids]
 
-    def _fast_path_ok(self) -> bool:
-        """Whether no added token needs transformers' own handling (lstrip/rstrip/single_word/normalized)."""
-        return not any(
-            token.lstrip or token.rstrip or token.single_word for token in self._added_tokens_decoder.values()
-        )
-
     def _pieces(
         self, text: str, split_special_tokens: bool, add_prefix_space: bool | None
     ) -> tuple[str, list[tuple[int, int, str | None]], bool]:
@@ -305,11 +298,10 @@ class BPETokenizer(VocabularyFilesTokenizer):
             raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
         text = replace_surrogates(text)
         prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
-        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
-        return text, list(split_around(text, pattern)), prefix
+        return text, self._added_spans(text, split_special_tokens), prefix
 
     def encode_text(
-        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None
+        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None, **options: Any
     ) -> list[int]:
         """The ids of one text, added and special tokens matched whole (unless ``split_special_tokens``).
 
@@ -324,7 +316,7 @@ class BPETokenizer(VocabularyFilesTokenizer):
         return self.bpe.encode_around(text, pattern, self._added_tokens_encoder, add_prefix_space=prefix)
 
     def encode_text_with_offsets(
-        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None
+        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None, **options: Any
     ) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of one text and each token's ``(start, end)`` character span in it, as the Rust backend gives
         them: a token holding part of a character's UTF-8 bytes spans that whole character, and an added prefix
@@ -361,245 +353,19 @@ class BPETokenizer(VocabularyFilesTokenizer):
                 at += len(piece)
         return ids, offsets
 
-    def _encode_plus(  # type: ignore[override]
-        self,
-        text: Any,
-        text_pair: Any = None,
-        add_special_tokens: bool = True,
-        padding_strategy: PaddingStrategy = PaddingStrategy.DO_NOT_PAD,
-        truncation_strategy: TruncationStrategy = TruncationStrategy.DO_NOT_TRUNCATE,
-        max_length: int | None = None,
-        stride: int = 0,
-        is_split_into_words: bool = False,
-        pad_to_multiple_of: int | None = None,
-        padding_side: str | None = None,
-        return_tensors: Any = None,
-        return_token_type_ids: bool | None = None,
-        return_attention_mask: bool | None = None,
-        return_overflowing_tokens: bool = False,
-        return_special_tokens_mask: bool = False,
-        return_length: bool = False,
-        verbose: bool = True,
-        **kwargs: Any,
-    ) -> BatchEncoding:
-        if not isinstance(text, (str, list, tuple)):
-            raise TypeError(
-                f"expected a string or a list of strings to encode, got {type(text).__name__}: {text!r:.60}"
-            )
-        batched = isinstance(text, (list, tuple))
-        texts = text if batched else [text]
-        for index, item in enumerate(texts):
-            # Strings, pairs or pre-split words (lists), or ids (ints, already encoded) are what transformers takes.
-            if not isinstance(item, (str, list, tuple, int)):
-                raise TypeError(
-                    f"item {index} of the batch is {type(item).__name__}: {item!r:.60}; expected a string to encode"
-                )
-        options: dict[str, Any] = {
-            "add_special_tokens": add_special_tokens,
-            "padding_strategy": padding_strategy,
-            "truncation_strategy": truncation_strategy,
-            "max_length": max_length,
-            "stride": stride,
-            "pad_to_multiple_of": pad_to_multiple_of,
-            "padding_side": padding_side,
-            "return_tensors": return_tensors,
-            "return_token_type_ids": return_token_type_ids,
-            "return_attention_mask": return_attention_mask,
-            "return_overflowing_tokens": return_overflowing_tokens,
-            "return_special_tokens_mask": return_special_tokens_mask,
-            "return_length": return_length,
-            "verbose": verbose,
-        }
-        ours = (
-            not is_split_into_words
-            and all(isinstance(t, str) or _is_text_pair(t) for t in texts)
-            and (text_pair is None or isinstance(text_pair, (str, list, tuple)))
-            and not any(
-                value
-                for key, value in kwargs.items()
-                if key not in ("split_special_tokens", "add_prefix_space", "return_offsets_mapping")
-            )
-            and self._fast_path_ok()
-        )
-        if not ours:
-            # Pre-split words, ids, and added tokens that strip: transformers' own path.
-            return super()._encode_plus(
-                cast(Any, text), text_pair=text_pair, is_split_into_words=is_split_into_words, **options, **kwargs
-            )
-        split = kwargs.get("split_special_tokens")
-        split = self.split_special_tokens if split is None else split
-        prefix = kwargs.get("add_prefix_space")
-        offsets = bool(kwargs.get("return_offsets_mapping"))
+    def special_tokens_template(self) -> Template:
+        """``bos_token`` before each sequence where ``add_bos_token`` is on."""
+        bos = [self.bos_token_id] if self.add_bos_token and self.bos_token_id is not None else []
+        return bos, [], bos, []
+
+    def check_offsets_supported(self) -> None:
         cut = self.bpe.pre_tokenizer
-        if offsets and (cut.normalizer != "none" or not cut.gpt2_form):
+        if cut.normalizer != "none" or not cut.gpt2_form:
             raise NotImplementedError(
                 "hf_bpe's BPETokenizer returns offsets for GPT-2's split without a normalizer only; for this "
                 f"pre-tokenizer ({cut.preset or 'custom'}, normalizer {cut.normalizer!r}), load the directory's "
                 "tokenizer.json with the Rust backend (transformers' TokenizersBackend)"
             )
-        # How TokenizersBackend._encode_plus reads its inputs (an empty text_pair counts as none).
-        if batched:
-            if isinstance(text_pair, str):
-                raise TypeError("when encoding a batch of texts, text_pair must be a list of the same length")
-            if text_pair is not None and len(text_pair) != len(texts):
-                raise ValueError(f"text has {len(texts)} items but text_pair has {len(text_pair)}; give one pair each")
-            items: list[Any] = list(zip(texts, text_pair, strict=True)) if text_pair is not None else list(texts)
-        else:
-            items = [(text, text_pair)] if text_pair else [text]
-        plain = (
-            all(isinstance(item, str) for item in items)
-            and not offsets
-            and padding_strategy == PaddingStrategy.DO_NOT_PAD
-            and truncation_strategy == TruncationStrategy.DO_NOT_TRUNCATE
-            and not return_overflowing_tokens
-            and not return_special_tokens_mask
-            and not return_length
-            and not return_token_type_ids
-        )
-        if plain:
-            return self._encode_plain(text, items, split, prefix, options)
-        if truncation_strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is not None:
-            # Checked when the Rust backend sets its truncation (TokenizerImpl::with_truncation), whatever the text.
-            effective = max_length - self.num_special_tokens_to_add(pair=False)
-            if effective < stride:
-                raise ValueError(
-                    f"stride={stride} is larger than max_length={max_length} less the special tokens added "
-                    f"({effective}); choose a smaller stride"
-                )
-        encodings = [self._encode_item(item, split, prefix, offsets, options) for item in items]
-        return self._batch_encoding(encodings, batched, offsets, options)
-
-    def _encode_plain(
-        self, text: Any, texts: list[str], split: bool, prefix: bool | None, options: dict[str, Any]
-    ) -> BatchEncoding:
-        """``tok(texts)``: ids and attention masks only, without transformers' per-token Python loop."""
-        encoded = [self.encode_text(t, split_special_tokens=split, add_prefix_space=prefix) for t in texts]
-        if options["add_special_tokens"] and self.add_bos_token and self.bos_token_id is not None:
-            bos = [self.bos_token_id]
-            encoded = [bos + ids for ids in encoded]
-        longest = max(map(len, encoded), default=0)
-        if longest > self.model_max_length:
-            self._eventual_warn_about_too_long_sequence(
-                next(ids for ids in encoded if len(ids) == longest), options["max_length"], options["verbose"]
-            )
-        data: dict[str, Any] = {"input_ids": encoded}
-        return_attention_mask = options["return_attention_mask"]
-        if return_attention_mask is None:
-            return_attention_mask = "attention_mask" in self.model_input_names
-        if return_attention_mask:
-            data["attention_mask"] = [[1] * len(ids) for ids in encoded]
-        tensors = options["return_tensors"]
-        if isinstance(text, str):
-            data = {key: value[0] for key, value in data.items()}
-            return BatchEncoding(data, tensor_type=tensors, prepend_batch_axis=tensors is not None)
-        return BatchEncoding(data, tensor_type=tensors)
-
-    def _encode_item(
-        self, item: Any, split: bool, prefix: bool | None, offsets: bool, options: dict[str, Any]
-    ) -> _Encoding:
-        """One text or pair as the Rust backend's ``Tokenizer.encode`` makes it: each sequence encoded, then
-        truncated, then given its special tokens (``TemplateProcessing``), the pair merged into one row."""
-        sequences = [item] if isinstance(item, str) else list(item)
-        parts: list[_Encoding] = []
-        for type_id, sequence in enumerate(sequences):
-            if offsets:
-                ids, spans = self.encode_text_with_offsets(
-                    sequence, split_special_tokens=split, add_prefix_space=prefix
-                )
-            else:
-                ids = self.encode_text(sequence, split_special_tokens=split, add_prefix_space=prefix)
-                spans = [(0, 0)] * len(ids)
-            parts.append(_Encoding(ids, [type_id] * len(ids), [0] * len(ids), spans))
-        first, pair = parts[0], parts[1] if len(parts) > 1 else None
-        add_special_tokens = options["add_special_tokens"]
-        max_length = options["max_length"]
-        strategy = options["truncation_strategy"]
-        if strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is not None:
-            if add_special_tokens:
-                max_length -= self.num_special_tokens_to_add(pair=pair is not None)
-            _truncate(first, pair, max(max_length, 0), options["stride"], strategy, self.truncation_side == "left")
-        bos = self.bos_token_id if add_special_tokens and self.add_bos_token else None
-        if bos is not None:
-            first = first.with_leading(bos, 0)
-            pair = pair.with_leading(bos, 1) if pair is not None else None
-        return first.merged(pair) if pair is not None else first
-
-    def _batch_encoding(
-        self, encodings: list[_Encoding], batched: bool, offsets: bool, options: dict[str, Any]
-    ) -> BatchEncoding:
-        """Pad as the Rust backend pads (every row, overflowing windows included, to the longest first row or to
-        ``max_length``), then lay the rows out as ``TokenizersBackend._encode_plus`` does."""
-        strategy = options["padding_strategy"]
-        if strategy != PaddingStrategy.DO_NOT_PAD and encodings:
-            target = (
-                options["max_length"]
-                if strategy == PaddingStrategy.MAX_LENGTH
-                else max(len(encoding.ids) for encoding in encodings)
-            )
-            multiple = options["pad_to_multiple_of"]
-            if multiple and target % multiple:
-                target += multiple - target % multiple
-            left = (options["padding_side"] or self.padding_side) == "left"
-            for encoding in encodings:
-                encoding.pad(target, self.pad_token_id, self.pad_token_type_id, left)
-        return_token_type_ids = options["return_token_type_ids"]
-        if return_token_type_ids is None:
-            return_token_type_ids = "token_type_ids" in self.model_input_names
-        return_attention_mask = options["return_attention_mask"]
-        if return_attention_mask is None:
-            return_attention_mask = "attention_mask" in self.model_input_names
-        overflowing = options["return_overflowing_tokens"]
-        rows: list[_Encoding] = []
-        mapping: list[int] = []
-        for sample, encoding in enumerate(encodings):
-            windows = [encoding, *encoding.overflowing] if overflowing else [encoding]
-            rows += windows
-            mapping += [sample] * len(windows)
-        data: dict[str, Any] = {"input_ids": [row.ids for row in rows]}
-        if return_token_type_ids:
-            data["token_type_ids"] = [row.type_ids for row in rows]
-        if return_attention_mask:
-            data["attention_mask"] = [row.attention for row in rows]
-        if options["return_special_tokens_mask"]:
-            data["special_tokens_mask"] = [row.special for row in rows]
-        if offsets:
-            data["offset_mapping"] = [row.offsets for row in rows]
-        if options["return_length"]:
-            data["length"] = [len(row.ids) for row in rows]
-        if overflowing:
-            data["overflow_to_sample_mapping"] = mapping
-        for row in rows:
-            self._eventual_warn_about_too_long_sequence(row.ids, options["max_length"], options["verbose"])
-        tensors = options["return_tensors"]
-        if not batched and tensors is None and not overflowing:
-            # TokenizersBackend drops the batch axis of list values only ("length" stays a one-item list).
-            data = {key: value[0] if value and isinstance(value[0], list) else value for key, value in data.items()}
-            return BatchEncoding(data)
-        return BatchEncoding(data, tensor_type=tensors)
-
-    def build_inputs_with_special_tokens(
-        self, token_ids_0: list[int], token_ids_1: list[int] | None = None
-    ) -> list[int]:
-        bos = [self.bos_token_id] if self.add_bos_token and self.bos_token_id is not None else []
-        output = bos + token_ids_0
-        if token_ids_1 is not None:
-            output = output + bos + token_ids_1
-        return output
-
-    def get_special_tokens_mask(
-        self, token_ids_0: list[int], token_ids_1: list[int] | None = None, already_has_special_tokens: bool = False
-    ) -> list[int]:
-        if already_has_special_tokens:
-            special = set(self.all_special_ids)
-            return [1 if token_id in special else 0 for token_id in token_ids_0]
-        bos = [1] if self.add_bos_token and self.bos_token_id is not None else []
-        mask = bos + [0] * len(token_ids_0)
-        if token_ids_1 is not None:
-            mask += bos + [0] * len(token_ids_1)
-        return mask
-
-    def num_special_tokens_to_add(self, pair: bool = False) -> int:
-        return (2 if pair else 1) if self.add_bos_token and self.bos_token_id is not None else 0
 
     # -- decoding -----------------------------------------------------------------------------------------------
 
@@ -783,190 +549,3 @@ def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
         return _LoadedFiles(vocab, read_merges(keys[1][0], vocab))
     found = read_tokenizer_json(keys[0][0])
     return _LoadedFiles(found.vocab, found.merges, found.add_prefix_space, found.added_tokens, found.pre_tokenizer)
-
-
-class _AddedTokenMatcher:
-    """A pattern matching every added token whole, longest first, rebuilt when the added tokens change.
-
-    It holds only what can be derived again, so it pickles as nothing: a tokenizer's pickle, and ``datasets``'
-    fingerprint of it (which hashes the tokenizer's ``__dict__``), do not depend on whether it was used.
-    """
-
-    def __init__(self) -> None:
-        self._key: tuple[str, ...] | None = None
-        self._pattern: regex.Pattern[str] | None = None
-
-    def pattern(self, tokens: dict[str, int]) -> regex.Pattern[str] | None:
-        key = tuple(tokens)
-        if key != self._key:
-            self._pattern = whole_tokens_pattern(key)
-            self._key = key
-        return self._pattern
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__()  # type: ignore[misc]
-
-
-@dataclasses.dataclass
-class _Encoding:
-    """One row as ``tokenizers``' ``Encoding`` holds it, with its overflowing windows: what truncation, pairs and
-    padding work on, so that they give the Rust backend's rows."""
-
-    ids: list[int]
-    type_ids: list[int]
-    special: list[int]
-    offsets: list[tuple[int, int]]
-    attention: list[int] = dataclasses.field(default_factory=list)
-    overflowing: list[_Encoding] = dataclasses.field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        if not self.attention:
-            self.attention = [1] * len(self.ids)
-
-    def _slice(self, start: int, stop: int) -> _Encoding:
-        return _Encoding(
-            self.ids[start:stop],
-            self.type_ids[start:stop],
-            self.special[start:stop],
-            self.offsets[start:stop],
-            self.attention[start:stop],
-        )
-
-    def truncate(self, max_len: int, stride: int, left: bool) -> None:
-        """Keep ``max_len`` tokens; the rest go to ``overflowing`` as windows overlapping by ``stride``
-        (``Encoding::truncate``)."""
-        length = len(self.ids)
-        if max_len >= length:
-            return
-        if max_len == 0:
-            whole = self._slice(0, length)
-            whole.overflowing = self.overflowing
-            self.ids, self.type_ids, self.special, self.offsets, self.attention = [], [], [], [], []
-            self.overflowing = [whole]
-            return
-        if stride >= max_len:
-            raise ValueError(
-                f"stride={stride} must be smaller than the length truncated to ({max_len}: max_length less the "
-                "special tokens added); choose a smaller stride"
-            )
-        step = max_len - stride
-        ranges: list[tuple[int, int]] = []
-        if not left:
-            for start in range(0, length, step):
-                stop = min(start + max_len, length)
-                ranges.append((start, stop))
-                if stop == length:
-                    break
-        else:
-            for last in range(length - 1, -1, -step):
-                start = max(last + 1 - max_len, 0)
-                ranges.append((start, last + 1))
-                if start == 0:
-                    break
-        windows = [self._slice(start, stop) for start, stop in ranges]
-        first = windows[0]
-        self.ids, self.type_ids, self.special = first.ids, first.type_ids, first.special
-        self.offsets, self.attention = first.offsets, first.attention
-        self.overflowing = windows[1:]
-
-    def with_leading(self, token_id: int, type_id: int) -> _Encoding:
-        """This row (and each overflowing window) with a special token in front (``TemplateProcessing``)."""
-        return _Encoding(
-            [token_id, *self.ids],
-            [type_id, *self.type_ids],
-            [1, *self.special],
-            [(0, 0), *self.offsets],
-            [1, *self.attention],
-            [window.with_leading(token_id, type_id) for window in self.overflowing],
-        )
-
-    def merged(self, pair: _Encoding) -> _Encoding:
-        """This row followed by ``pair``; the windows are every combination (``Encoding::merge_with``): each of
-        ours with the pair and with each of its windows, then ours with each of the pair's windows."""
-
-        def join(a: _Encoding, b: _Encoding) -> _Encoding:
-            return _Encoding(
-                a.ids + b.ids, a.type_ids + b.type_ids, a.special + b.special, a.offsets + b.offsets,
-                a.attention + b.attention,
-            )  # fmt: skip
-
-        windows = [join(mine, theirs) for mine in self.overflowing for theirs in (pair, *pair.overflowing)]
-        windows += [join(self, theirs) for theirs in pair.overflowing]
-        result = join(self, pair)
-        result.overflowing = windows
-        return result
-
-    def pad(self, target: int, pad_id: int | None, pad_type_id: int, left: bool) -> None:
-        """Pad to ``target`` tokens, the overflowing windows too (``Encoding::pad``)."""
-        for window in self.overflowing:
-            window.pad(target, pad_id, pad_type_id, left)
-        missing = target - len(self.ids)
-        if missing <= 0:
-            return
-        if pad_id is None:
-            raise ValueError("padding needs a pad token; set tokenizer.pad_token (e.g. to tokenizer.eos_token)")
-        pads = [pad_id] * missing
-        if left:
-            self.ids = pads + self.ids
-            self.type_ids = [pad_type_id] * missing + self.type_ids
-            self.special = [1] * missing + self.special
-            self.offsets = [(0, 0)] * missing + self.offsets
-            self.attention = [0] * missing + self.attention
-        else:
-            self.ids = self.ids + pads
-            self.type_ids = self.type_ids + [pad_type_id] * missing
-            self.special = self.special + [1] * missing
-            self.offsets = self.offsets + [(0, 0)] * missing
-            self.attention = self.attention + [0] * missing
-
-
-def _is_text_pair(item: Any) -> bool:
-    return isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(part, str) for part in item)
-
-
-def _truncate(
-    first: _Encoding, pair: _Encoding | None, max_length: int, stride: int, strategy: TruncationStrategy, left: bool
-) -> None:
-    """Truncate a text or pair to ``max_length`` tokens in all, as ``tokenizers``' ``truncate_encodings`` does.
-
-    Raises:
-        ValueError: if the sequence to truncate is too short, or ``only_second`` is asked without a pair.
-    """
-    if max_length == 0:
-        first.truncate(0, stride, left)
-        if pair is not None:
-            pair.truncate(0, stride, left)
-        return
-    total = len(first.ids) + (len(pair.ids) if pair is not None else 0)
-    if total <= max_length:
-        return
-    to_remove = total - max_length
-    if strategy == TruncationStrategy.LONGEST_FIRST:
-        if pair is None:
-            first.truncate(max_length, stride, left)
-            return
-        n1, n2 = len(first.ids), len(pair.ids)
-        swap = n1 > n2
-        if swap:
-            n1, n2 = n2, n1
-        n2 = n1 if n1 > max_length else max(n1, max_length - n1)
-        if n1 + n2 > max_length:
-            n1 = max_length // 2
-            n2 = n1 + max_length % 2
-        if swap:
-            n1, n2 = n2, n1
-        first.truncate(n1, stride, left)
-        pair.truncate(n2, stride, left)
-        return
-    if strategy == TruncationStrategy.ONLY_SECOND and pair is None:
-        raise ValueError("truncation='only_second' needs a second sequence (text_pair); none was given")
-    target = first if strategy == TruncationStrategy.ONLY_FIRST else cast(_Encoding, pair)
-    if len(target.ids) <= to_remove:
-        raise ValueError(
-            f"truncation={strategy.value!r} cannot reach max_length={max_length}: the sequence it may cut has "
-            f"{len(target.ids)} tokens and {to_remove} must go; use truncation='longest_first' or a larger max_length"
-        )
-    target.truncate(len(target.ids) - to_remove, stride, left)

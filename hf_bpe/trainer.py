@@ -74,7 +74,7 @@ import multiprocessing
 import os
 import sys
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableSequence, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableSequence, Sequence
 from itertools import repeat
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -186,6 +186,7 @@ def train_bpe(
     continuing_subword_prefix: str | None = None,
     workers: int | None = None,
     progress: ProgressCallback | None = None,
+    alphabet_tie_preference: Collection[str] = (),
 ) -> TrainResult:
     """Learn BPE merges from pre-token counts, exactly as ``tokenizers``' ``BpeTrainer`` does.
 
@@ -205,6 +206,9 @@ def train_bpe(
         workers: processes for the initial pair count (default: the CPU count; used from
             :data:`PARALLEL_MIN_WORDS` words); the result is the same for any number.
         progress: called as ``progress(merges_done, merges_wanted)`` during merging.
+        alphabet_tie_preference: with ``limit_alphabet``, characters kept first among those tied on frequency at
+            the cut (before the lowest code points): the reference's choice there is hash order, and tests give a
+            reference run's vocabulary here to reproduce that run.
 
     Returns:
         The vocabulary, merges and why training stopped.
@@ -236,7 +240,8 @@ def train_bpe(
                 frequency[char] += count
         # Rarest first; initial characters go last (the reference: infinitely frequent), and among them the rarer in
         # the text, then higher code points, go first (the reference leaves that order to hash iteration).
-        ranked = sorted(alphabet, key=lambda c: (c in initial, frequency.get(c, 0), -ord(c)))
+        preferred = set(alphabet_tie_preference)
+        ranked = sorted(alphabet, key=lambda c: (c in initial, frequency.get(c, 0), c in preferred, -ord(c)))
         alphabet = set(ranked[len(alphabet) - limit_alphabet :])
     for char in sorted(alphabet):
         if char not in vocab:

@@ -14,13 +14,14 @@ import os
 from typing import Any
 
 from hf_bpe._auto import quiet_transformers_import
+from hf_bpe.encoding_rows import EncodingRowsTokenizer
 from hf_bpe.files import TOKENIZER_FILE, write_files
 from hf_bpe.models.unigram import recipe
 from hf_bpe.models.unigram.encoder import UnigramEncoder
 from hf_bpe.models.unigram.files import read_unigram_json, tokenizer_json
 
 with quiet_transformers_import():
-    from transformers import PretrainedConfig, PreTrainedTokenizer
+    from transformers import PretrainedConfig
 
 Span = tuple[int, int]
 
@@ -69,7 +70,7 @@ def aligned_words(text: str, base: int = 0) -> list[tuple[str, list[Span]]]:
     return words
 
 
-class UnigramTokenizer(PreTrainedTokenizer):
+class UnigramTokenizer(EncodingRowsTokenizer):
     """Unigram (SentencePiece-style) tokenizer for transformers, identical in its ids to ``tokenizers``' model.
 
     Args:
@@ -137,30 +138,30 @@ class UnigramTokenizer(PreTrainedTokenizer):
             for index, token in enumerate(tokens)
         )
 
-    def encode_with_offsets(self, text: str) -> list[tuple[int, str, Span]]:
-        """``(id, token, (start, end))`` of ``text``, special tokens matched whole, offsets in characters of ``text``.
+    def encode_ordinary(self, text: str, **options: Any) -> list[int]:
+        """The ids of text without special tokens (the recipe, then Viterbi on each word)."""
+        return [token_id for token_id, _ in self.encoder.encode(text)]
+
+    def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[Span]]:
+        """The ids of text without special tokens and each token's span in ``text``, through the normalizers'
+        alignments (:func:`aligned_words`).
 
         >>> import tempfile
         >>> from hf_bpe.models.unigram.files import write_unigram_dir
         >>> directory = tempfile.mkdtemp()
         >>> _ = write_unigram_dir(directory, [("<unk>", 0.0), ("▁", -2.0), ("▁hug", -1.0), ("s", -3.0)], 0, [])
-        >>> UnigramTokenizer.from_pretrained(directory).encode_with_offsets("hugs")
-        [(2, '▁hug', (0, 3)), (3, 's', (3, 4))]
+        >>> UnigramTokenizer.from_pretrained(directory).encode_ordinary_with_offsets("hugs")
+        ([2, 3], [(0, 3), (3, 4)])
         """
-        out: list[tuple[int, str, Span]] = []
-        position = 0
-        for chunk in self.tokens_trie.split(text):
-            if chunk in self._added_tokens_encoder:
-                out.append((self._added_tokens_encoder[chunk], chunk, (position, position + len(chunk))))
-            else:
-                for word, spans in aligned_words(chunk, position):
-                    index = 0
-                    for token_id, token in self.encoder.encode_word(word):
-                        first, last = spans[index], spans[index + len(token) - 1]
-                        out.append((token_id, token, (first[0], last[1])))
-                        index += len(token)
-            position += len(chunk)
-        return out
+        ids: list[int] = []
+        offsets: list[Span] = []
+        for word, spans in aligned_words(text):
+            index = 0
+            for token_id, piece in self.encoder.encode_word(word):
+                ids.append(token_id)
+                offsets.append((spans[index][0], spans[index + len(piece) - 1][1]))
+                index += len(piece)
+        return ids, offsets
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
         """Write ``tokenizer.json`` (the model, its normalizers, pre-tokenizer, decoder and special tokens)."""

@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, cast
-
-import regex
+from collections.abc import Sequence
+from typing import Any
 
 from hf_bpe._auto import quiet_transformers_import
+from hf_bpe.encoding_rows import EncodingRowsTokenizer, Template
 from hf_bpe.files import TOKENIZER_FILE, write_files
 from hf_bpe.models.wordpiece.encoder import WordPieceEncoder
 from hf_bpe.models.wordpiece.files import VOCAB_TXT, format_vocab_txt, read_vocab_txt, wordpiece_tokenizer_json
 from hf_bpe.models.wordpiece.recipe import BertRecipe
-from hf_bpe.pretokenizer import split_around, whole_tokens_pattern
 
 with quiet_transformers_import():
-    from transformers import BatchEncoding, PretrainedConfig, PreTrainedTokenizer
-    from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
+    from transformers import BatchEncoding, PretrainedConfig
+    from transformers.tokenization_utils_base import TruncationStrategy
 
 #: How deep this thread is in nested ``_encode_plus`` calls (transformers' batch path calls it per item).
 _NESTING = threading.local()
@@ -45,19 +44,6 @@ _CLEANUP = (
 )
 
 
-#: Patterns matching each set of added tokens whole (longest first), as transformers' trie splits text.
-_ADDED_PATTERNS: dict[tuple[str, ...], regex.Pattern[str] | None] = {}
-
-
-def _added_pattern(tokens: tuple[str, ...]) -> regex.Pattern[str] | None:
-    found = _ADDED_PATTERNS.get(tokens, False)
-    if found is False:
-        if len(_ADDED_PATTERNS) > 64:
-            _ADDED_PATTERNS.clear()
-        found = _ADDED_PATTERNS[tokens] = whole_tokens_pattern(tokens)
-    return found
-
-
 class WordPieceTokenizerConfig(PretrainedConfig):
     """Stands for "a model using hf_bpe's WordPiece tokenizer" in transformers' registries (see
     :mod:`hf_bpe._auto`); it configures nothing."""
@@ -65,7 +51,7 @@ class WordPieceTokenizerConfig(PretrainedConfig):
     model_type = "hf_bpe_wordpiece"
 
 
-class WordPieceTokenizer(PreTrainedTokenizer):
+class WordPieceTokenizer(EncodingRowsTokenizer):
     """BERT's WordPiece tokenizer for transformers, in Python.
 
     Args:
@@ -82,6 +68,7 @@ class WordPieceTokenizer(PreTrainedTokenizer):
         wordpieces_prefix: the prefix of pieces that continue a word.
         max_input_chars_per_word: longer words are ``unk_token``.
         clean_up_tokenization_spaces: transformers' clean-up of decoded text (off, as in v5's BertTokenizer).
+        vocab: instead of ``vocab_file``, the vocabulary in memory (token to id), as v5's ``BertTokenizer`` takes it.
 
     >>> import hf_bpe, tempfile
     >>> from hf_bpe.models.wordpiece.training import train_wordpiece_from_iterator
@@ -94,10 +81,11 @@ class WordPieceTokenizer(PreTrainedTokenizer):
 
     vocab_files_names = {"vocab_file": VOCAB_TXT}  # noqa: RUF012 (transformers' API)
     model_input_names = ["input_ids", "token_type_ids", "attention_mask"]  # noqa: RUF012
+    encodes_split_words = True
 
     def __init__(
         self,
-        vocab_file: str | os.PathLike[str],
+        vocab_file: str | os.PathLike[str] | None = None,
         do_lower_case: bool = True,
         unk_token: Any = "[UNK]",
         sep_token: Any = "[SEP]",
@@ -110,9 +98,27 @@ class WordPieceTokenizer(PreTrainedTokenizer):
         wordpieces_prefix: str = "##",
         max_input_chars_per_word: int = 100,
         clean_up_tokenization_spaces: bool = False,
+        *,
+        vocab: dict[str, int] | Sequence[tuple[str, float]] | None = None,
         **kwargs: Any,
     ) -> None:
-        self.vocab = read_vocab_txt(vocab_file)
+        if vocab is not None:
+            if isinstance(vocab, (list, tuple)):
+                # transformers' vocab-scores form (its extractor's, for models other than its own WordPiece):
+                # (token, score) pairs in id order.
+                vocab = {str(entry[0]): token_id for token_id, entry in enumerate(vocab)}
+            if not isinstance(vocab, dict):
+                raise TypeError(
+                    f"vocab= must be a dict from token to id, or (token, score) pairs in id order; got "
+                    f"{type(vocab).__name__}"
+                )
+            self.vocab = {str(token): int(token_id) for token, token_id in vocab.items()}
+        elif vocab_file is not None:
+            self.vocab = read_vocab_txt(vocab_file)
+        else:
+            where = kwargs.get("name_or_path") or "the directory"
+            raise ValueError(f"{where}: WordPieceTokenizer needs vocab.txt; or pass vocab= (a dict from token to id)")
+        kwargs.pop("merges", None)  # transformers' extractor passes merges to every model; WordPiece has none
         self.ids_to_tokens = {token_id: token for token, token_id in self.vocab.items()}
         self.recipe = BertRecipe(clean_text, tokenize_chinese_chars, strip_accents, do_lower_case)
         self.do_lower_case = do_lower_case
@@ -167,242 +173,61 @@ class WordPieceTokenizer(PreTrainedTokenizer):
         tokens = self.ids_to_tokens
         return [tokens[token_id] for word in self.recipe.words(text) for token_id in self.encoder.encode_word(word)]
 
-    def encode_text(self, text: str, *, split_special_tokens: bool = False) -> list[int]:
-        """The ids of one text, added and special tokens matched whole (unless ``split_special_tokens``), as
-        ``convert_tokens_to_ids(tokenize(text))`` gives them.
-
-        Raises:
-            TypeError: if ``text`` is not a string.
-        """
-        if not isinstance(text, str):
-            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        added = self._added_tokens_encoder
-        pattern = None if split_special_tokens else _added_pattern(tuple(added))
-        ids: list[int] = []
+    def encode_ordinary(self, text: str, **options: Any) -> list[int]:
+        """The ids of text without added tokens: BERT's recipe, then each word longest-match-first."""
         encode = self.encoder.encode_word
-        words = self.recipe.words
-        for start, end, token in split_around(text, pattern):
-            if token is not None:
-                ids.append(added[token])
-            else:
-                for word in words(text[start:end]):
-                    ids += encode(word)
-        return ids
+        return [token_id for word in self.recipe.words(text) for token_id in encode(word)]
 
-    def encode_with_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
-        """The ids of one text (added and special tokens matched whole, as ``tokenize`` does) and each token's
-        ``(start, end)`` character span in ``text``, as the Rust backend reports them."""
+    def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids of text without added tokens and each token's span in ``text``, as the Rust backend reports
+        them (a piece of a word that normalizing changed in length spans the original characters it came from)."""
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
-        added = self._added_tokens_encoder
-        position = 0
-        parts = self.tokens_trie.split(text) if added and not self.split_special_tokens else [text]
-        for part in parts:
-            if part in added:
-                ids.append(added[part])
-                offsets.append((position, position + len(part)))
-            else:
-                for word, (start, end) in self.recipe.pieces(part):
-                    normalized_length = len(word)
-                    for token_id, piece_start, piece_end in self.encoder.encode_word_with_offsets(word):
-                        ids.append(token_id)
-                        if normalized_length == end - start:
-                            offsets.append((position + start + piece_start, position + start + piece_end))
-                        elif piece_start == 0 and piece_end == normalized_length:
-                            offsets.append((position + start, position + end))
-                        else:
-                            offsets.append(self._piece_span(part, position, start, end, piece_start, piece_end))
-            position += len(part)
+        for word, (start, end) in self.recipe.pieces(text):
+            normalized_length = len(word)
+            for token_id, piece_start, piece_end in self.encoder.encode_word_with_offsets(word):
+                ids.append(token_id)
+                if normalized_length == end - start:
+                    offsets.append((start + piece_start, start + piece_end))
+                elif piece_start == 0 and piece_end == normalized_length:
+                    offsets.append((start, end))
+                else:
+                    offsets.append(self._piece_span(text, start, end, piece_start, piece_end))
         return ids, offsets
 
-    def _piece_span(
-        self, part: str, position: int, start: int, end: int, piece_start: int, piece_end: int
-    ) -> tuple[int, int]:
+    def _piece_span(self, text: str, start: int, end: int, piece_start: int, piece_end: int) -> tuple[int, int]:
         """The original span of characters ``piece_start:piece_end`` of the normalized word at ``start:end``,
         where normalizing changed its length: each normalized character maps to the original one it came from."""
-        _, origins = self.recipe.normalize_with_origins(part[start:end])
-        return (position + start + origins[piece_start], position + start + origins[piece_end - 1] + 1)
+        _, origins = self.recipe.normalize_with_origins(text[start:end])
+        return (start + origins[piece_start], start + origins[piece_end - 1] + 1)
 
-    def _encode_plus(  # type: ignore[override]
-        self,
-        text: Any,
-        text_pair: Any = None,
-        add_special_tokens: bool = True,
-        padding_strategy: PaddingStrategy = PaddingStrategy.DO_NOT_PAD,
-        truncation_strategy: TruncationStrategy = TruncationStrategy.DO_NOT_TRUNCATE,
-        max_length: int | None = None,
-        stride: int = 0,
-        is_split_into_words: bool = False,
-        pad_to_multiple_of: int | None = None,
-        padding_side: str | None = None,
-        return_tensors: Any = None,
-        return_token_type_ids: bool | None = None,
-        return_attention_mask: bool | None = None,
-        return_overflowing_tokens: bool = False,
-        return_special_tokens_mask: bool = False,
-        return_length: bool = False,
-        verbose: bool = True,
-        **kwargs: Any,
+    def special_tokens_template(self) -> Template:
+        """``[CLS] A [SEP]`` and ``B [SEP]`` (BERT's ``TemplateProcessing``)."""
+        cls = [self.cls_token_id] if self.cls_token_id is not None else []
+        sep = [self.sep_token_id] if self.sep_token_id is not None else []
+        return cls, sep, [], sep
+
+    def _fallback_encode_plus(
+        self, text: Any, text_pair: Any, is_split_into_words: bool, options: dict[str, Any], kwargs: dict[str, Any]
     ) -> BatchEncoding:
+        """transformers' own path (ids, added tokens that strip), made to give the Rust backend's ``length`` and
+        empty second text."""
         if isinstance(text, str) and text_pair == "" and not getattr(_NESTING, "depth", 0):
             # The Rust backend takes an empty second text of a single pair as no pair (in a batch, as a pair).
             text_pair = None
-        options: dict[str, Any] = {
-            "add_special_tokens": add_special_tokens,
-            "padding_strategy": padding_strategy,
-            "truncation_strategy": truncation_strategy,
-            "max_length": max_length,
-            "stride": stride,
-            "pad_to_multiple_of": pad_to_multiple_of,
-            "padding_side": padding_side,
-            "return_tensors": return_tensors,
-            "return_token_type_ids": return_token_type_ids,
-            "return_attention_mask": return_attention_mask,
-            "return_overflowing_tokens": return_overflowing_tokens,
-            "return_special_tokens_mask": return_special_tokens_mask,
-            "return_length": return_length,
-            "verbose": verbose,
-        }
-        plain = (
-            text_pair is None
-            and not is_split_into_words
-            and (isinstance(text, str) or (isinstance(text, (list, tuple)) and all(isinstance(t, str) for t in text)))
-            and padding_strategy == PaddingStrategy.DO_NOT_PAD
-            and truncation_strategy == TruncationStrategy.DO_NOT_TRUNCATE
-            and not (return_overflowing_tokens or return_special_tokens_mask or return_length)
-            and not any(value for key, value in kwargs.items() if key != "split_special_tokens")
-            and not any(t.lstrip or t.rstrip or t.single_word for t in self._added_tokens_decoder.values())
-        )
-        if plain:
-            # The common `tok(texts)`: ids straight from the encoder, without transformers' per-token Python loop.
-            split = kwargs.get("split_special_tokens", self.split_special_tokens)
-            rows = [
-                self.encode_text(t, split_special_tokens=split) for t in ([text] if isinstance(text, str) else text)
-            ]
-            if add_special_tokens:
-                rows = [self.build_inputs_with_special_tokens(ids) for ids in rows]
-            data: dict[str, Any] = {"input_ids": rows}
-            if return_token_type_ids or (return_token_type_ids is None and "token_type_ids" in self.model_input_names):
-                data["token_type_ids"] = [[0] * len(ids) for ids in rows]
-            if return_attention_mask or (return_attention_mask is None and "attention_mask" in self.model_input_names):
-                data["attention_mask"] = [[1] * len(ids) for ids in rows]
-            if isinstance(text, str):
-                data = {key: value[0] for key, value in data.items()}
-                return BatchEncoding(data, tensor_type=return_tensors, prepend_batch_axis=return_tensors is not None)
-            return BatchEncoding(data, tensor_type=return_tensors)
-        if not kwargs.pop("return_offsets_mapping", False):
-            # transformers' batch path calls this method once per item: only the outermost call fixes `length`.
-            outermost = not getattr(_NESTING, "depth", 0)
-            _NESTING.depth = getattr(_NESTING, "depth", 0) + 1
-            try:
-                encoded = super()._encode_plus(
-                    cast(Any, text), text_pair=text_pair, is_split_into_words=is_split_into_words, **options, **kwargs
-                )
-            finally:
-                _NESTING.depth -= 1
-            if not outermost:
-                return encoded
-            return self._length_as_rust(encoded, text, is_split_into_words, return_length, return_tensors)
-        kwargs.pop("split_special_tokens", None)
-        if is_split_into_words or return_overflowing_tokens or kwargs:
-            raise NotImplementedError(
-                "hf_bpe's WordPieceTokenizer returns offsets for strings and pairs of strings, without "
-                "is_split_into_words or overflowing tokens; for those, load the directory's tokenizer.json with "
-                "transformers' BertTokenizer"
-            )
-        encoded = self._with_offsets(text, text_pair, options)
-        return self._length_as_rust(encoded, text, is_split_into_words, return_length, return_tensors)
-
-    @staticmethod
-    def _length_as_rust(
-        encoded: BatchEncoding, text: Any, split: bool, return_length: bool, tensors: Any
-    ) -> BatchEncoding:
-        """The Rust backend gives ``length`` as a one-item list for a single text; so does this class."""
-        single = isinstance(text, str) or (split and text and isinstance(text[0], str))
-        if return_length and single and tensors is None and isinstance(encoded.get("length"), int):
-            encoded["length"] = [encoded["length"]]
+        # transformers' batch path calls _encode_plus once per item: only the outermost call fixes `length`.
+        outermost = not getattr(_NESTING, "depth", 0)
+        _NESTING.depth = getattr(_NESTING, "depth", 0) + 1
+        try:
+            encoded = super()._fallback_encode_plus(text, text_pair, is_split_into_words, options, kwargs)
+        finally:
+            _NESTING.depth -= 1
+        single = isinstance(text, str) or (is_split_into_words and text and isinstance(text[0], str))
+        length = encoded.get("length")
+        if outermost and single and options["return_tensors"] is None and isinstance(length, int):
+            # The Rust backend gives `length` as a one-item list for a single text.
+            encoded["length"] = [length]
         return encoded
-
-    def _with_offsets(self, text: Any, text_pair: Any, options: dict[str, Any]) -> BatchEncoding:
-        """``return_offsets_mapping=True``: ids through :meth:`encode_with_offsets`, then transformers' own
-        truncation, special tokens and padding on the ids, with the offsets cut and padded to match."""
-        batched = not isinstance(text, str)
-        texts = list(text) if batched else [text]
-        if text_pair is None:
-            pairs: list[Any] = [None] * len(texts)
-            if batched and texts and all(isinstance(t, (list, tuple)) and len(t) == 2 for t in texts):
-                texts, pairs = [t[0] for t in texts], [t[1] for t in texts]
-        else:
-            pairs = list(text_pair) if batched else [text_pair]
-        rows: dict[str, list[Any]] = {}
-        for first, second in zip(texts, pairs, strict=True):
-            ids, offsets = self.encode_with_offsets(first)
-            pair_ids, pair_offsets = self.encode_with_offsets(second) if second is not None else (None, None)
-            encoded = self.prepare_for_model(
-                ids,
-                pair_ids=pair_ids,
-                add_special_tokens=options["add_special_tokens"],
-                padding=PaddingStrategy.DO_NOT_PAD.value,
-                truncation=options["truncation_strategy"].value,
-                max_length=options["max_length"],
-                stride=options["stride"],
-                return_attention_mask=False,
-                return_token_type_ids=options["return_token_type_ids"],
-                return_special_tokens_mask=options["return_special_tokens_mask"],
-                return_length=options["return_length"],
-                verbose=options["verbose"],
-            )
-            kept = self._kept_offsets(offsets, pair_offsets, options)
-            for key, value in encoded.items():
-                rows.setdefault(key, []).append(value)
-            rows.setdefault("offset_mapping", []).append(kept)
-        padded = self.pad(
-            rows,
-            padding=options["padding_strategy"].value,
-            max_length=options["max_length"],
-            pad_to_multiple_of=options["pad_to_multiple_of"],
-            padding_side=options["padding_side"],
-            return_attention_mask=options["return_attention_mask"],
-        )
-        data = dict(padded)
-        side = options["padding_side"] or self.padding_side
-        for row, (ids, offsets) in enumerate(zip(data["input_ids"], data["offset_mapping"], strict=True)):
-            missing = [(0, 0)] * (len(ids) - len(offsets))
-            data["offset_mapping"][row] = [*missing, *offsets] if side == "left" else [*offsets, *missing]
-        if not batched:
-            data = {key: value[0] for key, value in data.items()}
-            tensors = options["return_tensors"]
-            return BatchEncoding(data, tensor_type=tensors, prepend_batch_axis=tensors is not None)
-        return BatchEncoding(data, tensor_type=options["return_tensors"])
-
-    def _kept_offsets(
-        self,
-        offsets: list[tuple[int, int]],
-        pair_offsets: list[tuple[int, int]] | None,
-        options: dict[str, Any],
-    ) -> list[tuple[int, int]]:
-        """The offsets of what ``prepare_for_model`` kept: the same truncation run on the offsets themselves
-        (``truncate_sequences`` only slices), ``(0, 0)`` for the special tokens around the sequences."""
-        with_specials = options["add_special_tokens"]
-        pair = pair_offsets is not None
-        special = self.num_special_tokens_to_add(pair=pair) if with_specials else 0
-        total = len(offsets) + len(pair_offsets or []) + special
-        max_length = options["max_length"]
-        strategy = options["truncation_strategy"]
-        if strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length and total > max_length:
-            cut, cut_pair, _ = self.truncate_sequences(
-                cast(Any, offsets),
-                pair_ids=cast(Any, pair_offsets),
-                num_tokens_to_remove=total - max_length,
-                truncation_strategy=strategy,
-                stride=options["stride"],
-            )
-            offsets, pair_offsets = cast(Any, cut), cast(Any, cut_pair)
-        if not with_specials:
-            return [*offsets, *(pair_offsets or [])]
-        if pair_offsets is None:
-            return [(0, 0), *offsets, (0, 0)]
-        return [(0, 0), *offsets, (0, 0), *pair_offsets, (0, 0)]
 
     def truncate_sequences(  # type: ignore[override]
         self,

@@ -1,11 +1,14 @@
-"""transformers' own tokenizer test suite, ``TokenizerTesterMixin``, run against BPETokenizer on GPT-2's files.
+"""transformers' own tokenizer test suite, ``TokenizerTesterMixin``, run against BPETokenizer on GPT-2's files and
+against WordPieceTokenizer on a vocabulary hf_bpe trains.
 
 The mixin ships in the transformers sdist (``tests/test_tokenization_common.py``), not in the wheel: it is
 downloaded with pip for the installed transformers version, once, and cached beside GPT-2's files (see
-:func:`suite_package`). The test classes are ours, modelled on transformers' GPT-2 tokenization test: one loads
-GPT-2's ``vocab.json`` + ``merges.txt`` (saved by hf_bpe), one a directory with only ``tokenizer.json`` (saved by
-transformers' Rust backend). The expected tokens and ids of the mixin's integration test come from the Rust
-backend loaded from the same files. Mixin tests that need the model hub are pointed at these local directories.
+:func:`suite_package`). The test classes are ours, modelled on transformers' GPT-2 and BERT tokenization tests:
+one loads GPT-2's ``vocab.json`` + ``merges.txt`` (saved by hf_bpe), one a WordPiece directory (``vocab.txt`` +
+``tokenizer.json``) saved by hf_bpe. The expected tokens and ids of the mixin's integration test come from the
+Rust backend loaded from the same files (``GPT2Tokenizer``; ``BertTokenizer`` on the same ``vocab.txt``). Mixin
+tests that need the model hub are pointed at these local directories. The mixin costs about a minute per class,
+so it runs once per class; GPT-2's directory with only ``tokenizer.json`` is a plain test against the Rust backend.
 Where hf_bpe deliberately follows the Rust backend instead of the Python backend's contract, the test is marked
 ``xfail(strict=True)`` with the reason, and the README lists it.
 """
@@ -27,10 +30,12 @@ from pathlib import Path
 
 import pytest
 import transformers
-from transformers import GPT2Tokenizer
+from conftest import COURSE, multilingual_text
+from transformers import BertTokenizer, GPT2Tokenizer
 
-from hf_bpe import BPETokenizer
+from hf_bpe import BPETokenizer, WordPieceTokenizer
 from hf_bpe.gpt2 import gpt2_files
+from hf_bpe.models.wordpiece.training import train_wordpiece_from_iterator
 
 #: The sdist's files the mixin needs (it imports the two backend mixins relatively).
 SUITE_FILES = ("test_tokenization_common.py", "test_tokenizers_backend_mixin.py", "test_sentencepiece_backend_mixin.py")
@@ -90,34 +95,8 @@ OVERFLOW_ROWS = (
 )
 
 
-class _GPT2FilesSuite(TokenizerTesterMixin):
-    """The mixin on GPT-2's vocabulary; subclasses say which files the tokenizer is loaded from."""
-
-    tokenizer_class = BPETokenizer
-    test_seq2seq = False
-    integration_expected_decoded_text: str | None = None
-
-    @classmethod
-    def source_directory(cls, scratch: Path) -> Path:
-        raise NotImplementedError
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls._scratch = Path(tempfile.mkdtemp(prefix="hf-bpe-mixin-"))
-        source = cls.source_directory(cls._scratch)
-        cls.from_pretrained_id = [str(source)]
-        super().setUpClass()
-        # The reference for the integration test: the Rust backend on GPT-2's own files.
-        rust = GPT2Tokenizer.from_pretrained(str(gpt2_files()))
-        text = cls.integration_test_input_string
-        cls.integration_expected_tokens = rust.tokenize(text)
-        cls.integration_expected_token_ids = rust.encode(text, add_special_tokens=False)
-        cls.integration_expected_decoded_text = rust.decode(cls.integration_expected_token_ids)
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        super().tearDownClass()
-        shutil.rmtree(cls._scratch, ignore_errors=True)
+class _HfBpeSuite(TokenizerTesterMixin):
+    """The mixin with hf_bpe's deliberate differences marked; subclasses give the class and directory."""
 
     def _as_one_test(self, test: Callable[[], None]) -> None:
         """Run a mixin test with its subtests folded in, so that an xfail mark covers the whole of it."""
@@ -133,27 +112,85 @@ class _GPT2FilesSuite(TokenizerTesterMixin):
         self._as_one_test(super().test_maximum_encoding_length_pair_input)
 
 
-class VocabMergesFilesTest(_GPT2FilesSuite, unittest.TestCase):
+class VocabMergesFilesTest(_HfBpeSuite, unittest.TestCase):
     """GPT-2's vocab.json + merges.txt, saved as hf_bpe saves a directory (tokenizer_config.json names
     BPETokenizer, which AutoTokenizer finds through hf_bpe's registration), with ``<|endoftext|>`` as the pad
-    token too, so that the mixin's padding tests run (they skip a tokenizer without one)."""
+    token too, so that the mixin's padding tests run (they skip a tokenizer without one).
+
+    The mixin runs on this directory only (it takes about a minute): of GPT-2's two forms it covers more, hf_bpe's
+    own saving and loading and the padding tests. The other, a directory with only the Rust backend's
+    ``tokenizer.json``, is :func:`test_gpt2_tokenizer_json_only_directory`.
+    """
+
+    tokenizer_class = BPETokenizer
+    test_seq2seq = False
+    integration_expected_decoded_text: str | None = None
 
     @classmethod
-    def source_directory(cls, scratch: Path) -> Path:
+    def setUpClass(cls) -> None:
+        cls._scratch = Path(tempfile.mkdtemp(prefix="hf-bpe-mixin-"))
         tokenizer = BPETokenizer.from_pretrained(str(gpt2_files()), pad_token="<|endoftext|>")
-        tokenizer.save_pretrained(scratch / "gpt2")
-        return scratch / "gpt2"
-
-
-class TokenizerJsonOnlyTest(_GPT2FilesSuite, unittest.TestCase):
-    """GPT-2 as transformers' Rust backend saves it: tokenizer.json + tokenizer_config.json, no vocab.json."""
+        tokenizer.save_pretrained(cls._scratch / "gpt2")
+        cls.from_pretrained_id = [str(cls._scratch / "gpt2")]
+        super().setUpClass()
+        # The reference for the integration test: the Rust backend on GPT-2's own files.
+        rust = GPT2Tokenizer.from_pretrained(str(gpt2_files()))
+        text = cls.integration_test_input_string
+        cls.integration_expected_tokens = rust.tokenize(text)
+        cls.integration_expected_token_ids = rust.encode(text, add_special_tokens=False)
+        cls.integration_expected_decoded_text = rust.decode(cls.integration_expected_token_ids)
 
     @classmethod
-    def source_directory(cls, scratch: Path) -> Path:
-        GPT2Tokenizer.from_pretrained(str(gpt2_files())).save_pretrained(scratch / "gpt2-json")
-        return scratch / "gpt2-json"
+    def tearDownClass(cls) -> None:
+        super().tearDownClass()
+        shutil.rmtree(cls._scratch, ignore_errors=True)
 
-    def test_directory_has_only_tokenizer_json(self) -> None:
-        names = sorted(os.listdir(self.tmpdirname))
-        self.assertEqual(names, ["tokenizer.json", "tokenizer_config.json"])
-        self.assertEqual(self.get_tokenizer().vocab_size, 50257)
+
+def test_gpt2_tokenizer_json_only_directory(tmp_path: Path) -> None:
+    """GPT-2 as transformers' Rust backend saves it (tokenizer.json + tokenizer_config.json, no vocab.json) loads
+    into BPETokenizer and gives the Rust backend's tokens, ids, rows and decoded text."""
+    rust = GPT2Tokenizer.from_pretrained(str(gpt2_files()))
+    rust.save_pretrained(tmp_path / "gpt2-json")
+    assert sorted(os.listdir(tmp_path / "gpt2-json")) == ["tokenizer.json", "tokenizer_config.json"]
+    ours = BPETokenizer.from_pretrained(str(tmp_path / "gpt2-json"))
+    assert ours.vocab_size == 50257
+    text = TokenizerTesterMixin.integration_test_input_string
+    assert ours.tokenize(text) == rust.tokenize(text)
+    ids = ours.encode(text, add_special_tokens=False)
+    assert ids == rust.encode(text, add_special_tokens=False)
+    assert ours.decode(ids) == rust.decode(ids)
+    lines = text.splitlines()
+    options = {"truncation": True, "max_length": 8, "stride": 2, "return_overflowing_tokens": True}
+    assert dict(ours(lines, return_offsets_mapping=True, **options)) == dict(
+        rust(lines, return_offsets_mapping=True, **options)
+    )
+
+
+class WordPieceVocabTxtTest(_HfBpeSuite, unittest.TestCase):
+    """The mixin on WordPieceTokenizer, loaded from a directory hf_bpe trained and saved (``vocab.txt`` +
+    ``tokenizer.json``); the integration test's expected tokens, ids and decoded text come from transformers' Rust
+    ``BertTokenizer`` loaded from the same ``vocab.txt``."""
+
+    tokenizer_class = WordPieceTokenizer
+    test_seq2seq = False
+    integration_expected_decoded_text: str | None = None
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls._scratch = Path(tempfile.mkdtemp(prefix="hf-bpe-mixin-wordpiece-"))
+        texts = [*COURSE] * 3 + [multilingual_text(300, 3), TokenizerTesterMixin.integration_test_input_string] * 2
+        train_wordpiece_from_iterator(texts, vocab_size=1500).save(cls._scratch / "wordpiece")
+        cls.from_pretrained_id = [str(cls._scratch / "wordpiece")]
+        super().setUpClass()
+        (cls._scratch / "vocab-only").mkdir()
+        shutil.copy(cls._scratch / "wordpiece" / "vocab.txt", cls._scratch / "vocab-only" / "vocab.txt")
+        rust = BertTokenizer.from_pretrained(str(cls._scratch / "vocab-only"))
+        text = cls.integration_test_input_string
+        cls.integration_expected_tokens = rust.tokenize(text)
+        cls.integration_expected_token_ids = rust.encode(text, add_special_tokens=False)
+        cls.integration_expected_decoded_text = rust.decode(cls.integration_expected_token_ids)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        super().tearDownClass()
+        shutil.rmtree(cls._scratch, ignore_errors=True)

@@ -85,7 +85,7 @@ def assert_same_encoding(ours: Any, rust: Any, text: str) -> None:
     assert mine == theirs
     assert ours.tokenize(text) == rust.tokenize(text)
     offsets = rust(text, return_offsets_mapping=True)["offset_mapping"]
-    assert [offset for _, _, offset in ours.encode_with_offsets(text)] == [tuple(o) for o in offsets]
+    assert ours(text, return_offsets_mapping=True)["offset_mapping"] == offsets
     assert ours.convert_ids_to_tokens(mine) == rust.convert_ids_to_tokens(theirs)
     for skip in (False, True):
         assert ours.decode(mine, skip_special_tokens=skip) == rust.decode(theirs, skip_special_tokens=skip)
@@ -198,3 +198,34 @@ def test_scores_are_read_as_the_rust_backend_reads_them() -> None:
     ours = [score for _, score in json.loads(text, parse_float=serde_json_float)["model"]["vocab"][1:]]
     assert ours == loaded
     assert sum(a != b for a, b in zip(values, loaded, strict=True)) > 100  # Python's float() would not do
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"padding": True, "return_special_tokens_mask": True, "return_length": True},
+        {"truncation": True, "max_length": 6, "stride": 2, "return_overflowing_tokens": True, "padding": True},
+        {"truncation": "only_second", "max_length": 9, "return_overflowing_tokens": True},
+        {"padding": "max_length", "max_length": 40, "truncation": True, "padding_side": "left"},
+    ],
+    ids=["plain", "padded", "overflow", "overflow-second", "max-length-left"],
+)
+def test_whole_batch_encoding_with_offsets_matches_the_rust_backend(directory: Path, options: dict[str, Any]) -> None:
+    """Every key of the BatchEncoding, offsets included, for texts, batches and pairs (the rows hf_bpe's classes
+    share, :mod:`hf_bpe.encoding_rows`)."""
+    ours, rust = pair(directory)
+    batch = [text for text in TEXTS if text][:12]
+    calls: list[tuple[Any, ...]] = [(batch, batch[::-1]), (batch[3], batch[4])]
+    if options.get("truncation") != "only_second":  # (the Rust backend refuses it without a second sequence)
+        calls += [(batch,), (batch[5],)]
+    for args in calls:
+        try:
+            expected = dict(rust(*args, return_offsets_mapping=True, **options))
+        except Exception:  # the Rust backend refuses (a sequence too short for only_second): so do we
+            with pytest.raises(ValueError):
+                ours(*args, return_offsets_mapping=True, **options)
+            continue
+        assert dict(ours(*args, return_offsets_mapping=True, **options)) == expected
+        expected.pop("offset_mapping")
+        assert dict(ours(*args, **options)) == expected

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from hf_bpe.models.wordpiece.recipe import BertRecipe
@@ -91,6 +91,7 @@ def train_wordpiece(
     recipe: BertRecipe | None = None,
     workers: int | None = None,
     progress: ProgressCallback | None = None,
+    alphabet_tie_preference: Collection[str] = (),
 ) -> WordPieceResult:
     """Learn a WordPiece vocabulary from word counts.
 
@@ -106,6 +107,8 @@ def train_wordpiece(
         recipe: how the counts were made (recorded in the result).
         workers: frequency scoring: processes for the initial pair count.
         progress: called as ``progress(merges_done, merges_wanted)``.
+        alphabet_tie_preference: frequency scoring: characters kept first among those tied at the
+            ``limit_alphabet`` cut (see :func:`hf_bpe.trainer.train_bpe`).
 
     Returns:
         The vocabulary and why training stopped.
@@ -140,6 +143,7 @@ def train_wordpiece(
             continuing_subword_prefix=continuing_subword_prefix,
             workers=workers,
             progress=progress,
+            alphabet_tie_preference=alphabet_tie_preference,
         )
         return WordPieceResult(dict(bpe.vocab), bpe.stop_reason, **common)  # type: ignore[arg-type]
     # The likelihood trainer shares train_bpe's checks of the options.
