@@ -200,6 +200,20 @@ def continuing_cut(
     return base, cut
 
 
+def training_cut(
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None,
+    *,
+    limit_alphabet: int | None = None,
+    **options: Any,
+) -> tuple[BaseTokenizer | None, PreTokenizer]:
+    """The base to continue from (None for a new tokenizer) and the pre-tokenizer that cuts the corpus for it:
+    :func:`continuing_cut`, or :func:`pre_tokenizer_for` for a new tokenizer (``limit_alphabet`` matters only
+    when continuing, which refuses it). ``options``: the pre-tokenizer keywords."""
+    if continue_from is not None:
+        return continuing_cut(continue_from, limit_alphabet=limit_alphabet, **options)
+    return None, pre_tokenizer_for(**options)
+
+
 def train_from_counts(
     counts: Mapping[str, int],
     *,
@@ -339,31 +353,8 @@ def train_from_files(
     >>> train_from_files([path], vocab_size=258, workers=1).merges
     [('u', 'g'), ('h', 'ug')]
     """
-    if continue_from is not None:
-        base, cut = continuing_cut(
-            continue_from,
-            pre_tokenizer=pre_tokenizer,
-            pattern=pattern,
-            normalizer=normalizer,
-            add_prefix_space=add_prefix_space,
-            char_level=char_level,
-            limit_alphabet=limit_alphabet,
-            special_tokens=special_tokens,
-            exclude_special_tokens=exclude_special_tokens,
-        )
-        counted = _count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
-        result = train_from_counts(
-            counted.counts,
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens,
-            max_token_length=max_token_length,
-            workers=workers,
-            progress=progress,
-            continue_from=base,
-        )
-        return dataclasses.replace(result, replaced_lines=counted.replaced_lines)
-    cut = pre_tokenizer_for(
+    base, cut = training_cut(
+        continue_from,
         pre_tokenizer=pre_tokenizer,
         pattern=pattern,
         normalizer=normalizer,
@@ -371,6 +362,7 @@ def train_from_files(
         special_tokens=special_tokens,
         exclude_special_tokens=exclude_special_tokens,
         char_level=char_level,
+        limit_alphabet=limit_alphabet,
     )
     counted = _count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
     result = train_from_counts(
@@ -381,9 +373,10 @@ def train_from_files(
         max_token_length=max_token_length,
         limit_alphabet=limit_alphabet,
         char_level=char_level,
-        pre_tokenizer=None if char_level else cut,
+        pre_tokenizer=None if char_level or base else cut,
         workers=workers,
         progress=progress,
+        continue_from=base,
     )
     return dataclasses.replace(result, replaced_lines=counted.replaced_lines)
 
@@ -448,23 +441,8 @@ def _train_from_sequences(
     **merging: Any,
 ) -> TrainResult:
     """Count ``sequences`` (``total`` of them, 0 if unknown) as the keywords say and train on the counts."""
-    if continue_from is not None:
-        base, cut = continuing_cut(
-            continue_from,
-            pre_tokenizer=pre_tokenizer,
-            pattern=pattern,
-            normalizer=normalizer,
-            add_prefix_space=add_prefix_space,
-            char_level=char_level,
-            limit_alphabet=merging.pop("limit_alphabet", None),
-            special_tokens=special_tokens,
-            exclude_special_tokens=exclude_special_tokens,
-        )
-        counts = count_sequences(sequences, pre_tokenizer=cut, progress=_count_progress(progress, total))
-        return train_from_counts(
-            counts, special_tokens=special_tokens, progress=progress, continue_from=base, **merging
-        )
-    cut = pre_tokenizer_for(
+    base, cut = training_cut(
+        continue_from,
         pre_tokenizer=pre_tokenizer,
         pattern=pattern,
         normalizer=normalizer,
@@ -472,14 +450,16 @@ def _train_from_sequences(
         special_tokens=special_tokens,
         exclude_special_tokens=exclude_special_tokens,
         char_level=char_level,
+        limit_alphabet=merging.get("limit_alphabet"),
     )
     counts = count_sequences(sequences, pre_tokenizer=cut, progress=_count_progress(progress, total))
     return train_from_counts(
         counts,
         special_tokens=special_tokens,
         char_level=char_level,
-        pre_tokenizer=None if char_level else cut,
+        pre_tokenizer=None if char_level or base else cut,
         progress=progress,
+        continue_from=base,
         **merging,
     )
 
