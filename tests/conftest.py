@@ -33,8 +33,10 @@ def reference_train(
     add_prefix_space: bool = False,
     max_token_length: int | None = None,
     limit_alphabet: int | None = None,
+    save_json: bool = False,
 ) -> tuple[str, str]:
-    """Train ``tokenizers``' BpeTrainer with the ByteLevel pre-tokenizer; return (vocab.json, merges.txt) text."""
+    """Train ``tokenizers``' BpeTrainer with the ByteLevel pre-tokenizer; return (vocab.json, merges.txt) text.
+    ``save_json``: also save ``out/tokenizer.json`` (added tokens and all)."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     tokenizer = Tokenizer(models.BPE())
@@ -53,6 +55,8 @@ def reference_train(
     else:
         tokenizer.train_from_iterator(source, trainer)
     out.mkdir(parents=True, exist_ok=True)
+    if save_json:
+        tokenizer.save(str(out / "tokenizer.json"))
     tokenizer.model.save(str(out))
     return (out / "vocab.json").read_text(encoding="utf-8"), (out / "merges.txt").read_text(encoding="utf-8")
 

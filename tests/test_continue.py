@@ -11,10 +11,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import multilingual_text
+from conftest import multilingual_text, reference_train
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+from tokenizers import Tokenizer
 
 import hf_bpe
 from hf_bpe.files import format_merges, format_vocab, read_merges, read_vocab
@@ -24,28 +24,10 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "hf_bpe.cli", *args], capture_output=True, text=True)
 
 
-def tokenizers_train(
-    source, out: Path, vocab_size: int, *, files: bool = True, special_tokens=(), max_token_length=None
-) -> tuple[str, str]:
-    """``tokenizers``' BpeTrainer with the ByteLevel pre-tokenizer; saves ``tokenizer.json`` (added tokens and all)
-    to ``out`` and returns the model's (vocab.json, merges.txt) text."""
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=list(special_tokens),
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-        **({"max_token_length": max_token_length} if max_token_length else {}),
-    )
-    if files:
-        tokenizer.train([str(p) for p in source], trainer)
-    else:
-        tokenizer.train_from_iterator(source, trainer)
-    out.mkdir(parents=True, exist_ok=True)
-    tokenizer.save(str(out / "tokenizer.json"))
-    tokenizer.model.save(str(out))
-    return (out / "vocab.json").read_text(encoding="utf-8"), (out / "merges.txt").read_text(encoding="utf-8")
+def tokenizers_train(source, out: Path, vocab_size: int, **options) -> tuple[str, str]:
+    """``tokenizers``' BpeTrainer with the ByteLevel pre-tokenizer (conftest's), its ``tokenizer.json`` saved to
+    ``out`` too; returns the model's (vocab.json, merges.txt) text."""
+    return reference_train(source, out, vocab_size=vocab_size, save_json=True, **options)
 
 
 def texts_of(result) -> tuple[str, str]:
