@@ -274,7 +274,7 @@ def test_fuzz_matches_reference_where_deterministic(example):
 
 
 @pytest.mark.slow
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(examples())
 def test_fuzz_matches_reference_where_deterministic_long(example):
     event(check(example))

@@ -285,7 +285,7 @@ def real_corpora(tmp_path_factory) -> dict[str, list[Path]]:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("corpus", "vocab_size", "min_frequency"),
-    [("english", 8000, 2), ("code", 15000, 2), ("chinese", 8000, 0), ("russian", 12000, 2)],
+    [("english", 8000, 2), ("chinese", 8000, 0), ("russian", 12000, 2)],  # code: see the 30k test
 )
 def test_frequency_matches_reference_on_real_corpora(real_corpora, corpus, vocab_size, min_frequency):
     """About 1 to 3 MB each: English (pydoc's topics and the standard library's docstrings), code (standard
