@@ -58,7 +58,34 @@ def main() -> int:
     print(f"  tokens           {tokenizer.convert_ids_to_tokens(ids)}")
     print(f"  ids              {ids}")
     print(f"  round trip       {'exact' if decoded == EXAMPLE else 'DIFFERENT: ' + repr(decoded)}")
-    return 0 if decoded == EXAMPLE else 1
+    if decoded != EXAMPLE:
+        return 1
+    return report_sizes(files, args.output.parent / f"{args.output.name}-sizes", args.config)
+
+
+def report_sizes(files: list[Path], output: Path, config: str) -> int:
+    """Train three sizes in one run and report what each buys on held-out text (three files of the ``email``
+    package, which training did not see), with the plot when matplotlib is installed (``pip install
+    'hf-bpe[plot]'``)."""
+    from hf_bpe import cli
+
+    sizes = ["1000", "2000", "4000"]
+    print()
+    print(f"Three sizes from one run ({', '.join(sizes)} tokens), measured on three files of the email package:")
+    train = ["train", *map(str, files), "--output", str(output), "--config", config, "--vocab-size", ",".join(sizes)]
+    status = cli.main([*train, "--no-progress"])
+    if status != 0:
+        return status
+    email = Path(sysconfig.get_paths()["stdlib"]) / "email"
+    sample = [email / "message.py", email / "feedparser.py", email / "utils.py"]
+    command = ["report", *(str(output / size) for size in sizes), "--sample", *map(str, sample)]
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("(pip install 'hf-bpe[plot]' to have the plot drawn too)")
+    else:
+        command += ["--plot", str(output / "report.png")]
+    return cli.main(command)
 
 
 if __name__ == "__main__":
