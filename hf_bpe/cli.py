@@ -723,6 +723,16 @@ def _check_output(path: str, *, force: bool = False, tokenizer: bool = True) -> 
         check_no_stale_files(target)
 
 
+def _refuse_bpe_options(args: argparse.Namespace, model: str, recipe: str) -> None:
+    """Counting for WordPiece or Unigram: its own recipe cuts the text, so BPE's pre-tokenizer options are refused."""
+    if args.add_prefix_space or args.special_tokens or args.exclude_special_tokens or args.pattern:
+        raise UsageError(
+            f"--add-prefix-space, --pattern and the special-token options are BPE's; leave them out for {model}"
+        )
+    if args.normalizer:
+        raise UsageError(f"--normalizer is BPE's; {model} normalizes with {recipe}")
+
+
 def _check_special_tokens(args: argparse.Namespace) -> None:
     """``--special-tokens`` takes every word after it: refuse a "special token" that is one of the input files."""
     for token in args.special_tokens or ():
@@ -1040,24 +1050,14 @@ def count_command(args: argparse.Namespace) -> int:
         from hf_bpe.models.wordpiece.recipe import BertRecipe
         from hf_bpe.models.wordpiece.training import wordpiece_counting
 
-        if args.add_prefix_space or args.special_tokens or args.exclude_special_tokens or args.pattern:
-            raise UsageError(
-                "--add-prefix-space, --pattern and the special-token options are BPE's; leave them out for wordpiece"
-            )
-        if args.normalizer:
-            raise UsageError("--normalizer is BPE's; wordpiece normalizes with BERT's recipe (--no-lowercase, ...)")
+        _refuse_bpe_options(args, "wordpiece", "BERT's recipe (--no-lowercase, ...)")
         counting = wordpiece_counting(
             BertRecipe(args.clean_text, args.handle_chinese_chars, args.strip_accents, args.lowercase)
         )
     elif args.model == "unigram":
         from hf_bpe.models.unigram.training import unigram_counting
 
-        if args.add_prefix_space or args.special_tokens or args.exclude_special_tokens or args.pattern:
-            raise UsageError(
-                "--add-prefix-space, --pattern and the special-token options are BPE's; leave them out for unigram"
-            )
-        if args.normalizer:
-            raise UsageError("--normalizer is BPE's; unigram normalizes with the SentencePiece recipe (Nmt, NFKC)")
+        _refuse_bpe_options(args, "unigram", "the SentencePiece recipe (Nmt, NFKC)")
         counting = unigram_counting()
     if args.model != "wordpiece" and (
         not (args.lowercase and args.clean_text and args.handle_chinese_chars) or args.strip_accents is not None
