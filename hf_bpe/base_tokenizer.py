@@ -142,6 +142,11 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
     return BaseTokenizer(vocab, merges, ordered, roles, pre_tokenizer.for_encoding(), str(source))
 
 
+def as_base(base: str | os.PathLike[str] | BaseTokenizer) -> BaseTokenizer:
+    """``base`` itself if it is read already, else :func:`read_base` of the directory."""
+    return base if isinstance(base, BaseTokenizer) else read_base(base)
+
+
 def _content(token: Any) -> str | None:
     """A special token as ``tokenizer_config.json`` spells it: a string or an ``AddedToken`` object."""
     if isinstance(token, Mapping):

@@ -544,6 +544,16 @@ def _escape_ranges(code_points: Iterable[int]) -> str:
 CLASS_NAMES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "N", "P", "S", "s", "w", "d")
 
 
+def _class_escape(name: str) -> str:
+    """The escape of class ``name`` (:data:`CLASS_NAMES`): ``\\p{L}``, or ``\\s`` for ``s``."""
+    return f"\\{name}" if name in ("s", "w", "d") else rf"\p{{{name}}}"
+
+
+def _class_name(match: regex.Match[str]) -> str:
+    """The class an :data:`_ESCAPE` match names, negation aside (``\\S`` is ``s``, ``\\P{L}`` is ``L``)."""
+    return (match.group(4) or "").lower() or match.group(3)
+
+
 @functools.cache
 def _disagreement(name: str, engine: str = "tokenizers") -> tuple[str, frozenset[int], frozenset[int]]:
     """``(own, too_many, too_few)``: the ``regex`` module's own spelling of class ``name`` and the code points it
@@ -552,7 +562,7 @@ def _disagreement(name: str, engine: str = "tokenizers") -> tuple[str, frozenset
     Read from ``_regex_disagreements.py`` when the installed ``regex`` is the version that file was made with
     (computing it takes about a second per class: every code point is classified); computed otherwise.
     """
-    own = f"\\{name}" if name in ("s", "w", "d") else rf"\p{{{name}}}"
+    own = _class_escape(name)
     if regex.__version__ == _regex_disagreements.REGEX_VERSION:
         stored = _regex_disagreements.DISAGREEMENTS
         too_many, too_few = stored[engine].get(name) or stored["tokenizers"][name]
@@ -572,7 +582,7 @@ def compute_disagreement(name: str, engine: str = "tokenizers") -> tuple[str, fr
 
     tables = _unicode_tables.TIKTOKEN_CLASSES if engine == "tiktoken" else {}
     reference = _code_points(tables.get(name) or _unicode_tables.CLASSES[name])
-    own = f"\\{name}" if name in ("s", "w", "d") else rf"\p{{{name}}}"
+    own = _class_escape(name)
     current = set(regex.findall(own, _all_code_points()))
     wanted = set(reference)
     return own, frozenset(ord(c) for c in current - wanted), frozenset(ord(c) for c in wanted - current)
@@ -665,8 +675,8 @@ def _bracket_end(pattern: str, start: int, opening: str, closing: str) -> int:
             continue
         if char == opening:
             depth += 1
-            literal = next((head for head in ("[]", "[^]") if opening == "[" and pattern.startswith(head, i)), "")
-            i += max(len(literal) - 1, 0)  # the loop's own step passes the literal "]"
+            if opening == "[":  # a "]" first in a set is a literal: step onto it, and the loop's step passes it
+                i += 1 if pattern.startswith("[]", i) else 2 if pattern.startswith("[^]", i) else 0
         elif char == closing:
             depth -= 1
             if depth == 0:
@@ -771,7 +781,7 @@ def _guard(pattern: str, engine: str) -> frozenset[str] | None:
     module and the reference ``engine`` (classes are never matched case-insensitively: see :func:`_compiled`)."""
     differ: set[int] = set()
     for match in _ESCAPE.finditer(pattern):
-        name = (match.group(4) or "").lower() or match.group(3)
+        name = _class_name(match)
         if name in CLASS_NAMES:
             _, too_many, too_few = _disagreement(name, engine)
             differ |= too_many | too_few
@@ -804,7 +814,7 @@ def _caseless_class(pattern: str, caseless: bool = False) -> bool:
                 return True
         elif caseless and kind in ("escape", "set"):
             for match in _ESCAPE.finditer(text):
-                name = (match.group(4) or "").lower() or match.group(3)
+                name = _class_name(match)
                 if name in CLASS_NAMES and name not in ("s", "d"):
                     return True
     return False

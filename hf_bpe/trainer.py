@@ -349,7 +349,6 @@ def continue_bpe(
     for token in special_tokens:
         if token not in vocab:
             raise ValueError(f"special token {token!r} is not in the base's vocabulary")
-    encoder = BytePairEncoder(vocab, merges)  # before the vocabulary grows: the base as it encodes
     grown: Vocab = dict(vocab)
     specials = list(special_tokens)
     for token in new_special_tokens:
@@ -364,19 +363,7 @@ def continue_bpe(
         tokens.append(token)
         specials.append(token)
 
-    # The words as the base encodes them (symbol strings of its ids); pre-tokens of one token never change.
-    words: list[str] = []
-    word_counts: list[int] = []
-    for word, count in counts.items():
-        if count < 0:
-            raise ValueError(f"pre-token {word!r} has count {count}; counts must be non-negative")
-        if len(word) < 2:
-            continue
-        symbols = "".join(map(chr, encoder.merge_bytes(from_byte_level(word))))
-        if len(symbols) > 1:
-            words.append(symbols)
-            word_counts.append(count)
-    del encoder
+    words, word_counts = _base_words(counts, vocab, merges)
     # A base token spans as many initial symbols as it has bytes (the reference's Word lengths); a special token
     # its length, as in train_bpe.
     lengths = [len(token) for token in tokens]
@@ -401,6 +388,13 @@ def continue_bpe(
     return TrainResult(grown, result_merges, stop, learned, tuple(specials))
 
 
+def _base_words(counts: Mapping[str, int], vocab: Mapping[str, int], merges: Merges) -> tuple[list[str], list[int]]:
+    """The words as the base encodes them (symbol strings of its ids), with their counts; its encoder (and cache)
+    is gone when they are made."""
+    merge_bytes = BytePairEncoder(vocab, merges).merge_bytes
+    return _symbol_words(counts, lambda word: "".join(map(chr, merge_bytes(from_byte_level(word)))))
+
+
 def _base_tokens(vocab: Mapping[str, int]) -> list[str]:
     """The base's tokens by id; refuses a gap in the ids (new tokens take the ids after the last one, and a gap
     would be filled by nothing or renumbered)."""
@@ -422,6 +416,16 @@ def _plain_words(counts: Mapping[str, int], vocab: Vocab, chars: set[str]) -> tu
     """Words as symbol strings (see :func:`_merge_loop`; characters outside the vocabulary dropped), with their
     counts."""
     table = {ord(char): chr(vocab[char]) if char in vocab else None for char in chars}
+    return _symbol_words(counts, lambda word: word.translate(table))
+
+
+def _symbol_words(counts: Mapping[str, int], spell: Callable[[str], str]) -> tuple[list[str], list[int]]:
+    """The words of ``counts`` spelled as symbol strings by ``spell``, with their counts; words of fewer than two
+    symbols have no pair and never change, so they are left out.
+
+    Raises:
+        ValueError: on a negative count.
+    """
     words: list[str] = []
     word_counts: list[int] = []
     for word, count in counts.items():
@@ -429,11 +433,10 @@ def _plain_words(counts: Mapping[str, int], vocab: Vocab, chars: set[str]) -> tu
             raise ValueError(f"pre-token {word!r} has count {count}; counts must be non-negative")
         if len(word) < 2:
             continue
-        symbols = word.translate(table)
-        if len(symbols) < 2:
-            continue
-        words.append(symbols)
-        word_counts.append(count)
+        symbols = spell(word)
+        if len(symbols) > 1:
+            words.append(symbols)
+            word_counts.append(count)
     return words, word_counts
 
 

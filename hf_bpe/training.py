@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.base_tokenizer import BaseTokenizer, read_base
+from hf_bpe.base_tokenizer import BaseTokenizer, as_base
 from hf_bpe.byte_level import BYTE_ALPHABET
 from hf_bpe.count_files import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
 from hf_bpe.counting import FileCounts, count_files, count_sequences, counting_settings, dataset_rows
@@ -170,7 +170,7 @@ def continuing_cut(
     """
     if isinstance(special_tokens, str):
         raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
-    base = continue_from if isinstance(continue_from, BaseTokenizer) else read_base(continue_from)
+    base = as_base(continue_from)
     given: dict[str, object] = {
         "pattern": pattern,
         "normalizer": normalizer,
@@ -242,6 +242,7 @@ def train_from_counts(
     [('u', 'g'), ('h', 'ug')]
     """
     merge_progress = None if progress is None else (lambda done, total: progress("merge", done, total))
+    kept: dict[str, Any]  # what the result keeps besides the pre-tokenizer: the base's roles, or char_level
     if continue_from is not None:
         base, cut = continuing_cut(
             continue_from,
@@ -265,35 +266,34 @@ def train_from_counts(
             workers=workers,
             progress=merge_progress,
         )
-        message = shortfall(result, vocab_size, min_frequency)
-        if message is not None:
-            warnings.warn(message, TrainingWarning, stacklevel=_caller_stacklevel())
-        return dataclasses.replace(result, pre_tokenizer=cut.for_encoding(), roles=base.roles)
-    cut = pre_tokenizer_for(
-        pre_tokenizer=pre_tokenizer,
-        pattern=pattern,
-        normalizer=normalizer,
-        add_prefix_space=add_prefix_space,
-        special_tokens=special_tokens,
-        char_level=char_level,
-    )
-    result = train_bpe(
-        counts,
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        special_tokens=special_tokens,
-        limit_alphabet=limit_alphabet,
-        max_token_length=max_token_length,
-        initial_alphabet=BYTE_ALPHABET if cut.byte_level else (),
-        end_of_word_suffix=char_level.end_of_word_suffix if char_level else None,
-        continuing_subword_prefix=char_level.continuing_subword_prefix if char_level else None,
-        workers=workers,
-        progress=merge_progress,
-    )
+        kept = {"roles": base.roles}
+    else:
+        cut = pre_tokenizer_for(
+            pre_tokenizer=pre_tokenizer,
+            pattern=pattern,
+            normalizer=normalizer,
+            add_prefix_space=add_prefix_space,
+            special_tokens=special_tokens,
+            char_level=char_level,
+        )
+        result = train_bpe(
+            counts,
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=special_tokens,
+            limit_alphabet=limit_alphabet,
+            max_token_length=max_token_length,
+            initial_alphabet=BYTE_ALPHABET if cut.byte_level else (),
+            end_of_word_suffix=char_level.end_of_word_suffix if char_level else None,
+            continuing_subword_prefix=char_level.continuing_subword_prefix if char_level else None,
+            workers=workers,
+            progress=merge_progress,
+        )
+        kept = {"char_level": char_level}
     message = shortfall(result, vocab_size, min_frequency)
     if message is not None:
         warnings.warn(message, TrainingWarning, stacklevel=_caller_stacklevel())
-    return dataclasses.replace(result, pre_tokenizer=cut.for_encoding(), char_level=char_level)
+    return dataclasses.replace(result, pre_tokenizer=cut.for_encoding(), **kept)
 
 
 def train_from_files(
@@ -629,7 +629,7 @@ def train_from_count_directory(
             "(hf_bpe.models.unigram.training.train_unigram_from_count_directory)"
         )
     if continue_from is not None:
-        base = continue_from if isinstance(continue_from, BaseTokenizer) else read_base(continue_from)
+        base = as_base(continue_from)
         if recorded.for_encoding() != base.pre_tokenizer:
             raise ValueError(
                 f"{directory} was counted with another pre-tokenizer than {base.source}'s (pattern "
