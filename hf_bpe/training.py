@@ -242,18 +242,18 @@ def train_from_counts(
     [('u', 'g'), ('h', 'ug')]
     """
     merge_progress = None if progress is None else (lambda done, total: progress("merge", done, total))
+    base, cut = training_cut(
+        continue_from,
+        pre_tokenizer=pre_tokenizer,
+        pattern=pattern,
+        normalizer=normalizer,
+        add_prefix_space=add_prefix_space,
+        char_level=char_level,
+        limit_alphabet=limit_alphabet,
+        special_tokens=special_tokens,
+    )
     kept: dict[str, Any]  # what the result keeps besides the pre-tokenizer: the base's roles, or char_level
-    if continue_from is not None:
-        base, cut = continuing_cut(
-            continue_from,
-            pre_tokenizer=pre_tokenizer,
-            pattern=pattern,
-            normalizer=normalizer,
-            add_prefix_space=add_prefix_space,
-            char_level=char_level,
-            limit_alphabet=limit_alphabet,
-            special_tokens=special_tokens,
-        )
+    if base is not None:
         result = continue_bpe(
             counts,
             base.vocab,
@@ -268,14 +268,6 @@ def train_from_counts(
         )
         kept = {"roles": base.roles}
     else:
-        cut = pre_tokenizer_for(
-            pre_tokenizer=pre_tokenizer,
-            pattern=pattern,
-            normalizer=normalizer,
-            add_prefix_space=add_prefix_space,
-            special_tokens=special_tokens,
-            char_level=char_level,
-        )
         result = train_bpe(
             counts,
             vocab_size=vocab_size,
