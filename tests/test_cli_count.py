@@ -9,6 +9,8 @@ import sys
 import pytest
 from conftest import multilingual_text, reference_train
 
+from hf_bpe import cli
+
 
 def run(*args):
     return subprocess.run(
@@ -62,3 +64,23 @@ def test_files_and_from_counts_together_is_a_usage_error(corpus, tmp_path):
     done = run("train", *corpus, "--from-counts", tmp_path, "--output", tmp_path / "out")
     assert done.returncode == 2
     assert "but not both" in done.stderr
+
+
+@pytest.mark.parametrize("model", ["wordpiece", "unigram"])
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--pattern", "o200k"], "the special-token options are BPE's; leave them out for {model}"),
+        (["--special-tokens", "<s>"], "the special-token options are BPE's; leave them out for {model}"),
+        (["--normalizer", "nfc"], "--normalizer is BPE's; {model} normalizes with"),
+    ],
+    ids=["pattern", "special-tokens", "normalizer"],
+)
+def test_count_refuses_bpe_options_for_other_models(tmp_path, capsys, model, option, message):
+    corpus = tmp_path / "a.txt"
+    corpus.write_text("some text\n", encoding="utf-8")
+    out = tmp_path / "counts"
+    assert cli.main(["count", str(corpus), "--model", model, *option, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message.format(model=model) in err
+    assert "Traceback" not in err and not out.exists()
