@@ -96,6 +96,9 @@ def loaders(encoding: str) -> dict[str, Callable[[], Callable[[list[str]], list[
 
     def ours():  # type: ignore[no-untyped-def]
         tok = BPETokenizer.from_pretrained(str(directory))
+        # Instances loaded from the same files share one encoder and its pre-token cache: start every run cold,
+        # as the Rust tokenizer (a cache per instance) and tiktoken (none) do.
+        tok.bpe.clear_cache()
         return lambda docs: tok(docs)["input_ids"]
 
     def split():  # type: ignore[no-untyped-def]
