@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_pretokenizer import ALL_PRESETS, our_pieces, reference_pieces, reference_tokenizer
+from tokenizers import Regex, pre_tokenizers
 
 from hf_bpe import BPETokenizer
 from hf_bpe.byte_level import BYTE_ALPHABET, to_byte_level
@@ -80,3 +81,62 @@ def test_plain_pattern_is_used_only_where_the_classes_agree(preset):
     for char in ["", *samples]:
         for text in (base + char + "abc" + char, char + base, char * 3):
             assert our_pieces(pre, text) == reference_pieces(reference, text), repr(char)
+
+
+ASCII_CONTEXTS = ["'{}{}", "a{}", " {}1", "{}\n", "\r{} ", "1{}2", "A{}b", " {}'s", "{}  x", "{}\r\n\n", "'{}S"]
+ASCII_TEXTS = st.lists(
+    st.one_of(st.sampled_from(list("'sStTlLdDmMvVrReE 0123\n\r\t")), st.characters(max_codepoint=127)), max_size=60
+).map("".join)
+#: User patterns whose ASCII form ``re`` reads: case-insensitive literal sets, anchors, groups, possessive intervals.
+ASCII_PATTERNS = [
+    r"\p{L}+",
+    r"(\w)+|\s+",
+    r"^\w+|\w{1,5}$|\s",
+    r"(?i:[^a])+|.",
+    r"(?i:'[st]|x)|\S+|\s",
+    r"\p{N}{1,3}+|.",
+]
+
+
+def reference_split(pattern: str) -> pre_tokenizers.PreTokenizer:
+    return pre_tokenizers.Sequence(
+        [pre_tokenizers.Split(Regex(pattern), "isolated"), pre_tokenizers.ByteLevel(False, use_regex=False)]
+    )
+
+
+@pytest.mark.parametrize("preset", ALL_PRESETS)
+def test_ascii_text_is_cut_by_the_ascii_form_like_the_reference(preset):
+    """ASCII text is cut by each split's ASCII form in ``re`` (every preset has one): each ASCII character in
+    contexts, as the reference cuts it."""
+    pre = PreTokenizer.from_preset(preset)
+    assert all(_compiled(pattern, pre.engine)[3] is not None for pattern in pre.splits)
+    reference = reference_tokenizer(preset)
+    text = "".join(context.format(chr(c), chr(c)) for c in range(128) for context in ASCII_CONTEXTS)
+    assert text.isascii()
+    for start in range(0, len(text), 500):  # pieces of text, so a difference is shown near where it is
+        assert our_pieces(pre, text[start : start + 500]) == reference_pieces(reference, text[start : start + 500])
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=ASCII_TEXTS, preset=st.sampled_from(ALL_PRESETS))
+def test_random_ascii_text_is_cut_like_the_reference(text, preset):
+    assert our_pieces(PreTokenizer.from_preset(preset), text) == reference_pieces(reference_tokenizer(preset), text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=ASCII_TEXTS, pattern=st.sampled_from(ASCII_PATTERNS))
+def test_user_patterns_cut_ascii_text_like_a_tokenizers_split(text, pattern):
+    pre = PreTokenizer.from_pattern(pattern)
+    assert _compiled(pattern, pre.engine)[3] is not None
+    assert our_pieces(pre, text) == [piece for piece, _ in reference_split(pattern).pre_tokenize_str(text)]
+
+
+def test_patterns_re_could_read_differently_have_no_ascii_form():
+    """Grapheme clusters, a non-ASCII literal, a nested set read case-insensitively: ``regex`` cuts ASCII text
+    too (the reference's cut, as the other tests show for ``regex``)."""
+    for pattern in [r"\X", r"ſ|\S+|\s", r"(?i:[[a-z]--[q]])|."]:
+        pre = PreTokenizer.from_pattern(pattern)
+        assert _compiled(pattern, pre.engine)[3] is None, pattern
+        assert our_pieces(pre, "Hello world's ſ x") == [
+            piece for piece, _ in reference_split(pattern).pre_tokenize_str("Hello world's ſ x")
+        ], pattern
