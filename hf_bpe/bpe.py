@@ -68,14 +68,14 @@ class BytePairEncoder:
             for token in (left, right, left + right):
                 if token not in self.vocab:
                     raise ValueError(f"merge {rank + 1} ({left} {right}): {token!r} is not in the vocabulary")
-            self.ranks.setdefault((left, right), rank)
+            self.ranks[left, right] = rank  # a pair listed twice takes its last rank, as in the Rust model
         # The long-piece path works on ids: a pair is one int key, a heap entry one int (rank, then position).
         self._id_span = max(self.vocab.values(), default=0) + 257
         self._pair_ranks: dict[int, int] = {}
         self._merged_ids: list[int] = []
         for rank, (left, right) in enumerate(merges):
             key = self.vocab[left] * self._id_span + self.vocab[right]
-            self._pair_ranks.setdefault(key, rank)
+            self._pair_ranks[key] = rank
             self._merged_ids.append(self.vocab[left + right])
         # Byte pairs no merge's result holds side by side (made on first use, see :meth:`_cut`), and a translation
         # table of characters to their first and last bytes.

@@ -68,7 +68,8 @@ class CharBPETokenizer(VocabularyFilesTokenizer):
         **kwargs: Any,
     ) -> None:
         self._load_files(vocab_file, merges_file, check_merges=not continuing_subword_prefix)
-        self.ranks = {pair: rank for rank, pair in reversed(list(enumerate(self.merges)))}
+        # A pair listed twice takes its last rank, as in the Rust model.
+        self.ranks = {pair: rank for rank, pair in enumerate(self.merges)}
         self.char_level = CharLevel(end_of_word_suffix, continuing_subword_prefix, lowercase)
         self._words = SplitPattern(WHITESPACE_SPLIT_PATTERN)
         super().__init__(

@@ -190,3 +190,20 @@ def test_char_directory_loads_through_auto_tokenizer(tmp_path):
     ]
     expected = hf_bpe.CharBPETokenizer.from_pretrained(tmp_path / "out")("lowest newer")["input_ids"]
     assert lines == [f"CharBPETokenizer {expected}", f"TokenizersBackend {expected}"]
+
+
+def test_a_pair_listed_twice_takes_its_last_rank_as_in_the_rust_model(tmp_path):
+    """A hand-made merges file listing "a b" again after "b c</w>": the Rust model keeps the last rank, so "abc" is
+    "a" "bc</w>"."""
+    tokens = ["<unk>", "a", "b", "c", "a</w>", "b</w>", "c</w>", "ab", "bc</w>", "abc</w>"]
+    (tmp_path / "vocab.json").write_text(json.dumps({token: i for i, token in enumerate(tokens)}), encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\na b\nb c</w>\nab c</w>\na b\n", encoding="utf-8")
+    model = models.BPE.from_file(
+        str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"), end_of_word_suffix="</w>", unk_token="<unk>"
+    )
+    rust = Tokenizer(model)
+    rust.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    ours = hf_bpe.CharBPETokenizer(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"), unk_token="<unk>")
+    for text in ["abc", "ab abc cab abcabc"]:
+        assert ours(text)["input_ids"] == rust.encode(text).ids, text
+    assert rust.encode("abc").tokens == ["a", "bc</w>"]

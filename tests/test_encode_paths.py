@@ -56,6 +56,24 @@ def test_cut_pieces_and_merge_loops_match_the_rust_model(tmp_path, merges, texts
     assert ours(texts)["input_ids"] == [rust.encode(text).ids for text in texts]  # with a warm cache
 
 
+def test_a_pair_listed_twice_takes_its_last_rank_as_in_the_rust_model(tmp_path):
+    """A hand-made merges file may list a pair twice: the Rust model keeps the last rank ("a b" after "ab c" here,
+    so "abc" is "a" "bc"), in short and long pieces alike."""
+    from tokenizers import Tokenizer, models
+
+    vocab = {char: i for i, char in enumerate(BYTE_ALPHABET)}
+    for token in ("ab", "bc", "abc"):
+        vocab[token] = len(vocab)
+    merges = [("a", "b"), ("b", "c"), ("ab", "c"), ("a", "b")]
+    write_tokenizer_dir(tmp_path, vocab, merges)
+    rust = Tokenizer(models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt")))
+    rust.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    ours = BPETokenizer(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"), unk_token=None)
+    for text in ["abc", "abcab", "abc" * 12, "zabcabcz" * 5]:
+        assert ours(text)["input_ids"] == rust.encode(text).ids, text
+    assert rust.encode("abc").tokens == ["a", "bc"]
+
+
 def test_cjk_runs_are_cut_between_characters_and_match_tiktoken(gpt2_ours, gpt2_tiktoken):
     """GPT-2's merges join few CJK characters: a long run is cut into small parts, each encoded once."""
     text = "漢字かなカナ混じり文とひらがなとカタカナの長い文章です" * 20 + "。 Привет, мир! naïve café"
