@@ -89,7 +89,7 @@ def test_bpe_wordpiece_and_unigram_counts_are_not_mixed_up(
         train_unigram_from_count_directory(tmp_path / "wordpiece", options)
     with pytest.raises(ValueError, match="--model unigram"):
         train_from_count_directory(tmp_path / "unigram")
-    with pytest.raises(ValueError, match="counted for byte-level BPE"):
+    with pytest.raises(ValueError, match=r"counted with the SentencePiece recipe \(Unigram\), not BERT's recipe"):
         train_wordpiece_from_count_directory(tmp_path / "unigram")
     out = tmp_path / "tok"
     argv = ["train", "--from-counts", str(tmp_path / "bpe"), "--model", "unigram", "-o", str(out)]

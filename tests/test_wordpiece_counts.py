@@ -77,7 +77,7 @@ def test_training_from_counts_directory(corpus, tmp_path):
 def test_bpe_and_wordpiece_counts_are_not_mixed_up(corpus, tmp_path):
     count_to_directory(corpus, tmp_path / "bpe", workers=1)
     count_wordpiece_to_directory(corpus, tmp_path / "wordpiece", workers=1)
-    with pytest.raises(ValueError, match="counted for byte-level BPE"):
+    with pytest.raises(ValueError, match="counted with byte-level BPE's pre-tokenizer, not BERT's recipe"):
         train_wordpiece_from_count_directory(tmp_path / "bpe")
     with pytest.raises(ValueError, match="--model wordpiece"):
         train_from_count_directory(tmp_path / "wordpiece")

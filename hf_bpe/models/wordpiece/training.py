@@ -136,16 +136,18 @@ def train_wordpiece_from_count_directory(directory: str | os.PathLike[str], **op
     buckets), not the text's.
 
     Raises:
-        ValueError: if the directory was counted for BPE (byte-level pre-tokens).
+        ValueError: if the directory was not counted with BERT's recipe (naming what it was counted with).
     """
     from hf_bpe.count_files import iter_counts, read_manifest
 
     settings = read_manifest(directory)["settings"]
     bert = settings.get("bert")
     if not isinstance(bert, dict):
+        kind = (
+            "the SentencePiece recipe (Unigram)" if settings.get("sentencepiece") else "byte-level BPE's pre-tokenizer"
+        )
         raise ValueError(
-            f"{directory}: counted for byte-level BPE, not with BERT's recipe; recount with "
-            "'hf-bpe count --model wordpiece'"
+            f"{directory}: counted with {kind}, not BERT's recipe; recount with 'hf-bpe count --model wordpiece'"
         )
     options.setdefault("min_frequency", DEFAULT_MIN_FREQUENCY)
     options.setdefault("limit_alphabet", DEFAULT_LIMIT_ALPHABET)
