@@ -23,7 +23,7 @@ from hf_bpe.files import (
     write_files,
     write_tokenizer_dir,
 )
-from hf_bpe.package_index import cache_root, fetch_member
+from hf_bpe.package_index import cache_lock, cache_root, fetch_member
 from hf_bpe.tiktoken_files import ranks_to_vocab_and_merges, read_tiktoken_ranks
 
 WHISPER_SDIST = "openai-whisper==20250625"
@@ -87,15 +87,26 @@ def gpt2_files(directory: str | os.PathLike[str] | None = None) -> Path:
         RuntimeError: if the download fails or the rank file's checksum is wrong.
     """
     directory = Path(directory) if directory is not None else cache_dir()
-    ranks_path = directory / RANKS_FILE
-    if not ranks_path.is_file() or _sha256(ranks_path) != RANKS_SHA256:
-        _download_ranks(ranks_path)
-    if not (directory / "vocab.json").is_file() or not (directory / "merges.txt").is_file():
-        vocab, merges = ranks_to_vocab_and_merges(
-            read_tiktoken_ranks(ranks_path), {GPT2_SPECIAL_TOKEN: GPT2_VOCAB_SIZE - 1}
-        )
-        write_files(directory, {"vocab.json": format_vocab(vocab), "merges.txt": format_merges(merges)})
+    if _complete(directory):
+        return directory
+    # One process fetches and converts; others arriving meanwhile wait, then find the files made.
+    with cache_lock(directory / ".gpt2.lock", "fetching GPT-2's vocabulary"):
+        ranks_path = directory / RANKS_FILE
+        if not ranks_path.is_file() or _sha256(ranks_path) != RANKS_SHA256:
+            _download_ranks(ranks_path)
+        if not _complete(directory):
+            vocab, merges = ranks_to_vocab_and_merges(
+                read_tiktoken_ranks(ranks_path), {GPT2_SPECIAL_TOKEN: GPT2_VOCAB_SIZE - 1}
+            )
+            write_files(directory, {"vocab.json": format_vocab(vocab), "merges.txt": format_merges(merges)})
     return directory
+
+
+def _complete(directory: Path) -> bool:
+    """Whether ``directory`` holds the checked rank file and both converted files (each written whole)."""
+    ranks_path = directory / RANKS_FILE
+    converted = (directory / "vocab.json").is_file() and (directory / "merges.txt").is_file()
+    return converted and ranks_path.is_file() and _sha256(ranks_path) == RANKS_SHA256
 
 
 def tiktoken_encoding(

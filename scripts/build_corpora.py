@@ -23,14 +23,17 @@ or before the target size. If a package holds less text than asked for, its file
 order and the script says so. One MB here is 1,000,000 bytes.
 
 Each corpus is written atomically with a ``<name>.json`` record beside it (package, version, size asked
-for, sha256); a later run with the same size and an intact file skips it, ``--force`` rebuilds.
+for, sha256); a later run with the same size and an intact file skips it, ``--force`` rebuilds. Several processes
+may build into one output directory at once (parallel test workers): a lock file per corpus (``.<name>.lock``) lets
+one build while the others wait and then reuse what it wrote.
 
 Usage::
 
     python scripts/build_corpora.py                      # every corpus into cache/corpora/
     python scripts/build_corpora.py japanese --size-mb japanese=1 --output /tmp/corpora --force
 
-If ``apt-get download`` cannot find a package, run ``apt-get update`` once and retry.
+If ``apt-get download`` cannot find a package, run ``apt-get update`` once and retry, or pass ``--apt-update``
+to have the script do it (one process at a time: concurrent ``apt-get update`` runs fail on apt's own lock).
 """
 
 from __future__ import annotations
@@ -43,13 +46,19 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from hf_bpe.package_index import cache_lock, write_bytes_atomic
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO_ROOT / "cache" / "corpora"
 MB = 1_000_000
+# One `apt-get update` at a time on this machine, whichever output directory a build writes to (the lock
+# directory the FHS gives every program; the temporary one where there is none).
+APT_UPDATE_LOCK = Path("/run/lock" if Path("/run/lock").is_dir() else tempfile.gettempdir()) / "hf-bpe-apt-update.lock"
 # Bump when the selection or cleaning of text changes, so cached corpora are rebuilt.
 FORMAT_VERSION = 1
 
@@ -149,12 +158,13 @@ def _run(cmd: list[str], *, cwd: Path) -> str:
     return result.stdout
 
 
-def fetch_package(package: str, workdir: Path) -> tuple[Path, str]:
+def fetch_package(package: str, workdir: Path, *, update: bool = False) -> tuple[Path, str]:
     """Download one package with apt and unpack it.
 
     Args:
         package: Debian package name.
         workdir: An empty scratch directory.
+        update: If apt cannot download the package, run ``apt-get update`` (see :func:`apt_update`) and retry.
 
     Returns:
         The directory the package was unpacked into, and the package version.
@@ -164,7 +174,14 @@ def fetch_package(package: str, workdir: Path) -> tuple[Path, str]:
     """
     # apt drops privileges to _apt for downloads; let it write here instead of warning and falling back.
     workdir.chmod(0o777)
-    _run(["apt-get", "download", package], cwd=workdir)
+    started = time.time()
+    try:
+        _run(["apt-get", "download", package], cwd=workdir)
+    except CorpusError:
+        if not update:
+            raise
+        apt_update(since=started)
+        _run(["apt-get", "download", package], cwd=workdir)
     debs = sorted(workdir.glob(f"{package}_*.deb"))
     if len(debs) != 1:
         raise CorpusError(f"`apt-get download {package}` left {len(debs)} .deb files in {workdir}, expected 1")
@@ -172,6 +189,21 @@ def fetch_package(package: str, workdir: Path) -> tuple[Path, str]:
     root = workdir / "root"
     _run(["dpkg-deb", "-x", str(debs[0]), str(root)], cwd=workdir)
     return root, version
+
+
+def apt_update(*, since: float = 0.0) -> None:
+    """Run ``apt-get update``, one process at a time; skip it if another process ran it after ``since``.
+
+    apt takes its lists' lock without waiting, so a second concurrent ``apt-get update`` fails; builds queue on
+    :data:`APT_UPDATE_LOCK` instead, and a stamp beside it says when the last update under it ended.
+    """
+    stamp = APT_UPDATE_LOCK.with_suffix(".done")
+    with cache_lock(APT_UPDATE_LOCK, "running apt-get update"):
+        if stamp.is_file() and stamp.stat().st_mtime > since:
+            return
+        _run(["apt-get", "update", "-qq"], cwd=Path("/"))
+        stamp.touch()
+        os.utime(stamp)
 
 
 def _source_files(spec: CorpusSpec, root: Path) -> list[Path]:
@@ -260,14 +292,18 @@ def _cached(spec: CorpusSpec, path: Path, target: int) -> BuiltCorpus | None:
     )
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+def lock_path(output: Path, name: str) -> Path:
+    """The lock file that one build of corpus ``name`` into ``output`` holds at a time."""
+    return output / f".{name}.lock"
 
 
-def build_corpus(spec: CorpusSpec, output: Path, *, size_mb: float, force: bool = False) -> BuiltCorpus:
+def build_corpus(
+    spec: CorpusSpec, output: Path, *, size_mb: float, force: bool = False, update: bool = False
+) -> BuiltCorpus:
     """Build one corpus into ``output/<name>.txt`` unless an identical build is already there.
+
+    Builds of one corpus into one directory take turns (:func:`lock_path`): a process that waited for another's
+    build finds it there and reuses it (unless ``force``).
 
     Raises:
         CorpusError: apt or dpkg failed, or the package's files are not what this script expects.
@@ -276,10 +312,16 @@ def build_corpus(spec: CorpusSpec, output: Path, *, size_mb: float, force: bool 
     path = output / f"{spec.name}.txt"
     if not force and (cached := _cached(spec, path, target)) is not None:
         return cached
+    with cache_lock(lock_path(output, spec.name), f"building the {spec.name} corpus"):
+        if not force and (cached := _cached(spec, path, target)) is not None:
+            return cached
+        return _build(spec, path, target, update=update)
+
+
+def _build(spec: CorpusSpec, path: Path, target: int, *, update: bool) -> BuiltCorpus:
     with tempfile.TemporaryDirectory(prefix=f"build_corpora_{spec.name}_") as tmp:
-        root, version = fetch_package(spec.package, Path(tmp))
+        root, version = fetch_package(spec.package, Path(tmp), update=update)
         corpus, repeated = assemble(spec, _source_files(spec, root), target)
-    output.mkdir(parents=True, exist_ok=True)
     built = BuiltCorpus(
         path=path,
         package=spec.package,
@@ -290,7 +332,9 @@ def build_corpus(spec: CorpusSpec, output: Path, *, size_mb: float, force: bool 
         repeated=repeated,
         skipped=False,
     )
-    _write_atomic(path, corpus)
+    # The corpus, then its record: a reader between the two sees a record that does not match and rebuilds or
+    # waits on the lock, never a part of a file (each is written whole under a temporary name of its own).
+    write_bytes_atomic(path, corpus)
     meta = {
         "format": FORMAT_VERSION,
         "package": spec.package,
@@ -301,7 +345,7 @@ def build_corpus(spec: CorpusSpec, output: Path, *, size_mb: float, force: bool 
         "sha256": built.sha256,
         "repeated": repeated,
     }
-    _write_atomic(_meta_path(path), (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
+    write_bytes_atomic(_meta_path(path), (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
     return built
 
 
@@ -336,6 +380,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="output directory (default: %(default)s)")
     parser.add_argument("--force", action="store_true", help="rebuild even if an identical corpus is there")
+    parser.add_argument(
+        "--apt-update",
+        action="store_true",
+        help="if apt cannot download a package, run `apt-get update` (one process at a time) and retry",
+    )
     args = parser.parse_args(argv)
     unknown = [name for name in args.corpora if name not in CORPORA]
     if unknown:
@@ -344,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
         sizes = _parse_sizes(args.size_mb)
         for name in args.corpora or CORPORA:
             spec = CORPORA[name]
-            built = build_corpus(spec, args.output, size_mb=sizes.get(name, spec.default_mb), force=args.force)
+            size_mb = sizes.get(name, spec.default_mb)
+            built = build_corpus(spec, args.output, size_mb=size_mb, force=args.force, update=args.apt_update)
             status = "already built" if built.skipped else "built"
             print(
                 f"{status} {built.path}: {built.size_bytes:,} bytes, {built.lines:,} lines, "

@@ -233,11 +233,10 @@ def debian_corpora() -> dict[str, Path]:
 
     root = Path(os.environ.get("HF_BPE_CACHE") or Path.home() / ".cache" / "hf_bpe") / "corpora"
     script = Path(__file__).resolve().parent.parent / "scripts" / "build_corpora.py"
-    command = [sys.executable, str(script), *CORPUS_MB, "--output", str(root)]
+    # --apt-update: apt-get update if apt has no package lists yet, one process at a time (pytest-xdist workers each
+    # run this fixture; the script's locks let one build each corpus and the other reuse it).
+    command = [sys.executable, str(script), *CORPUS_MB, "--output", str(root), "--apt-update"]
     command += [f"--size-mb={name}={size}" for name, size in CORPUS_MB.items()]
     done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0 and "apt-get update" in done.stderr:
-        subprocess.run(["apt-get", "update", "-qq"], capture_output=True, check=True)
-        done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return {name: root / f"{name}.txt" for name in CORPUS_MB}

@@ -36,6 +36,7 @@ from transformers import BertTokenizer, GPT2Tokenizer
 from hf_bpe import BPETokenizer, WordPieceTokenizer
 from hf_bpe.gpt2 import gpt2_files
 from hf_bpe.models.wordpiece.training import train_wordpiece_from_iterator
+from hf_bpe.package_index import cache_lock
 
 #: The sdist's files the mixin needs (it imports the two backend mixins relatively).
 SUITE_FILES = ("test_tokenization_common.py", "test_tokenizers_backend_mixin.py", "test_sentencepiece_backend_mixin.py")
@@ -49,6 +50,14 @@ def suite_package(version: str = transformers.__version__) -> Path:
     root = Path(os.environ.get("HF_BPE_CACHE") or Path.home() / ".cache" / "hf_bpe") / f"transformers-{version}-suite"
     if (root / PACKAGE / SUITE_FILES[0]).is_file():
         return root
+    # Every pytest-xdist worker imports this module: one downloads, the others wait and find its directory.
+    with cache_lock(root.with_name(f".{root.name}.lock"), f"fetching transformers=={version}'s test suite"):
+        if not (root / PACKAGE / SUITE_FILES[0]).is_file():
+            _make_suite_package(version, root)
+    return root
+
+
+def _make_suite_package(version: str, root: Path) -> None:
     root.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="hf-bpe-suite-", dir=root.parent) as scratch:
         command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
@@ -72,7 +81,6 @@ def suite_package(version: str = transformers.__version__) -> Path:
         except OSError:  # another run made it first
             if not (root / PACKAGE / SUITE_FILES[0]).is_file():
                 raise
-    return root
 
 
 sys.path.insert(0, str(suite_package()))
