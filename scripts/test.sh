@@ -10,7 +10,8 @@ cd "$repo"
 "$venv/bin/ruff" check .
 "$venv/bin/ruff" format --check .
 "$venv/bin/mypy"
-workers="${HF_BPE_TEST_WORKERS:-$("$venv/bin/python" -c 'import os; print(min(len(os.sched_getaffinity(0)), 4))')}"
+cores='import os; n = min(len(os.sched_getaffinity(0)), 4); print(n if n > 1 else 0)'
+workers="${HF_BPE_TEST_WORKERS:-$("$venv/bin/python" -c "$cores")}"
 # --dist loadfile: a file's tests stay on one worker, so its module-scoped fixtures (trained tokenizers, reference
 # runs) are made once; tests/conftest.py puts the longest files first and --no-loadscope-reorder keeps that order.
 "$venv/bin/python" -m pytest -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
