@@ -2,14 +2,14 @@
 
 The reference sums its E-step and pruning statistics in per-thread chunks added in an order that changes between
 runs, so its scores move a little from run to run (and, with them, the order of near-equal pieces); its piece
-set does not. Each comparison trains the reference three times, measures that spread, and asserts: the same
-piece set, special tokens and unknown id at the same places, and every score within the spread (at least
-1e-9) of the reference's. Characters the model lost are scored ``min_score + k * 1e-4`` in the reference's hash
-order, which differs between its own runs: for them the set of scores is compared.
+set does not. Each comparison trains the reference two or three times, measures that spread, and asserts: the
+same piece set, special tokens and unknown id at the same places, and every score within the spread (at least
+``SCORE_FLOOR``) of the reference's. Characters the model lost are scored ``min_score + k * 1e-4`` in the
+reference's hash order, which differs between its own runs: for them the set of scores is compared.
 
 The reference's runs on a file are made once per module and shared (:func:`reference_runs`); the real corpora
-are trained once by hf_bpe and twice by the reference, in a module-scoped fixture that every real-corpus test
-reads.
+(the issue's 4k to 16k pieces on English, Russian, Japanese and Chinese) are trained once by hf_bpe and twice by
+the reference, in a module-scoped fixture that every real-corpus test reads.
 """
 
 from __future__ import annotations
