@@ -289,7 +289,7 @@ def test_real_corpus_training_is_deterministic(real_training: dict[str, Any]) ->
 
     seed = "1" if os.environ.get("PYTHONHASHSEED") == "0" else "0"
     root = str(Path(__file__).resolve().parent.parent)
-    path = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": path}
     options = real_training["options"]
     command = [sys.executable, "-c", _TRAIN_IN_A_FRESH_PROCESS, str(real_training["path"]), str(options.vocab_size)]
