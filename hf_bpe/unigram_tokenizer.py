@@ -90,6 +90,9 @@ class UnigramTokenizer(EncodingRowsTokenizer):
 
     vocab_files_names = {"tokenizer_file": TOKENIZER_FILE}  # noqa: RUF012 (transformers' API)
     model_input_names = ["input_ids", "attention_mask"]  # noqa: RUF012
+    # Pre-split words are encoded here, each word on its own with offsets within it (the Rust backend's
+    # pre-tokenized input); transformers' own path gives no offsets.
+    encodes_split_words = True
 
     def __init__(
         self,

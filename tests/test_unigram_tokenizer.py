@@ -229,3 +229,57 @@ def test_whole_batch_encoding_with_offsets_matches_the_rust_backend(directory: P
         assert dict(ours(*args, return_offsets_mapping=True, **options)) == expected
         expected.pop("offset_mapping")
         assert dict(ours(*args, **options)) == expected
+
+
+SPLIT_WORDS = [
+    ["Hello,", "world!", "naïve", " café"],
+    ["東京の", "", "   ", "x<s>y", "<pad>", "  lead", "trail  ", "e\u0301ﬁ", "👍🏽\u3000ok"],
+    ["привет", "мир", "a  b\tc\n", "<unk>", "\x00\x7f"],
+    [],
+]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"padding": True, "return_special_tokens_mask": True, "return_length": True},
+        {"truncation": True, "max_length": 6, "stride": 2, "return_overflowing_tokens": True, "padding": True},
+        {"padding": "max_length", "max_length": 40, "truncation": True, "padding_side": "left"},
+    ],
+    ids=["plain", "padded", "overflow", "max-length-left"],
+)
+def test_split_into_words_matches_the_rust_backend(directory: Path, options: dict[str, Any]) -> None:
+    """Pre-split words (``is_split_into_words=True``): each word normalized and cut on its own, ``▁`` in front,
+    offsets within the word -- single, batched and paired, every key of the BatchEncoding."""
+    ours, rust = pair(directory)
+    calls: list[tuple[Any, ...]] = [
+        *((words,) for words in SPLIT_WORDS),
+        (SPLIT_WORDS,),
+        (SPLIT_WORDS[0], SPLIT_WORDS[1]),
+        (SPLIT_WORDS, SPLIT_WORDS[::-1]),
+    ]
+    for args in calls:
+        for offsets in (True, False):
+            expected = dict(rust(*args, is_split_into_words=True, return_offsets_mapping=offsets, **options))
+            mine = dict(ours(*args, is_split_into_words=True, return_offsets_mapping=offsets, **options))
+            assert mine == expected, args
+    ids = rust(SPLIT_WORDS[1], is_split_into_words=True)["input_ids"]
+    assert ours.decode(ids) == rust.decode(ids)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet=st.characters(codec="utf-8"), max_size=8),
+            st.sampled_from([*SPECIALS, " ", "", "hello", "日本語", "e\u0301", "<unk>"]),
+        ),
+        max_size=6,
+    )
+)
+def test_random_split_words_encode_like_the_rust_backend(directory: Path, words: list[str]) -> None:
+    ours, rust = pair(directory)
+    for args in ((words,), (words, words[::-1])):
+        expected = dict(rust(*args, is_split_into_words=True, return_offsets_mapping=True))
+        assert dict(ours(*args, is_split_into_words=True, return_offsets_mapping=True)) == expected
