@@ -430,8 +430,10 @@ def write_tokenizer_dir(
     return [Path(directory) / name for name in files]
 
 
-def write_files(directory: str | os.PathLike[str], files: Mapping[str, str], *, remove: Sequence[str] = ()) -> None:
-    """Write several text files into ``directory`` (made if missing), all or none.
+def write_files(
+    directory: str | os.PathLike[str], files: Mapping[str, str | bytes], *, remove: Sequence[str] = ()
+) -> None:
+    """Write several files into ``directory`` (made if missing), all or none: text (UTF-8) or bytes.
 
     Each file is written and flushed to disk under a temporary name first; only when all are complete are they
     renamed into place, with SIGINT and SIGTERM held back during the renames. On any error the temporary files
@@ -440,7 +442,7 @@ def write_files(directory: str | os.PathLike[str], files: Mapping[str, str], *, 
 
     Args:
         directory: where to write.
-        files: file name to text.
+        files: file name to text or bytes.
         remove: names of files (or directories) to remove from ``directory`` together with the renames.
 
     Raises:
@@ -465,8 +467,8 @@ def write_files(directory: str | os.PathLike[str], files: Mapping[str, str], *, 
             # mkstemp makes the file 0600; the result is meant to be shared (another user, a container), so it
             # gets the mode open() would give it: 0666 less the umask, as tokenizers' files have.
             os.fchmod(handle, 0o666 & ~_umask())
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(text if isinstance(text, bytes) else bytes(text, "utf-8"))
                 stream.flush()
                 os.fsync(stream.fileno())
         with _signals_held():

