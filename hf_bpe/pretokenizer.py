@@ -696,8 +696,7 @@ def _rewrite(pattern: str, engine: str, target: str, caseless: bool = False) -> 
     out: list[str] = []
     python = target != "oniguruma"
     for kind, text in _atoms(pattern):
-        flags = _FLAGS.match(text) if kind == "group" else None
-        inner = caseless if flags is None else (caseless or "i" in flags.group(1)) and "i" not in (flags.group(2) or "")
+        inner = _caseless_within(text, caseless) if kind == "group" else caseless
         if kind == "group" and regex.fullmatch(r"\(\?[a-zA-Z-]*\)", text):
             out.append(text)  # inline flags, to the end of the enclosing group in all three engines
             caseless = inner
@@ -847,6 +846,19 @@ def _guard(pattern: str, engine: str) -> frozenset[str] | None:
 _FLAGS = regex.compile(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])")
 
 
+def _caseless_within(group: str, caseless: bool) -> bool:
+    """Whether the inside of ``group`` is read case-insensitively (for bare flags, ``(?i)``, the rest of the
+    enclosing group), ``caseless`` saying whether the text around it is.
+
+    >>> _caseless_within("(?i:a)", False), _caseless_within("(?-i:a)", True), _caseless_within("(a)", True)
+    (True, False, True)
+    """
+    flags = _FLAGS.match(group)
+    if flags is None:
+        return caseless
+    return (caseless or "i" in flags.group(1)) and "i" not in (flags.group(2) or "")
+
+
 def _caseless_class(pattern: str, caseless: bool = False) -> bool:
     """Whether a Unicode class escape of ``pattern`` that holds cased characters (every class but ``\\s`` and
     ``\\d``) is matched case-insensitively (under ``(?i)`` or inside ``(?i:...)``).
@@ -857,8 +869,7 @@ def _caseless_class(pattern: str, caseless: bool = False) -> bool:
     for kind, text in _atoms(pattern):
         flags = _FLAGS.match(text) if kind == "group" else None
         if flags is not None:
-            inner = caseless or "i" in flags.group(1)
-            inner = inner and "i" not in (flags.group(2) or "")
+            inner = _caseless_within(text, caseless)
             if flags.group(3) == ")":  # (?i): from here to the end of the enclosing group
                 caseless = inner
             elif _caseless_class(text[flags.end() : -1], inner):
