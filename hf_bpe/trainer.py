@@ -73,6 +73,7 @@ import math
 import multiprocessing
 import os
 import sys
+from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableSequence, Sequence
 from itertools import repeat
@@ -726,7 +727,9 @@ def _merge_loop(
 
     # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
     # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints
-    # is much cheaper than comparing tuples. The words an entry was made for are kept in `entry_words` by seq.
+    # is much cheaper than comparing tuples. The words an entry was made for are kept in `entry_words` by seq, in
+    # an array of ints in the order of the set they were gathered in (a set of ints takes ten times the memory, and
+    # most entries count 1 and are never popped).
     # Entries counting `floor` or less wait in `low`, out of the heap: none of them can come before an entry in
     # the heap, and most entries made late in training count 1 and are never popped. When the heap runs out, they
     # join it. Making and queueing an entry is written out at its three places: a function call per entry costs
@@ -740,18 +743,18 @@ def _merge_loop(
     # which takes over from then on. Our entries are pushed in the order of `where` and of the words, one of the
     # hash orders the reference's can take, so the result is the reference's wherever that does not depend on its
     # hash order. Recording costs about 1 % of the training time; the simulation is paid only where it matters.
-    entry_words: dict[int, set[int]] = {}
+    entry_words: dict[int, array[int]] = {}
     heap: list[int] = []
     low: list[int] = []
     floor: float = 1
     log: list[int | None] = []
     record = log.append
     simulated = False
-    for pair, positions in where.items():
+    for pair, found in where.items():
         count = pair_counts[pair]
         if count > 0:
             seq = len(entry_words)
-            entry_words[seq] = positions
+            entry_words[seq] = array("i", found)
             entry = -count << _COUNT_SHIFT | ord(pair[0]) << _LEFT_SHIFT | ord(pair[1]) << _SEQ_BITS | seq
             (heap if count > floor else low).append(entry)
             record(entry)
@@ -816,7 +819,7 @@ def _merge_loop(
         for key, gained in where.items():
             count = pair_counts[key]
             if count > 0:
-                entry_words[seq] = gained
+                entry_words[seq] = array("i", gained)
                 entry = -count << _COUNT_SHIFT | ord(key[0]) << _LEFT_SHIFT | ord(key[1]) << _SEQ_BITS | seq
                 if count > floor:
                     push(heap, entry)
