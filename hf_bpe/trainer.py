@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import heapq
 import math
@@ -581,12 +582,12 @@ def _merge_pair(
 
 def _count_pairs(
     words: Sequence[str], word_counts: Sequence[int], *, workers: int
-) -> tuple[defaultdict[str, int], defaultdict[str, set[int]]]:
-    """Initial pair counts, and the words each pair occurs in (BpeTrainer::count_pairs).
+) -> tuple[defaultdict[str, int], defaultdict[str, array[int]]]:
+    """Initial pair counts, and the words each pair occurs in (BpeTrainer::count_pairs), in increasing order.
 
     With two or more ``workers`` and at least :data:`PARALLEL_MIN_WORDS` words, a child process counts the second
     half of the words while this one counts the first (the reference counts in parallel too); counts add up and
-    sets unite, so the result is the same.
+    the child's words follow the parent's, so the result is the same.
     """
     if workers < 2 or len(words) < PARALLEL_MIN_WORDS:
         return _count_pair_range(words, word_counts, 0, len(words))
@@ -617,25 +618,26 @@ def _count_pairs(
     for pair, count in counted.items():
         pair_counts[pair] += count
     for pair, indices in found.items():
-        where[pair] |= indices
+        where[pair] += indices
     return pair_counts, where
 
 
 def _count_pair_range(
     words: Sequence[str], word_counts: Sequence[int], start: int, stop: int
-) -> tuple[defaultdict[str, int], defaultdict[str, set[int]]]:
+) -> tuple[defaultdict[str, int], defaultdict[str, array[int]]]:
     """:func:`_count_pairs` for ``words[start:stop]``.
 
     The loops over a word's pairs run in C (``map``, ``Counter.update``, a ``deque`` that consumes): only the
     pairs of words seen more than once are counted in Python. defaultdicts: a missing pair counts 0 (the
-    reference's ``entry().or_default()``) without a method call.
+    reference's ``entry().or_default()``) without a method call. A pair's words are an array of ints, each word
+    once (``dict.fromkeys`` of its pairs): a set of ints takes ten times the memory.
     """
     pair_counts: defaultdict[str, int] = defaultdict(int)
-    where: defaultdict[str, set[int]] = defaultdict(set)
+    where: defaultdict[str, array[int]] = defaultdict(functools.partial(array, "i"))
     seen_once: Counter[str] = Counter()  # pairs of the words seen once
     batch: list[str] = []
     join = str.__add__
-    add_word = set.add
+    add_word = array.append
     words_of = where.__getitem__
     consume = deque[object](maxlen=0).extend
     for index in range(start, stop):
@@ -650,7 +652,7 @@ def _count_pair_range(
         else:
             for pair in pairs:
                 pair_counts[pair] += count
-        consume(map(add_word, map(words_of, pairs), repeat(index)))
+        consume(map(add_word, map(words_of, dict.fromkeys(pairs)), repeat(index)))
     seen_once.update(batch)
     for pair, count in seen_once.items():
         pair_counts[pair] += count
@@ -713,15 +715,15 @@ def _merge_loop(
     """
     limit = max_token_length if max_token_length is not None else -1
 
-    pair_counts, where = _count_pairs(words, word_counts, workers=workers)
+    pair_counts, found_in = _count_pairs(words, word_counts, workers=workers)
     if continued and max_token_length is not None:
-        for pair in [p for p in where if lengths[ord(p[0])] + lengths[ord(p[1])] >= max_token_length]:
+        for pair in [p for p in found_in if lengths[ord(p[0])] + lengths[ord(p[1])] >= max_token_length]:
             if lengths[ord(pair[0])] > 1 or lengths[ord(pair[1])] > 1:
-                del pair_counts[pair], where[pair]
+                del pair_counts[pair], found_in[pair]
     if exact_lengths and max_token_length is not None:
         exact_merges, exact_stop = _exact_merge_loop(
-            words, word_counts, vocab, tokens, pair_counts, where, vocab_size, min_frequency, max_token_length, prefix,
-            progress,
+            words, word_counts, vocab, tokens, pair_counts, found_in, vocab_size, min_frequency, max_token_length,
+            prefix, progress,
         )  # fmt: skip
         return _merges_in_order(exact_merges, tokens, exact_stop)
 
@@ -750,17 +752,18 @@ def _merge_loop(
     log: list[int | None] = []
     record = log.append
     simulated = False
-    for pair, found in where.items():
+    for pair, found in found_in.items():
         count = pair_counts[pair]
         if count > 0:
             seq = len(entry_words)
-            entry_words[seq] = array("i", found)
+            entry_words[seq] = found
             entry = -count << _COUNT_SHIFT | ord(pair[0]) << _LEFT_SHIFT | ord(pair[1]) << _SEQ_BITS | seq
             (heap if count > floor else low).append(entry)
             record(entry)
     heapq.heapify(heap)
     seq = len(entry_words)
-    where = defaultdict(set)
+    del found_in
+    where: defaultdict[str, set[int]] = defaultdict(set)
 
     merges: list[str] = []
     pop: Callable[[list[int]], int] = heapq.heappop
@@ -919,7 +922,7 @@ def _exact_merge_loop(
     vocab: Vocab,
     tokens: list[str],
     pair_counts: defaultdict[str, int],
-    where: defaultdict[str, set[int]],
+    found_in: Mapping[str, Collection[int]],
     vocab_size: int,
     min_frequency: int,
     max_token_length: int,
@@ -935,11 +938,11 @@ def _exact_merge_loop(
     Returns the merge pairs (symbol strings, in order, repeats included) and the stop reason.
     """
     lengths = [[1] * len(word) for word in words]
-    entry_words: dict[int, set[int]] = {}
+    entry_words: dict[int, Collection[int]] = {}
     heap: list[int] = []
     seq = 0
 
-    def queue(gained: Mapping[str, set[int]]) -> None:
+    def queue(gained: Mapping[str, Collection[int]]) -> None:
         nonlocal seq
         for key, positions in gained.items():
             count = pair_counts[key]
@@ -950,7 +953,7 @@ def _exact_merge_loop(
                 )
                 seq += 1
 
-    queue(where)
+    queue(found_in)
     merges: list[str] = []
     stop = STOP_NO_PAIRS
     wanted = max(vocab_size - len(tokens), 0)
