@@ -10,6 +10,7 @@ cached, as the reference caches them. Training is :mod:`.trainer`'s job; this mo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from hf_bpe.models.unigram.lattice import UNK_PENALTY
@@ -69,38 +70,47 @@ class UnigramEncoder:
         get = self.trie.get
         scores = self.scores
         unk_id = self.unk_id
-        # Per end position: best score, start, id (start -1: no path yet).
-        best_score = [0.0] * (n + 1)
-        best_start = [-1] * (n + 1)
+        # Per end position: best score (-inf: no path yet), start, id. A candidate replaces the best only when it
+        # scores higher, so the first of equal candidates stays (start position first, then length).
+        best_score = [-math.inf] * (n + 1)
+        best_score[0] = 0.0
+        best_start = [0] * (n + 1)
         best_id = [0] * (n + 1)
         for start in range(n):
             here = best_score[start]
-            single = False
-            for end in range(start + 1, n + 1):
-                piece_id = get(word[start:end])
-                if piece_id is None:
-                    break
-                if piece_id < 0:
-                    continue
+            end = start + 1
+            piece_id = get(word[start])
+            if piece_id is not None and piece_id >= 0:
                 score = scores[piece_id] + here
-                if best_start[end] < 0 or score > best_score[end]:
+                if score > best_score[end]:
                     best_score[end] = score
                     best_start[end] = start
                     best_id[end] = piece_id
-                if end == start + 1:
-                    single = True
-            if not single:
-                if unk_id is None:
-                    raise UnknownCharacterError(
-                        f"{word[start]!r} (U+{ord(word[start]):04X}) is not in the vocabulary and it has no unk "
-                        "token; train with --unk-token"
-                    )
+            elif unk_id is None:
+                raise UnknownCharacterError(
+                    f"{word[start]!r} (U+{ord(word[start]):04X}) is not in the vocabulary and it has no unk "
+                    "token; train with --unk-token"
+                )
+            else:
+                # No one-character piece: the unknown node (the last candidate from here; the others from here
+                # end further on, so it is compared with the same ones as if it came last).
                 score = self.unk_score + here
-                end = start + 1
-                if best_start[end] < 0 or score > best_score[end]:
+                if score > best_score[end]:
                     best_score[end] = score
                     best_start[end] = start
                     best_id[end] = unk_id
+            if piece_id is None:
+                continue
+            for end in range(start + 2, n + 1):
+                piece_id = get(word[start:end])
+                if piece_id is None:
+                    break
+                if piece_id >= 0:
+                    score = scores[piece_id] + here
+                    if score > best_score[end]:
+                        best_score[end] = score
+                        best_start[end] = start
+                        best_id[end] = piece_id
         surfaces: list[str] = []
         unknown: list[str] = []
         end = n
