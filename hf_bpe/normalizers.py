@@ -62,7 +62,7 @@ def normalize_aligned(form: Form, text: str, spans: list[Span]) -> tuple[str, li
     ('fié', [(0, 1), (0, 1), (1, 2)])
     """
     decompose: Literal["NFD", "NFKD"] = "NFKD" if form == "NFKC" else "NFD"
-    if unicodedata.is_normalized(form, text) and not any(char in _SPECIAL for char in text):
+    if unicodedata.is_normalized(form, text) and _SPECIAL.isdisjoint(text):
         return text, spans
     chars: list[str] = []
     origin: list[Span] = []
@@ -112,6 +112,6 @@ def unicode_normalize(form: Form, text: str) -> str:
     >>> unicode_normalize("NFC", "a\u0301\u08ca"), unicode_normalize("NFKC", "\u32ff")
     ('á\u08ca', '\u32ff')
     """
-    if unicodedata.is_normalized(form, text) and not any(char in _SPECIAL for char in text):
+    if unicodedata.is_normalized(form, text) and _SPECIAL.isdisjoint(text):
         return text
     return normalize_aligned(form, text, [(0, 0)] * len(text))[0]
