@@ -729,9 +729,9 @@ def _merge_loop(
 
     # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
     # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints
-    # is much cheaper than comparing tuples. The words an entry was made for are kept in `entry_words` by seq, in
-    # an array of ints in the order of the set they were gathered in (a set of ints takes ten times the memory, and
-    # most entries count 1 and are never popped).
+    # is much cheaper than comparing tuples. The words an entry was made for are kept in `entry_words` at index
+    # seq (None once popped): one word as its int, more as an array of ints in the order of the set they were
+    # gathered in (a set of ints takes ten times the memory, and most entries count 1 and are never popped).
     # Entries counting `floor` or less wait in `low`, out of the heap: none of them can come before an entry in
     # the heap, and most entries made late in training count 1 and are never popped. When the heap runs out, they
     # join it. Making and queueing an entry is written out at its three places: a function call per entry costs
@@ -745,7 +745,7 @@ def _merge_loop(
     # which takes over from then on. Our entries are pushed in the order of `where` and of the words, one of the
     # hash orders the reference's can take, so the result is the reference's wherever that does not depend on its
     # hash order. Recording costs about 1 % of the training time; the simulation is paid only where it matters.
-    entry_words: dict[int, array[int]] = {}
+    entry_words: list[array[int] | int | None] = []
     heap: list[int] = []
     low: list[int] = []
     floor: float = 1
@@ -756,7 +756,7 @@ def _merge_loop(
         count = pair_counts[pair]
         if count > 0:
             seq = len(entry_words)
-            entry_words[seq] = found
+            entry_words.append(found if len(found) > 1 else found[0])
             entry = -count << _COUNT_SHIFT | ord(pair[0]) << _LEFT_SHIFT | ord(pair[1]) << _SEQ_BITS | seq
             (heap if count > floor else low).append(entry)
             record(entry)
@@ -786,12 +786,13 @@ def _merge_loop(
             pop, push = _octonary_pop, _octonary_push
             top = pop(heap)
         record(None)
-        positions = entry_words.pop(top & _SEQ_MASK)
+        kept = entry_words[top & _SEQ_MASK]
+        entry_words[top & _SEQ_MASK] = None
         pair = chr(top >> _LEFT_SHIFT & _ID_MASK) + chr(top >> _SEQ_BITS & _ID_MASK)
         count = pair_counts[pair]
         if top >> _COUNT_SHIFT != -count:
             # A stale count: back into the queue with the current count, for the same words, as a newer entry.
-            entry_words[seq] = positions
+            entry_words.append(kept)
             entry = -count << _COUNT_SHIFT | (top >> _SEQ_BITS & _PAIR_MASK) << _SEQ_BITS | seq
             if count > floor:
                 push(heap, entry)
@@ -818,11 +819,12 @@ def _merge_loop(
             lengths.append(lengths[a] + lengths[b])
         merges.append(pair)
         symbol = chr(new)
+        positions = (kept,) if isinstance(kept, int) else kept or ()  # never None: an entry is popped once
         _merge_pair(words, positions, word_counts, pair, symbol, lengths, limit, pair_counts, where)
         for key, gained in where.items():
             count = pair_counts[key]
             if count > 0:
-                entry_words[seq] = array("i", gained)
+                entry_words.append(array("i", gained) if len(gained) > 1 else gained.pop())
                 entry = -count << _COUNT_SHIFT | ord(key[0]) << _LEFT_SHIFT | ord(key[1]) << _SEQ_BITS | seq
                 if count > floor:
                     push(heap, entry)
