@@ -565,15 +565,25 @@ def _merge_pair(
                 after_words[right].add(index)
             left = part[-1:] or symbol
 
+    # A pair whose count falls to 0 leaves ``pair_counts`` (a missing pair counts 0): a third of the pairs made
+    # during training end so, and their two-character keys would stay for good.
     new_length = lengths[ord(symbol)]
     for left, count in before_counts.items():
-        pair_counts[left + pair[0]] -= count
+        old = left + pair[0]
+        if pair_counts[old] == count:
+            del pair_counts[old]
+        else:
+            pair_counts[old] -= count
         if limit < 0 or lengths[ord(left)] + new_length < limit:
             key = left + symbol
             pair_counts[key] += count
             where[key] |= before_words[left]
     for right, count in after_counts.items():
-        pair_counts[pair[1] + right] -= count
+        old = pair[1] + right
+        if pair_counts[old] == count:
+            del pair_counts[old]
+        else:
+            pair_counts[old] -= count
         if limit < 0 or new_length + lengths[ord(right)] < limit:
             key = symbol + right
             pair_counts[key] += count
@@ -789,7 +799,7 @@ def _merge_loop(
         kept = entry_words[top & _SEQ_MASK]
         entry_words[top & _SEQ_MASK] = None
         pair = chr(top >> _LEFT_SHIFT & _ID_MASK) + chr(top >> _SEQ_BITS & _ID_MASK)
-        count = pair_counts[pair]
+        count = pair_counts.get(pair, 0)
         if top >> _COUNT_SHIFT != -count:
             # A stale count: back into the queue with the current count, for the same words, as a newer entry.
             entry_words.append(kept)
