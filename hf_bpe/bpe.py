@@ -403,13 +403,13 @@ def _merge(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Sequence[i
     One pair at a time, as tiktoken and the Rust BPE model do: with a merges file that ranks a pair with a new
     token before the merge making it, merging every occurrence at once (GPT-2's original loop) would differ.
     Arguments as :func:`_merge_long`'s; the ranks of adjacent pairs are kept in step with the word (after a merge
-    only its two neighbours change) and ``min``/``index`` find the lowest, leftmost one in C.
+    only its two neighbours change) and ``min``/``index`` find the lowest, leftmost one in C. ``ids`` is merged in
+    place (no copy: the caller made it for this call) and returned.
 
     >>> # "a" = 0, "b" = 1; merges ("a", "a") -> 2, ("a", "b") -> 3, ("aa", "a") -> 4; ids below span 10.
     >>> _merge([0, 0, 0, 1], {0 * 10 + 0: 0, 0 * 10 + 1: 1, 2 * 10 + 0: 2}, [2, 3, 4], 10)
     [2, 3]
     """
-    ids = list(ids)
     if len(ids) < 2:
         return ids
     get = pair_ranks.get
@@ -446,8 +446,7 @@ def _merge_long(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Seque
     >>> _merge_long([0, 0, 0, 0, 1], {0 * 10 + 0: 0, 2 * 10 + 1: 1}, [2, 3], 10)
     [2, 3]
     """
-    n = len(ids)
-    ids = list(ids)  # -1 marks a symbol merged into the one before it
+    n = len(ids)  # in ids (changed in place), -1 marks a symbol merged into the one before it
     following = list(range(1, n + 1))
     preceding = list(range(-1, n - 1))
     get = pair_ranks.get
