@@ -48,6 +48,21 @@ def test_normalizer_on_every_code_point(recipe):
     assert recipe.normalize(EVERY_CODE_POINT) == reference.normalize_str(EVERY_CODE_POINT)
 
 
+@pytest.mark.parametrize("lowercase", [True, False], ids=["lowercase", "clean-only"])
+def test_normalizer_fast_paths_on_every_code_point(lowercase):
+    """Without the characters Python lowercases otherwise (and capital sigma), lowercasing is ``str.lower``; other
+    text than ASCII is cleaned by replacing only the characters cleaning changes. Both against the reference."""
+    from hf_bpe.models.wordpiece.recipe import _NOT_LOWERED_AS_PYTHON
+
+    text = "".join(char for char in EVERY_CODE_POINT if char not in _NOT_LOWERED_AS_PYTHON)
+    assert len(text) > 2 * 0x10F000 and "\u03a3" not in text
+    recipe = BertRecipe(clean_text=True, handle_chinese_chars=False, strip_accents=False, lowercase=lowercase)
+    reference = normalizers.BertNormalizer(
+        clean_text=True, handle_chinese_chars=False, strip_accents=False, lowercase=lowercase
+    )
+    assert recipe.normalize(text) == reference.normalize_str(text)
+
+
 def test_normalizing_with_origins_on_every_seventh_code_point():
     """The per-character normalization behind offsets, on a seventh of the code points, and on the characters
     whose class the reference decides otherwise than Python (the generated tables)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import re
 import unicodedata
 from typing import Any
 
@@ -94,6 +95,21 @@ _CLEAN = _Table(_clean)
 _ASCII_CLEAN = {cp: _clean(cp) for cp in range(128)}
 _STRIP = _Table(lambda cp: None if _is_nonspacing(cp) else chr(cp))
 _LOWER = _Table(_lower)
+# str.translate with a table runs a lookup per character. On other text than ASCII, line breaks and tabs (the
+# white space text is full of) become spaces with str.replace, and the table runs only if a character cleaning
+# changes is left; str.lower() runs unless the text holds a character whose reference lowercase differs from
+# Python's, or a capital sigma (str.lower() makes it final where a word ends; the reference lowercases character
+# by character).
+_OTHER_SPACES = tuple(span for span in tables.WHITESPACE_RANGES if span != (32, 32))
+_CLEANED = re.compile(f"[{_char_class(tables.REMOVED_RANGES)}{_char_class(_OTHER_SPACES)}]")
+_NOT_LOWERED_AS_PYTHON = frozenset(map(chr, {*tables.LOWERCASE, 0x3A3}))
+
+
+def _clean_text(text: str) -> str:
+    text = text.replace("\n", " ").replace("\t", " ").replace("\r", " ")
+    return text if _CLEANED.search(text) is None else text.translate(_CLEAN)
+
+
 # Characters Python's NFD decomposes and the reference's does not: cut out and stripped by the table.
 _NO_DECOMPOSITION = regex.compile(f"([{''.join(map(chr, tables.STRIP_ACCENTS))}])")
 _CHINESE = regex.compile(f"([{_char_class(CHINESE_RANGES)}])")
@@ -154,13 +170,14 @@ class BertRecipe:
         """
         ascii = text.isascii()
         if self.clean_text:
-            text = text.translate(_ASCII_CLEAN if ascii else _CLEAN)
+            text = text.translate(_ASCII_CLEAN) if ascii else _clean_text(text)
         if self.handle_chinese_chars and not ascii:
             text = _CHINESE.sub(r" \1 ", text)
         if self.strips_accents and not text.isascii():
             text = _strip_accents(text)
         if self.lowercase:
-            text = text.lower() if text.isascii() else text.translate(_LOWER)
+            as_python = text.isascii() or _NOT_LOWERED_AS_PYTHON.isdisjoint(text)
+            text = text.lower() if as_python else text.translate(_LOWER)
         return text
 
     def normalize_with_origins(self, text: str) -> tuple[str, list[int]]:
