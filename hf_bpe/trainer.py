@@ -65,7 +65,6 @@ Counting pre-tokens is :mod:`hf_bpe.counting`'s job; file formats are :mod:`hf_b
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import gc
@@ -76,14 +75,14 @@ import os
 import sys
 from array import array
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableSequence, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, MutableSequence, Sequence
 from itertools import repeat
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 from hf_bpe.bpe import BytePairEncoder
 from hf_bpe.byte_level import BYTE_ALPHABET, from_byte_level
-from hf_bpe.counting import leave_signals_to_parent, signals_blocked
+from hf_bpe.counting import collector_paused, leave_signals_to_parent, signals_blocked
 from hf_bpe.files import CharLevel, Merges, Vocab, write_tokenizer_dir
 from hf_bpe.pretokenizer import PreTokenizer
 
@@ -263,7 +262,7 @@ def train_bpe(
     # it, made of that many characters). With affixes, lengths belong to occurrences (_exact_merge_loop).
     lengths = [len(token) if token in special_tokens else 1 for token in tokens]
 
-    with _collector_paused():
+    with collector_paused():
         result_merges, learned, stop = _merge_loop(
             words,
             word_counts,
@@ -370,7 +369,7 @@ def continue_bpe(
     # its length, as in train_bpe.
     lengths = [len(token) for token in tokens]
 
-    with _collector_paused():
+    with collector_paused():
         new_merges, learned, stop = _merge_loop(
             words,
             word_counts,
@@ -678,20 +677,6 @@ def _count_pair_range_child(
     pair_counts, where = _count_pair_range(words, word_counts, start, stop)
     connection.send((dict(pair_counts), dict(where)))
     connection.close()
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: the merge loop makes no reference cycles, but the sets and dicts it
-    makes by the hundred thousand would trigger full collections over everything it holds (about a fifth of its
-    time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _merge_loop(
