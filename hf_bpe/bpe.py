@@ -79,7 +79,7 @@ class BytePairEncoder:
             key = self.vocab[left] * self._id_span + self.vocab[right]
             self._pair_ranks[key] = rank
             self._merged_ids.append(self.vocab[left + right])
-        # Where a piece can be cut, learned per pair of characters (made on first use, see :meth:`_cut`).
+        # Where pieces can be cut (made on first use, see :meth:`_cut`).
         self._boundaries: _Boundaries | None = None
         # A byte missing from the vocabulary gets a stand-in id past the vocabulary, reported after merging.
         self._byte_ids = [self.vocab.get(BYTE_TO_UNICODE[byte], self._id_span - 256 + byte) for byte in range(256)]

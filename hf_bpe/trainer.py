@@ -725,8 +725,9 @@ def _merge_loop(
     # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
     # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints
     # is much cheaper than comparing tuples. The words an entry was made for are kept in `entry_words` at index
-    # seq (None once popped): one word as its int, more as an array of ints in the order of the set they were
-    # gathered in (a set of ints takes ten times the memory, and most entries count 1 and are never popped).
+    # seq (None once popped): one word as its int, more as an array of ints in the order they were gathered in
+    # (increasing from the initial count, a set's order after a merge; a set of ints takes ten times the memory,
+    # and most entries count 1 and are never popped).
     # Entries counting `floor` or less wait in `low`, out of the heap: none of them can come before an entry in
     # the heap, and most entries made late in training count 1 and are never popped. When the heap runs out, they
     # join it. Making and queueing an entry is written out at its three places: a function call per entry costs
