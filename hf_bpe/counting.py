@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import os
 import signal
 import threading
@@ -392,26 +391,6 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
         with contextlib.suppress(OSError):
             writer.close()
     pool.shutdown(wait=True)
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector (if it runs) for work that makes no reference cycles but allocates
-    containers by the hundred thousand: each few hundred would trigger a collection. The trainer's merge loop
-    (about a fifth of its time) and batch encoding (about a tenth) run under it.
-
-    >>> import gc
-    >>> with collector_paused():
-    ...     gc.isenabled()
-    False
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 #: The signals a worker process leaves to its parent, blocked while it is started (see :func:`signals_blocked`).

@@ -18,7 +18,7 @@ from typing import Any, cast
 import regex
 
 from hf_bpe._auto import quiet_transformers_import
-from hf_bpe.counting import collector_paused
+from hf_bpe.collector import collector_paused
 from hf_bpe.pretokenizer import split_around, whole_tokens_pattern
 
 with quiet_transformers_import():
@@ -259,7 +259,7 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             and not return_length
         )
         # The rows' lists make no reference cycles, but each few hundred would start a collection that walks them
-        # all again (a tenth of the time of a batch).
+        # all again (4-10 % of the time of a batch).
         with collector_paused():
             if plain:
                 return self._encode_plain(text, [item[0] for item in items], call, options)

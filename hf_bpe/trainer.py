@@ -82,7 +82,8 @@ from pathlib import Path
 
 from hf_bpe.bpe import BytePairEncoder
 from hf_bpe.byte_level import BYTE_ALPHABET, from_byte_level
-from hf_bpe.counting import collector_paused, leave_signals_to_parent, signals_blocked
+from hf_bpe.collector import collector_paused
+from hf_bpe.counting import leave_signals_to_parent, signals_blocked
 from hf_bpe.files import CharLevel, Merges, Vocab, write_tokenizer_dir
 from hf_bpe.pretokenizer import PreTokenizer
 
