@@ -30,6 +30,7 @@ from typing import IO, Any
 
 from hf_bpe.byte_level import to_byte_level
 from hf_bpe.pretokenizer import PreTokenizer
+from hf_bpe.processes import leave_signals_to_parent, signals_blocked
 from hf_bpe.sources import COMPRESSED_SUFFIXES, STDIN, compressed_look, display_name, is_stream, open_binary
 
 #: Files bigger than this are cut into ``\\n``-aligned byte ranges of about this size, counted in parallel.
@@ -391,38 +392,6 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
         with contextlib.suppress(OSError):
             writer.close()
     pool.shutdown(wait=True)
-
-
-#: The signals a worker process leaves to its parent, blocked while it is started (see :func:`signals_blocked`).
-PARENT_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
-
-
-@contextlib.contextmanager
-def signals_blocked() -> Iterator[None]:
-    """Block SIGINT and SIGTERM while processes and threads are started (main thread only; elsewhere a no-op).
-
-    A forked child then cannot receive one before it has set its own handlers (it would run the parent's
-    handler, with a traceback); it unblocks them itself (:func:`leave_signals_to_parent`). Threads started here
-    keep them blocked, so the signals reach this thread and are handled at once. A signal that came meanwhile is
-    delivered when the block ends.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, PARENT_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def leave_signals_to_parent() -> None:
-    """In a child process: ignore Ctrl-C (the parent stops the children and reports once, with no traceback
-    from each), let SIGTERM (how the parent stops it) end it quietly whatever handler it inherited, then unblock
-    both (:func:`signals_blocked`)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, PARENT_SIGNALS)
 
 
 def _pre_tokenizer(add_prefix_space: bool, special_tokens: Sequence[str], exclude_special_tokens: bool) -> PreTokenizer:

@@ -13,6 +13,7 @@ transformers' per-token Python loop. A subclass owns its model: its files, its e
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, cast
 
 import regex
@@ -20,6 +21,7 @@ import regex
 from hf_bpe._auto import quiet_transformers_import
 from hf_bpe.collector import collector_paused
 from hf_bpe.pretokenizer import split_around, whole_tokens_pattern
+from hf_bpe.processes import fork_processes, run_forked
 
 with quiet_transformers_import():
     from transformers import BatchEncoding, PreTrainedTokenizer
@@ -27,6 +29,13 @@ with quiet_transformers_import():
 
 #: ``(before A, after A, before B, after B)``: the special-token ids a template puts around each sequence.
 Template = tuple[list[int], list[int], list[int], list[int]]
+
+#: A batch's texts are shared out to forked processes only where each gets at least this many characters: a
+#: fork and the ids sent back cost a few milliseconds, this is some 50 ms of encoding.
+FORK_MIN_CHARS = 100_000
+#: Each process gets this many stripes of consecutive texts, taken in turn, so that text that costs more (CJK
+#: runs in a batch sorted by language) is shared out too.
+STRIPES_PER_PROCESS = 16
 
 
 class EncodingRowsTokenizer(PreTrainedTokenizer):
@@ -271,14 +280,21 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
                         f"stride={stride} is larger than max_length={max_length} less the special tokens added "
                         f"({effective}); choose a smaller stride"
                     )
-            encodings = [self._encode_item(item, call, offsets, options) for item in items]
+            if offsets or not all(isinstance(sequence, str) for item in items for sequence in item):
+                encodings = [self._encode_item(item, call, offsets, options) for item in items]
+            else:
+                # Texts and pairs of texts: all their ids at once (a big batch in several processes), then the rows.
+                flat = iter(self.encode_texts([sequence for item in items for sequence in item], call))
+                encodings = [
+                    self._encode_item(item, call, offsets, options, [next(flat) for _ in item]) for item in items
+                ]
             return self._batch_encoding(encodings, batched, offsets, options)
 
     def _encode_plain(
         self, text: Any, texts: list[str], call: dict[str, Any], options: dict[str, Any]
     ) -> BatchEncoding:
         """``tok(texts)``: ids, token type ids and attention masks only, without transformers' per-token loop."""
-        encoded = [self.encode_text(t, **call) for t in texts]
+        encoded = self.encode_texts(texts, call)
         if options["add_special_tokens"]:
             encoded = [self.build_inputs_with_special_tokens(ids) for ids in encoded]
         longest = max(map(len, encoded), default=0)
@@ -297,14 +313,43 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             return BatchEncoding(data, tensor_type=tensors, prepend_batch_axis=tensors is not None)
         return BatchEncoding(data, tensor_type=tensors)
 
+    def encode_texts(self, texts: list[str], call: dict[str, Any]) -> list[list[int]]:
+        """Each text's :meth:`encode_text` ids; a big batch is shared out to forked processes, one per CPU (see
+        :func:`~hf_bpe.processes.fork_processes`; ``TOKENIZERS_PARALLELISM=false`` keeps it in this one), as
+        the Rust backend encodes a batch on all of them."""
+        total = sum(map(len, texts))
+        processes = min(fork_processes(), total // FORK_MIN_CHARS, len(texts))
+        if processes < 2:
+            return [self.encode_text(text, **call) for text in texts]
+        stripe = total // (processes * STRIPES_PER_PROCESS) + 1
+        shares: list[list[int]] = [[] for _ in range(processes)]
+        turn = size = 0
+        for index, text in enumerate(texts):
+            shares[turn].append(index)
+            size += len(text)
+            if size >= stripe:
+                turn, size = (turn + 1) % processes, 0
+        encode = self.encode_text
+
+        def job(share: list[int]) -> Callable[[], list[list[int]]]:
+            return lambda: [encode(texts[index], **call) for index in share]
+
+        encoded: list[list[int]] = [[] for _ in texts]
+        for share, share_ids in zip(shares, run_forked([job(s) for s in shares], "hf_bpe encoding"), strict=True):
+            for index, ids in zip(share, share_ids, strict=True):
+                encoded[index] = ids
+        return encoded
+
     def _wants(self, name: str, asked: bool | None) -> bool:
         return name in self.model_input_names if asked is None else bool(asked)
 
     def _encode_sequence(
-        self, sequence: str | list[str], type_id: int, call: dict[str, Any], offsets: bool
+        self, sequence: str | list[str], type_id: int, call: dict[str, Any], offsets: bool, known: list[int] | None
     ) -> _Encoding:
         """One sequence as a row: a text, or pre-split words each encoded on its own (offsets within each word,
-        as the Rust backend gives them for pre-tokenized input)."""
+        as the Rust backend gives them for pre-tokenized input); ``known``: the text's ids, already encoded."""
+        if known is not None:
+            return _Encoding(known, [type_id] * len(known), [0] * len(known), [(0, 0)] * len(known))
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         for part in [sequence] if isinstance(sequence, str) else sequence:
@@ -319,11 +364,20 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         return _Encoding(ids, [type_id] * len(ids), [0] * len(ids), spans)
 
     def _encode_item(
-        self, item: tuple[Any, ...], call: dict[str, Any], offsets: bool, options: dict[str, Any]
+        self,
+        item: tuple[Any, ...],
+        call: dict[str, Any],
+        offsets: bool,
+        options: dict[str, Any],
+        known: list[list[int]] | None = None,
     ) -> _Encoding:
-        """One text or pair as the Rust backend's ``Tokenizer.encode`` makes it: each sequence encoded, then
-        truncated, then given its special tokens (``TemplateProcessing``), the pair merged into one row."""
-        parts = [self._encode_sequence(sequence, type_id, call, offsets) for type_id, sequence in enumerate(item)]
+        """One text or pair as the Rust backend's ``Tokenizer.encode`` makes it: each sequence encoded (unless
+        ``known`` gives each one's ids), then truncated, then given its special tokens (``TemplateProcessing``),
+        the pair merged into one row."""
+        parts = [
+            self._encode_sequence(sequence, type_id, call, offsets, None if known is None else known[type_id])
+            for type_id, sequence in enumerate(item)
+        ]
         first, pair = parts[0], parts[1] if len(parts) > 1 else None
         add_special_tokens = options["add_special_tokens"]
         max_length = options["max_length"]

@@ -67,25 +67,22 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
 import heapq
 import math
-import multiprocessing
 import os
 import sys
 from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Mapping, MutableSequence, Sequence
 from itertools import repeat
-from multiprocessing.connection import Connection
 from pathlib import Path
 
 from hf_bpe.bpe import BytePairEncoder
 from hf_bpe.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.collector import collector_paused
-from hf_bpe.counting import leave_signals_to_parent, signals_blocked
 from hf_bpe.files import CharLevel, Merges, Vocab, write_tokenizer_dir
 from hf_bpe.pretokenizer import PreTokenizer
+from hf_bpe.processes import run_forked
 
 #: Why training stopped.
 STOP_VOCAB_SIZE = "vocab_size"
@@ -602,29 +599,13 @@ def _count_pairs(
     if workers < 2 or len(words) < PARALLEL_MIN_WORDS:
         return _count_pair_range(words, word_counts, 0, len(words))
     half = len(words) // 2
-    context = multiprocessing.get_context()
-    connection, child_connection = context.Pipe(duplex=False)
-    child = context.Process(
-        target=_count_pair_range_child,
-        args=(child_connection, words, word_counts, half, len(words)),
-        name="hf_bpe pair count",
-        daemon=True,
+    (counted, found), (pair_counts, where) = run_forked(
+        [
+            functools.partial(_count_pair_range, words, word_counts, start, stop)
+            for start, stop in ((half, len(words)), (0, half))
+        ],
+        "hf_bpe pair count",
     )
-    with signals_blocked():
-        child.start()
-    child_connection.close()
-    try:
-        pair_counts, where = _count_pair_range(words, word_counts, 0, half)
-        try:
-            counted, found = connection.recv()
-        except EOFError:
-            raise RuntimeError(f"hf_bpe's pair-count process stopped (exit code {child.exitcode})") from None
-    except BaseException:
-        child.terminate()  # interrupted (Ctrl-C, SIGTERM) or failed: its half is not wanted any more
-        raise
-    finally:
-        connection.close()
-        child.join()
     for pair, count in counted.items():
         pair_counts[pair] += count
     for pair, indices in found.items():
@@ -667,17 +648,6 @@ def _count_pair_range(
     for pair, count in seen_once.items():
         pair_counts[pair] += count
     return pair_counts, where
-
-
-def _count_pair_range_child(
-    connection: Connection, words: Sequence[str], word_counts: Sequence[int], start: int, stop: int
-) -> None:
-    """The child process of :func:`_count_pairs`: count a range and send the result."""
-    leave_signals_to_parent()
-    gc.disable()  # no cycles are made; collections would only cost time
-    pair_counts, where = _count_pair_range(words, word_counts, start, stop)
-    connection.send((dict(pair_counts), dict(where)))
-    connection.close()
 
 
 def _merge_loop(

@@ -1,0 +1,178 @@
+"""A big batch is encoded in forked processes (:mod:`hf_bpe.processes`, ``EncodingRowsTokenizer.encode_texts``):
+the ids are the Rust backend's, in the batch's order, with every option that goes through it; parallelism turns
+off as the Rust tokenizers' does; a child's failure is raised in the parent and no child outlives a call.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+import pytest
+from conftest import multilingual_text
+
+from hf_bpe import encoding_rows
+from hf_bpe.processes import fork_processes, run_forked
+
+
+def documents(lines: int, seed: int) -> list[str]:
+    """Documents of 1 to 22 lines of mixed scripts, so that the processes' stripes differ in length and cost."""
+    text = multilingual_text(lines, seed).splitlines(keepends=True)
+    docs, start, size = [], 0, 1
+    while start < len(text):
+        docs.append("".join(text[start : start + size]))
+        start, size = start + size, size % 20 + 3
+    return docs
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of jobs of each ``run_forked`` call a tokenizer makes; batches of 2000 characters fork, into 3
+    processes (whatever this machine's CPUs)."""
+    calls: list[int] = []
+
+    def recording(jobs, name):  # type: ignore[no-untyped-def]
+        calls.append(len(jobs))
+        return run_forked(jobs, name)
+
+    monkeypatch.setattr(encoding_rows, "run_forked", recording)
+    monkeypatch.setattr(encoding_rows, "FORK_MIN_CHARS", 2000)
+    monkeypatch.setattr(encoding_rows, "fork_processes", lambda: 3)
+    return calls
+
+
+@pytest.fixture(scope="module")
+def batch() -> list[str]:
+    return documents(1500, seed=11)
+
+
+def test_a_big_batch_is_encoded_in_processes_with_the_rust_backends_ids(gpt2_ours, gpt2_rust, batch, forks):
+    gpt2_ours.bpe.clear_cache()
+    ours = gpt2_ours(batch)["input_ids"]
+    assert forks == [3]
+    assert ours == gpt2_rust(batch)["input_ids"]
+    assert len(ours) == len(batch) > 100
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        pytest.param({"truncation": True, "max_length": 40, "padding": True}, id="truncation-padding"),
+        pytest.param({"padding": "max_length", "max_length": 600, "return_length": True}, id="max-length"),
+        pytest.param({"return_overflowing_tokens": True, "truncation": True, "max_length": 30}, id="overflowing"),
+    ],
+)
+def test_rows_built_from_ids_encoded_in_processes_are_the_rust_backends(gpt2_ours, gpt2_rust, batch, forks, options):
+    gpt2_ours.pad_token = gpt2_rust.pad_token = "<|endoftext|>"
+    try:
+        ours = gpt2_ours(batch, **options)
+        theirs = gpt2_rust(batch, **options)
+    finally:
+        gpt2_ours.pad_token = gpt2_rust.pad_token = None
+    assert forks == [3]
+    assert dict(ours) == dict(theirs)
+
+
+def test_pairs_are_encoded_in_processes_in_their_order(gpt2_ours, gpt2_rust, batch, forks):
+    firsts, seconds = batch[: len(batch) // 2], batch[len(batch) // 2 :][: len(batch) // 2]
+    ours = gpt2_ours(firsts, seconds, truncation="longest_first", max_length=64)
+    assert forks == [3]
+    assert dict(ours) == dict(gpt2_rust(firsts, seconds, truncation="longest_first", max_length=64))
+
+
+def test_cl100k_in_processes_matches_tiktoken(openai_encodings, batch, forks):
+    from hf_bpe import BPETokenizer
+
+    encoding, directory = openai_encodings["cl100k_base"]
+    ours = BPETokenizer.from_pretrained(str(directory))
+    ours.bpe.clear_cache()
+    assert ours(batch, add_special_tokens=False)["input_ids"] == encoding.encode_ordinary_batch(batch)
+    assert forks == [3]
+
+
+def test_a_small_batch_and_offsets_stay_in_this_process(gpt2_ours, gpt2_rust, batch, forks):
+    assert gpt2_ours(batch[:3])["input_ids"] == gpt2_rust(batch[:3])["input_ids"]
+    assert sum(map(len, batch[:3])) < 2 * 2000
+    ours = gpt2_ours(batch, return_offsets_mapping=True)
+    assert ours["offset_mapping"] == gpt2_rust(batch, return_offsets_mapping=True)["offset_mapping"]
+    assert forks == []
+
+
+@pytest.mark.parametrize("value", ["false", "FALSE", "0", "off", "no", "n", "f", ""])
+def test_tokenizers_parallelism_off_keeps_a_batch_in_this_process(monkeypatch, gpt2_ours, gpt2_rust, batch, value):
+    calls: list[int] = []
+    monkeypatch.setattr(encoding_rows, "run_forked", lambda jobs, name: calls.append(len(jobs)))
+    monkeypatch.setattr(encoding_rows, "FORK_MIN_CHARS", 2000)
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", value)
+    assert fork_processes() == 1
+    assert gpt2_ours(batch)["input_ids"] == gpt2_rust(batch)["input_ids"]
+    assert calls == []
+
+
+@pytest.mark.parametrize("value", [None, "true", "1", "yes"])
+def test_otherwise_every_cpu_of_this_process_is_used(monkeypatch, value):
+    if value is None:
+        monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
+    else:
+        monkeypatch.setenv("TOKENIZERS_PARALLELISM", value)
+    assert fork_processes() == len(os.sched_getaffinity(0))
+
+
+def _in_a_daemon(queue) -> None:  # type: ignore[no-untyped-def]
+    queue.put(fork_processes())
+
+
+def test_a_daemonic_worker_encodes_alone(monkeypatch):
+    monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    worker = context.Process(target=_in_a_daemon, args=(queue,), daemon=True)
+    worker.start()
+    assert queue.get(timeout=60) == 1
+    worker.join()
+
+
+def test_a_datasets_map_worker_encodes_alone(monkeypatch):
+    """``datasets.map(num_proc=…)`` runs its workers with ``multiprocess``, whose record of the current process
+    the standard library's does not see."""
+    import multiprocess
+
+    monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
+    with multiprocess.get_context("fork").Pool(1) as pool:
+        assert pool.apply(fork_processes) == 1
+    assert fork_processes() == len(os.sched_getaffinity(0))
+
+
+def test_run_forked_returns_the_results_in_order():
+    assert run_forked([lambda: os.getpid(), lambda: os.getpid(), lambda: os.getpid()], "test")[2] == os.getpid()
+    first, second, here = run_forked([lambda: os.getpid(), lambda: os.getpid(), lambda: os.getpid()], "test")
+    assert len({first, second, here}) == 3
+    assert run_forked([lambda: [1, 2], lambda: "x"], "test") == [[1, 2], "x"]
+    assert multiprocessing.active_children() == []
+
+
+def test_a_childs_exception_is_raised_here():
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
+        run_forked([lambda: 1 / 0, lambda: 1], "test")
+    assert multiprocessing.active_children() == []
+
+
+def test_a_child_that_dies_is_named_with_its_exit_code():
+    with pytest.raises(RuntimeError, match=r"hf_bpe encoding: a child process stopped \(exit code 3\)"):
+        run_forked([lambda: os._exit(3), lambda: 1], "hf_bpe encoding")
+    assert multiprocessing.active_children() == []
+
+
+def test_a_result_that_does_not_pickle_is_an_error_not_a_hang():
+    with pytest.raises(RuntimeError, match="pickle"):
+        run_forked([lambda: lambda: 1, lambda: 1], "test")
+    assert multiprocessing.active_children() == []
+
+
+def test_when_this_process_fails_the_children_are_stopped():
+    def fail() -> None:
+        raise ValueError("here")
+
+    with pytest.raises(ValueError, match="here"):
+        run_forked([lambda: __import__("time").sleep(60), fail], "test")
+    assert multiprocessing.active_children() == []
