@@ -21,6 +21,8 @@ def collector_paused() -> Iterator[None]:
     >>> with collector_paused():
     ...     gc.isenabled()
     False
+    >>> gc.isenabled()
+    True
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -28,4 +30,11 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            if not gc.get_freeze_count():
+                # What the work made (and anything younger from before it) goes straight to the oldest generation,
+                # in two moves of whole lists: else the first allocation after it starts a collection that visits
+                # each of its lists once more (the pre-token cache of a 5 MB batch: 5 % of the call). Not where
+                # someone froze objects of their own: unfreezing would release them too.
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()

@@ -295,8 +295,9 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
     ) -> BatchEncoding:
         """``tok(texts)``: ids, token type ids and attention masks only, without transformers' per-token loop."""
         encoded = self.encode_texts(texts, call)
-        if options["add_special_tokens"]:
-            encoded = [self.build_inputs_with_special_tokens(ids) for ids in encoded]
+        before, after = self.special_tokens_template()[:2] if options["add_special_tokens"] else ([], [])
+        if before or after:  # (GPT-2's template adds none: no copy of each row)
+            encoded = [before + ids + after for ids in encoded]
         longest = max(map(len, encoded), default=0)
         if longest > self.model_max_length:
             self._eventual_warn_about_too_long_sequence(

@@ -176,3 +176,26 @@ def test_when_this_process_fails_the_children_are_stopped():
     with pytest.raises(ValueError, match="here"):
         run_forked([lambda: __import__("time").sleep(60), fail], "test")
     assert multiprocessing.active_children() == []
+
+
+def test_what_a_pause_of_the_collector_made_is_not_visited_when_it_ends():
+    """The lists a call makes (its rows, the pre-token cache) would be walked by the collection that the first
+    allocation after ``gc.enable()`` starts; they go to the oldest generation instead."""
+    import gc
+
+    from hf_bpe.collector import collector_paused
+
+    before = gc.get_stats()[0]["collections"]
+    with collector_paused():
+        made = [[index] for index in range(100_000)]
+    after = [[] for _ in range(100)]
+    assert gc.get_stats()[0]["collections"] == before
+    assert gc.isenabled() and len(made) + len(after) == 100_100
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_paused():
+            more = [[index] for index in range(100_000)]
+        assert gc.get_freeze_count() == frozen > len(more)  # what someone froze stays frozen
+    finally:
+        gc.unfreeze()
