@@ -40,7 +40,11 @@ def lowercase(text: str) -> str:
 
 Span = tuple[int, int]
 Form = Literal["NFC", "NFKC"]
-_SPECIAL = UNCHANGED | NO_CLASS | NOT_COMPOSED | {unicodedata.normalize("NFD", c) for c in NOT_COMPOSED}
+#: The characters where the reference's normalization may differ from ``unicodedata``'s: those it leaves alone,
+#: marks it gives class 0, and the one composition it lacks, whole and as the characters it would be made of.
+_SPECIAL = (
+    UNCHANGED | NO_CLASS | NOT_COMPOSED | {part for c in NOT_COMPOSED for part in unicodedata.normalize("NFD", c)}
+)
 
 
 def _combining(char: str) -> int:
@@ -112,6 +116,8 @@ def unicode_normalize(form: Form, text: str) -> str:
     >>> unicode_normalize("NFC", "a\u0301\u08ca"), unicode_normalize("NFKC", "\u32ff")
     ('á\u08ca', '\u32ff')
     """
-    if unicodedata.is_normalized(form, text) and _SPECIAL.isdisjoint(text):
-        return text
+    if _SPECIAL.isdisjoint(text):
+        # Where the two Unicode versions agree, the reference's algorithm is the standard one: decomposition,
+        # canonical order, composition of unblocked pairs (Chinese text is seldom NFKC: full-width punctuation).
+        return unicodedata.normalize(form, text)
     return normalize_aligned(form, text, [(0, 0)] * len(text))[0]
