@@ -11,12 +11,16 @@ Text is real: the English, Japanese, Chinese and Russian corpora of ``scripts/bu
 cut into 40-line documents. Each language is timed alone, then all documents shuffled together (``mix``).
 With ``--model unigram``: a Unigram tokenizer is trained by hf_bpe on the first tenth of each set's documents
 (8000 pieces), and hf_bpe's UnigramTokenizer is timed against transformers' Rust backend on the same directory.
+With ``--model wordpiece``: an 8000-token ``vocab.txt`` trained by hf_bpe on each set's first megabyte, loaded by
+hf_bpe's WordPieceTokenizer and by transformers' Rust ``BertTokenizer``; ``words, 1 process (ceiling)`` is the
+BERT recipe's normalizer and pre-tokenizer alone. Both are timed as below.
 
 Each run loads every tokenizer fresh (loading is not timed; no warm cache) and times one call the way users
 make it: ``tok(docs)`` for hf_bpe's ``BPETokenizer`` and for transformers' Rust tokenizer (``GPT2Tokenizer`` on
 GPT-2's files; ``TokenizersBackend`` on the directory ``hf-bpe convert tiktoken`` writes for cl100k/o200k),
-``encode_ordinary_batch`` for tiktoken's own encoding. ``split (ceiling)`` is hf_bpe's bare pre-tokenizer on
-the same documents: the most any encoder on it could reach. Runs alternate between the tokenizers; MB/s is
+``encode_ordinary_batch`` for tiktoken's own encoding. ``split, 1 process (ceiling)`` is hf_bpe's bare
+pre-tokenizer on the same documents in this process: the most an encoder on it could reach in one process (hf_bpe
+shares a big batch out to a forked process per CPU). Runs alternate between the tokenizers; MB/s is
 reported as the best and the median of ``--repeat`` runs, with hf_bpe's speed over each reference's (best
 over best); then the same per second of CPU time used (all threads and child processes: the Rust batch call and
 tiktoken's run on several threads, hf_bpe's on a forked process per CPU for a big batch; wall-clock time on a
@@ -114,13 +118,7 @@ def loaders(encoding: str) -> dict[str, Callable[[], Callable[[list[str]], list[
         enc = reference_tiktoken()
         return lambda docs: enc.encode_ordinary_batch(docs)
 
-    return {"hf_bpe BPETokenizer": ours, rust_name: theirs, "tiktoken": tik, "split (ceiling)": split}
-
-
-def timed(function, docs):  # type: ignore[no-untyped-def]
-    start = time.perf_counter()
-    result = function(docs)
-    return time.perf_counter() - start, result
+    return {"hf_bpe BPETokenizer": ours, rust_name: theirs, "tiktoken": tik, "split, 1 process (ceiling)": split}
 
 
 def cpu_seconds() -> float:
@@ -130,6 +128,8 @@ def cpu_seconds() -> float:
 
 
 def bench(name: str, docs: list[str], contenders: dict, repeat: int) -> bool:  # type: ignore[type-arg]
+    """Time each contender (the first is hf_bpe's) on ``docs``, ``repeat`` times alternating; print MB/s and the
+    ratios; True if all but the ceilings gave the same ids."""
     megabytes = sum(len(d.encode("utf-8")) for d in docs) / 1e6
     speeds: dict[str, list[float]] = {key: [] for key in contenders}
     cpu: dict[str, list[float]] = {key: [] for key in contenders}
@@ -142,21 +142,21 @@ def bench(name: str, docs: list[str], contenders: dict, repeat: int) -> bool:  #
             result = call(docs)
             speeds[key].append(megabytes / (time.perf_counter() - start))
             cpu[key].append(megabytes / max(cpu_seconds() - start_cpu, 1e-9))
-            if key != "split (ceiling)":
+            if "(ceiling)" not in key:
                 ids[key] = result
     first, *others = (ids[key] for key in ids)
     same = all(other == first for other in others)
-    ours = max(speeds["hf_bpe BPETokenizer"])
-    ours_cpu = max(cpu["hf_bpe BPETokenizer"])
+    hf_bpe = next(iter(contenders))
+    ours, ours_cpu = max(speeds[hf_bpe]), max(cpu[hf_bpe])
     print(f"\n{name}: {len(docs)} documents, {megabytes:.2f} MB (UTF-8), {repeat} run(s)")
-    print(f"  {'':<24} {'best MB/s':>10} {'median':>8} {'hf_bpe / this':>14} {'CPU MB/s':>9} {'hf_bpe / this':>14}")
+    print(f"  {'':<28} {'best MB/s':>10} {'median':>8} {'hf_bpe / this':>14} {'CPU MB/s':>9} {'hf_bpe / this':>14}")
     for key, values in speeds.items():
         best, best_cpu = max(values), max(cpu[key])
         print(
-            f"  {key:<24} {best:>10.2f} {statistics.median(values):>8.2f} {ours / best:>14.2f}"
+            f"  {key:<28} {best:>10.2f} {statistics.median(values):>8.2f} {ours / best:>14.2f}"
             f" {best_cpu:>9.2f} {ours_cpu / best_cpu:>14.2f}"
         )
-    print(f"  identical ids from all three: {'yes' if same else 'NO'}")
+    print(f"  identical ids: {'yes' if same else 'NO'}")
     return same
 
 
@@ -179,15 +179,17 @@ def main() -> int:
     random.Random(0).shuffle(mix)
     sets["mix"] = mix
     if args.model in ("unigram", "wordpiece"):
+        print(f"model {args.model}; corpora in {args.corpora}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+        same = True
         for name, docs in sets.items():
             if not args.only or name in args.only:
-                print(f"\n{name}: {len(docs)} documents")
-                megabytes = sum(len(d.encode("utf-8")) for d in docs) / 1e6
-                if args.model == "unigram" and bench_unigram(docs, megabytes):
-                    return 1
-                if args.model == "wordpiece" and bench_wordpiece(docs, megabytes, args.wordpiece_vocab_size):
-                    return 1
-        return 0
+                with tempfile.TemporaryDirectory(prefix=f"bench-{args.model}-") as root:
+                    if args.model == "unigram":
+                        contenders = unigram_contenders(docs, Path(root))
+                    else:
+                        contenders = wordpiece_contenders(docs, Path(root), args.wordpiece_vocab_size)
+                    same &= bench(name, docs, contenders, args.repeat)
+        return 0 if same else 1
     contenders = loaders(args.encoding)
     print(f"encoding {args.encoding}; corpora in {args.corpora}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     same = True
@@ -198,10 +200,8 @@ def main() -> int:
     return 0 if same else 1
 
 
-def bench_unigram(docs: list[str], megabytes: float) -> int:
-    """hf_bpe's UnigramTokenizer against the Rust backend, on a tokenizer hf_bpe trains on a tenth of the docs."""
-    import tempfile
-
+def unigram_contenders(docs: list[str], root: Path) -> dict:  # type: ignore[type-arg]
+    """hf_bpe's UnigramTokenizer and the Rust backend, loading a tokenizer hf_bpe trains on a tenth of the docs."""
     from transformers import TokenizersBackend
 
     from hf_bpe.models.unigram.files import write_unigram_dir
@@ -213,30 +213,24 @@ def bench_unigram(docs: list[str], megabytes: float) -> int:
     result = train_unigram_from_iterator(
         docs[: max(1, len(docs) // 10)], UnigramOptions(vocab_size=8000, unk_token="<unk>")
     )
-    print(f"trained {len(result.pieces)} pieces in {time.perf_counter() - start:.1f} s")
-    directory = tempfile.mkdtemp()
-    write_unigram_dir(directory, result.pieces, result.unk_id, result.special_tokens)
-    runs = {
-        "hf_bpe UnigramTokenizer": lambda ds: UnigramTokenizer.from_pretrained(directory)(ds)["input_ids"],
-        "Rust TokenizersBackend": lambda ds: TokenizersBackend.from_pretrained(directory)(ds)["input_ids"],
-    }
-    seconds, ids = {}, {}
-    for name, run in runs.items():
-        seconds[name], ids[name] = timed(run, docs)
-    ours = seconds["hf_bpe UnigramTokenizer"]
-    print(f"{'':<26} {'seconds':>8} {'MB/s':>8} {'hf_bpe / this':>14}")
-    for name in runs:
-        print(f"{name:<26} {seconds[name]:>8.2f} {megabytes / seconds[name]:>8.2f} {seconds[name] / ours:>14.2f}")
-    same = ids["hf_bpe UnigramTokenizer"] == ids["Rust TokenizersBackend"]
-    print("hf_bpe/Rust speed ratio: %.2f" % (seconds["Rust TokenizersBackend"] / ours))
-    print(f"identical ids: {'yes' if same else 'NO'}")
-    return 0 if same else 1
+    print(f"\ntrained {len(result.pieces)} Unigram pieces in {time.perf_counter() - start:.1f} s")
+    write_unigram_dir(root, result.pieces, result.unk_id, result.special_tokens)
+
+    def ours():  # type: ignore[no-untyped-def]
+        tok = UnigramTokenizer.from_pretrained(root)
+        return lambda docs: tok(docs)["input_ids"]
+
+    def theirs():  # type: ignore[no-untyped-def]
+        tok = TokenizersBackend.from_pretrained(str(root))
+        return lambda docs: tok(docs)["input_ids"]
+
+    return {"hf_bpe UnigramTokenizer": ours, "Rust TokenizersBackend": theirs}
 
 
-def bench_wordpiece(docs: list[str], megabytes: float, vocab_size: int) -> int:
-    """WordPieceTokenizer vs the Rust BertTokenizer, both loading the same trained vocab.txt."""
+def wordpiece_contenders(docs: list[str], root: Path, vocab_size: int) -> dict:  # type: ignore[type-arg]
+    """hf_bpe's WordPieceTokenizer and the Rust BertTokenizer, loading the same vocab.txt, trained by hf_bpe on
+    the first megabyte of the docs; and the BERT recipe's words alone (the ceiling)."""
     import shutil
-    import tempfile
 
     from transformers import BertTokenizer
 
@@ -250,31 +244,25 @@ def bench_wordpiece(docs: list[str], megabytes: float, vocab_size: int) -> int:
         size += len(doc.encode("utf-8"))
         if size > 1e6:
             break
-    with tempfile.TemporaryDirectory(prefix="bench-wordpiece-") as root:
-        start = time.perf_counter()
-        train_wordpiece_from_iterator(sample, vocab_size=vocab_size).save(Path(root) / "ours")
-        print(f"trained a {vocab_size}-token WordPiece vocabulary in {time.perf_counter() - start:.1f} s")
-        (Path(root) / "vocab").mkdir()
-        shutil.copy(Path(root) / "ours" / "vocab.txt", Path(root) / "vocab" / "vocab.txt")
+    start = time.perf_counter()
+    train_wordpiece_from_iterator(sample, vocab_size=vocab_size).save(root / "ours")
+    print(f"\ntrained a {vocab_size}-token WordPiece vocabulary in {time.perf_counter() - start:.1f} s")
+    (root / "vocab").mkdir()
+    shutil.copy(root / "ours" / "vocab.txt", root / "vocab" / "vocab.txt")
+
+    def ours():  # type: ignore[no-untyped-def]
+        tok = WordPieceTokenizer.from_pretrained(root / "ours")
+        return lambda docs: tok(docs)["input_ids"]
+
+    def theirs():  # type: ignore[no-untyped-def]
+        tok = BertTokenizer.from_pretrained(str(root / "vocab"))
+        return lambda docs: tok(docs)["input_ids"]
+
+    def words():  # type: ignore[no-untyped-def]
         recipe = BertRecipe()
-        runs = {
-            "recipe words (ceiling)": lambda ds: [recipe.words(d) for d in ds],
-            "hf_bpe WordPieceTokenizer": lambda ds: WordPieceTokenizer.from_pretrained(Path(root) / "ours")(ds)[
-                "input_ids"
-            ],
-            "Rust BertTokenizer": lambda ds: BertTokenizer.from_pretrained(str(Path(root) / "vocab"))(ds)["input_ids"],
-        }
-        seconds, ids = {}, {}
-        for name, run in runs.items():
-            seconds[name], ids[name] = timed(run, docs)
-    print(f"{'':<28} {'seconds':>8} {'MB/s':>8} {'hf_bpe / this':>14}")
-    ours = seconds["hf_bpe WordPieceTokenizer"]
-    for name in runs:
-        print(f"{name:<28} {seconds[name]:>8.2f} {megabytes / seconds[name]:>8.2f} {seconds[name] / ours:>14.2f}")
-    same = ids["hf_bpe WordPieceTokenizer"] == ids["Rust BertTokenizer"]
-    print("hf_bpe/Rust speed ratio: %.2f" % (seconds["Rust BertTokenizer"] / ours))
-    print(f"identical ids: {'yes' if same else 'NO'}")
-    return 0 if same else 1
+        return lambda docs: [recipe.words(d) for d in docs]
+
+    return {"hf_bpe WordPieceTokenizer": ours, "Rust BertTokenizer": theirs, "words, 1 process (ceiling)": words}
 
 
 if __name__ == "__main__":
