@@ -21,7 +21,7 @@ import regex
 from hf_bpe._auto import quiet_transformers_import
 from hf_bpe.collector import collector_paused
 from hf_bpe.pretokenizer import split_around, whole_tokens_pattern
-from hf_bpe.processes import fork_processes, run_forked
+from hf_bpe.processes import fork_processes, resident_gib, run_forked
 
 with quiet_transformers_import():
     from transformers import BatchEncoding, PreTrainedTokenizer
@@ -30,8 +30,9 @@ with quiet_transformers_import():
 #: ``(before A, after A, before B, after B)``: the special-token ids a template puts around each sequence.
 Template = tuple[list[int], list[int], list[int], list[int]]
 
-#: A batch's texts are shared out to forked processes only where each gets at least this many characters: a
-#: fork and the ids sent back cost a few milliseconds, this is some 50 ms of encoding.
+#: A batch's texts are shared out to forked processes only where each gets at least this many characters (some
+#: 50 ms of encoding; a fork of a small process and the ids sent back cost a few milliseconds), and as many more
+#: for each GiB this process holds (a fork copies its page tables: some 17 ms per GiB).
 FORK_MIN_CHARS = 100_000
 #: Each process gets this many stripes of consecutive texts, taken in turn, so that text that costs more (CJK
 #: runs in a batch sorted by language) is shared out too.
@@ -319,7 +320,7 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         :func:`~hf_bpe.processes.fork_processes`; ``TOKENIZERS_PARALLELISM=false`` keeps it in this one), as
         the Rust backend encodes a batch on all of them."""
         total = sum(map(len, texts))
-        processes = min(fork_processes(), total // FORK_MIN_CHARS, len(texts))
+        processes = min(fork_processes(), int(total / (FORK_MIN_CHARS * (1 + resident_gib()))), len(texts))
         if processes < 2:
             return [self.encode_text(text, **call) for text in texts]
         stripe = total // (processes * STRIPES_PER_PROCESS) + 1

@@ -81,6 +81,21 @@ def fork_processes() -> int:
     return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
+def resident_gib() -> float:
+    """This process's resident memory in GiB (0 where ``/proc`` does not say): what a fork copies the page tables
+    of, some 17 ms per GiB (measured on a 2-core machine, child start and exit included).
+
+    >>> 0 < resident_gib() < 1024
+    True
+    """
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**30
+
+
 def run_forked(jobs: Sequence[Callable[[], T]], name: str) -> list[T]:
     """Each job's result, in order: the last job runs in this process, each other one at the same time in a child
     forked for it, which inherits everything it needs (nothing is pickled but its result, sent back through a

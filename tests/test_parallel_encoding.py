@@ -98,6 +98,19 @@ def test_a_small_batch_and_offsets_stay_in_this_process(gpt2_ours, gpt2_rust, ba
     assert forks == []
 
 
+def test_a_process_that_holds_much_memory_shares_out_only_bigger_batches(
+    monkeypatch, gpt2_ours, gpt2_rust, batch, forks
+):
+    """A fork copies the page tables: 2000 characters per process and as many more per GiB held (here 1000)."""
+    monkeypatch.setattr(encoding_rows, "resident_gib", lambda: 1000.0)
+    assert gpt2_ours(batch)["input_ids"] == gpt2_rust(batch)["input_ids"]
+    assert forks == []
+    assert 3 * 2000 < sum(map(len, batch)) < 2000 * 1001
+    monkeypatch.setattr(encoding_rows, "resident_gib", lambda: 0.0)
+    assert gpt2_ours(batch)["input_ids"] == gpt2_rust(batch)["input_ids"]
+    assert forks == [3]
+
+
 @pytest.mark.parametrize("value", ["false", "FALSE", "0", "off", "no", "n", "f", ""])
 def test_tokenizers_parallelism_off_keeps_a_batch_in_this_process(monkeypatch, gpt2_ours, gpt2_rust, batch, value):
     calls: list[int] = []
