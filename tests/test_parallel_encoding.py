@@ -212,3 +212,25 @@ def test_what_a_pause_of_the_collector_made_is_not_visited_when_it_ends():
         assert gc.get_freeze_count() == frozen > len(more)  # what someone froze stays frozen
     finally:
         gc.unfreeze()
+
+
+def test_ctrl_c_is_left_to_this_process_which_stops_the_children():
+    """A terminal's Ctrl-C signals the whole process group: a child ignores it; this process is interrupted and
+    terminates the children."""
+    import signal
+    import time
+
+    def interrupted_child() -> str:
+        os.kill(os.getpid(), signal.SIGINT)
+        return "went on"
+
+    assert run_forked([interrupted_child, lambda: "here"], "test") == ["went on", "here"]
+
+    def interrupted_here() -> None:
+        raise KeyboardInterrupt
+
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_forked([lambda: time.sleep(60), interrupted_here], "test")
+    assert multiprocessing.active_children() == []
+    assert time.monotonic() - started < 30
