@@ -11,13 +11,13 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from multiprocessing.connection import Connection
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 T = TypeVar("T")
 
@@ -103,58 +103,83 @@ def run_forked(jobs: Sequence[Callable[[], T]], name: str) -> list[T]:
 
     An exception in a child is raised here (a ``RuntimeError`` naming ``name`` and the exit code if the child
     died without a word). When this process is interrupted or fails, the children are terminated; they ignore
-    Ctrl-C, so it is reported once, here.
+    Ctrl-C, so it is reported once, here. No child outlives the call.
+
+    A child runs its job, writes its result and ends at once (``os._exit``): it flushes no stream, runs no exit
+    handler and waits for no thread. So it touches no lock another thread of this process might have held when
+    it was forked (a thread writing to ``sys.stdout`` holds that stream's lock; ``multiprocessing``'s processes
+    flush the streams as they end, and would wait for ever): forking a process that has threads (a server's, the
+    Rust tokenizers' pool) is safe here, whatever Python 3.12's warning says.
 
     >>> run_forked([lambda: sum(range(10)), lambda: "here"], "doctest")
     [45, 'here']
     """
     if not jobs:
         return []
-    context = multiprocessing.get_context("fork")
-    children: list[tuple[Any, Connection]] = []
+    children: list[tuple[int, int]] = []  # (pid, the read end of its pipe)
     try:
-        # The children run only the jobs (pure Python, no lock another thread could hold), so forking a process
-        # that has threads (the Rust tokenizers' pool, say) is safe here whatever Python 3.12's warning says.
         with signals_blocked(), warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r"This process .* is multi-threaded", category=DeprecationWarning)
             for job in jobs[:-1]:
-                reader, writer = context.Pipe(duplex=False)
-                child = context.Process(target=_run_child, args=(writer, job), name=name, daemon=True)
-                child.start()
-                writer.close()
-                children.append((child, reader))
+                reader, writer = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the child
+                    os.close(reader)
+                    _run_child(writer, job)  # never returns
+                os.close(writer)
+                children.append((pid, reader))
         here = jobs[-1]()
         results: list[T] = []
-        for child, reader in children:
-            try:
-                done, value = reader.recv()
-            except EOFError:
-                raise RuntimeError(f"{name}: a child process stopped (exit code {child.exitcode})") from None
+        for index, (pid, reader) in enumerate(children):
+            with open(reader, "rb") as stream:
+                children[index] = (pid, -1)  # its pipe is closed with the stream
+                try:
+                    done, value = pickle.load(stream)
+                except (EOFError, pickle.UnpicklingError):  # it died without a word, or in the middle of one
+                    done, value = False, None
+            status = os.waitpid(pid, 0)[1]
+            children[index] = (-1, -1)
             if not done:
+                if value is None:
+                    code = os.waitstatus_to_exitcode(status)
+                    raise RuntimeError(f"{name}: a child process stopped (exit code {code})")
                 raise value
             results.append(value)
         results.append(here)
         return results
     except BaseException:
-        for child, _ in children:
-            child.terminate()  # interrupted (Ctrl-C, SIGTERM) or failed: its part is not wanted any more
+        # Interrupted (Ctrl-C, SIGTERM) or failed: the other children's parts are not wanted any more.
+        for pid, reader in children:
+            if pid > 0:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGTERM)
+            if reader >= 0:
+                os.close(reader)
+        for pid, _ in children:
+            if pid > 0:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
         raise
+
+
+def _run_child(writer: int, job: Callable[[], Any]) -> NoReturn:
+    """A forked child of :func:`run_forked`: run the job, write ``(True, result)`` or ``(False, the exception)``
+    to the pipe, and end at once."""
+    code = 0
+    try:
+        leave_signals_to_parent()
+        gc.disable()  # the jobs make no cycles; collections would only cost time
+        try:
+            message: tuple[bool, Any] = (True, job())
+        except Exception as error:  # sent to the parent, which raises it
+            message = (False, error)
+        try:
+            data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as error:  # the exception (or a result) that does not pickle
+            data = pickle.dumps((False, RuntimeError(f"{type(error).__name__}: {error}")))
+        with open(writer, "wb") as stream:
+            stream.write(data)
+    except BaseException:
+        code = 1
     finally:
-        for child, reader in children:
-            reader.close()
-            child.join()
-
-
-def _run_child(connection: Connection, job: Callable[[], Any]) -> None:
-    """A child of :func:`run_forked`: run the job and send ``(True, result)``, or ``(False, the exception)``."""
-    leave_signals_to_parent()
-    gc.disable()  # the jobs make no cycles; collections would only cost time
-    try:
-        message: tuple[bool, Any] = (True, job())
-    except Exception as error:  # sent to the parent, which raises it
-        message = (False, error)
-    try:
-        connection.send(message)
-    except Exception as error:  # the exception (or a result) that does not pickle
-        connection.send((False, RuntimeError(f"{type(error).__name__}: {error}")))
-    connection.close()
+        os._exit(code)

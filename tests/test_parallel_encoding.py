@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from pathlib import Path
 
 import pytest
 from conftest import multilingual_text
@@ -156,39 +157,106 @@ def test_a_datasets_map_worker_encodes_alone(monkeypatch):
     assert fork_processes() == len(os.sched_getaffinity(0))
 
 
+def gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended and been reaped (a zombie still takes signal 0)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def children_recorded(tmp_path: Path, job):  # type: ignore[no-untyped-def]
+    """``job`` run after writing its process's id to a new file in ``tmp_path``; and the ids written so far."""
+
+    def recorded():  # type: ignore[no-untyped-def]
+        (tmp_path / f"{os.getpid()}.pid").touch()
+        return job()
+
+    return recorded, lambda: [int(path.stem) for path in tmp_path.glob("*.pid")]
+
+
 def test_run_forked_returns_the_results_in_order():
-    assert run_forked([lambda: os.getpid(), lambda: os.getpid(), lambda: os.getpid()], "test")[2] == os.getpid()
-    first, second, here = run_forked([lambda: os.getpid(), lambda: os.getpid(), lambda: os.getpid()], "test")
-    assert len({first, second, here}) == 3
+    first, second, here = run_forked([os.getpid, os.getpid, os.getpid], "test")
+    assert here == os.getpid() and len({first, second, here}) == 3
+    assert gone(first) and gone(second)
     assert run_forked([lambda: [1, 2], lambda: "x"], "test") == [[1, 2], "x"]
-    assert multiprocessing.active_children() == []
 
 
-def test_a_childs_exception_is_raised_here():
+def test_a_childs_exception_is_raised_here(tmp_path):
+    job, pids = children_recorded(tmp_path, lambda: 1 / 0)
     with pytest.raises(ZeroDivisionError, match="division by zero"):
-        run_forked([lambda: 1 / 0, lambda: 1], "test")
-    assert multiprocessing.active_children() == []
+        run_forked([job, lambda: 1], "test")
+    assert len(pids()) == 1 and all(map(gone, pids()))
 
 
-def test_a_child_that_dies_is_named_with_its_exit_code():
+def test_a_child_that_dies_is_named_with_its_exit_code(tmp_path):
+    job, pids = children_recorded(tmp_path, lambda: os._exit(3))
     with pytest.raises(RuntimeError, match=r"hf_bpe encoding: a child process stopped \(exit code 3\)"):
-        run_forked([lambda: os._exit(3), lambda: 1], "hf_bpe encoding")
-    assert multiprocessing.active_children() == []
+        run_forked([job, lambda: 1], "hf_bpe encoding")
+    assert len(pids()) == 1 and all(map(gone, pids()))
 
 
 def test_a_result_that_does_not_pickle_is_an_error_not_a_hang():
     with pytest.raises(RuntimeError, match="pickle"):
         run_forked([lambda: lambda: 1, lambda: 1], "test")
-    assert multiprocessing.active_children() == []
 
 
-def test_when_this_process_fails_the_children_are_stopped():
+def test_when_this_process_fails_the_children_are_stopped(tmp_path):
+    import time
+
+    job, pids = children_recorded(tmp_path, lambda: time.sleep(60))
+
     def fail() -> None:
+        while not pids():  # a child sleeps by now
+            time.sleep(0.01)
         raise ValueError("here")
 
+    started = time.monotonic()
     with pytest.raises(ValueError, match="here"):
-        run_forked([lambda: __import__("time").sleep(60), fail], "test")
-    assert multiprocessing.active_children() == []
+        run_forked([job, job, fail], "test")
+    assert time.monotonic() - started < 30
+    assert all(map(gone, pids()))
+
+
+def test_a_child_takes_no_lock_a_thread_held_when_it_was_forked():
+    """A thread in the middle of a write holds the stream's lock at the fork; the child must not wait for it."""
+    import sys
+    import threading
+
+    held, release = threading.Event(), threading.Event()
+
+    class Stream:
+        def __init__(self) -> None:
+            self.lock = threading.Lock()
+
+        def write(self, text: str) -> int:
+            with self.lock:
+                held.set()
+                release.wait()
+            return len(text)
+
+        def flush(self) -> None:
+            with self.lock:
+                pass
+
+    stream = Stream()
+    writer = threading.Thread(target=lambda: stream.write("x"))
+    previous = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = stream  # type: ignore[assignment]
+    try:
+        writer.start()
+        held.wait()
+        results: list[list[str]] = []
+        caller = threading.Thread(target=lambda: results.append(run_forked([lambda: "a", lambda: "b"], "test")))
+        caller.daemon = True
+        caller.start()
+        caller.join(60)  # a child (or this process) waiting for the lock would never end
+        assert results == [["a", "b"]]
+    finally:
+        sys.stdout, sys.stderr = previous
+        release.set()
+        writer.join()
 
 
 def test_what_a_pause_of_the_collector_made_is_not_visited_when_it_ends():
@@ -232,5 +300,4 @@ def test_ctrl_c_is_left_to_this_process_which_stops_the_children():
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         run_forked([lambda: time.sleep(60), interrupted_here], "test")
-    assert multiprocessing.active_children() == []
     assert time.monotonic() - started < 30
