@@ -176,7 +176,10 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
     def encode_ordinary(self, text: str, **options: Any) -> list[int]:
         """The ids of text without added tokens: BERT's recipe, then each word longest-match-first."""
         encode = self.encoder.encode_word
-        return [token_id for word in self.recipe.words(text) for token_id in encode(word)]
+        ids: list[int] = []
+        for word in self.recipe.words(text):
+            ids += encode(word)
+        return ids
 
     def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of text without added tokens and each token's span in ``text``, as the Rust backend reports

@@ -48,15 +48,22 @@ class WordPieceEncoder:
         # The longest piece, in characters: no longer match is tried.
         self._longest = max((len(token) for token in vocab), default=1)
         self._cache: dict[str, list[tuple[int, int, int]]] = {}
+        self._id_cache: dict[str, list[int]] = {}
 
     def __getstate__(self) -> dict[str, object]:
-        # The cache is derived: a pickle (and datasets' fingerprint of a tokenizer) does not depend on what was
+        # The caches are derived: a pickle (and datasets' fingerprint of a tokenizer) does not depend on what was
         # encoded before.
-        return {**self.__dict__, "_cache": {}}
+        return {**self.__dict__, "_cache": {}, "_id_cache": {}}
 
     def encode_word(self, word: str) -> list[int]:
-        """The ids of one word."""
-        return [token_id for token_id, _, _ in self.encode_word_with_offsets(word)]
+        """The ids of one word (cached on their own: most words of a text were met before)."""
+        found = self._id_cache.get(word)
+        if found is None:
+            found = [token_id for token_id, _, _ in self._encode(word)]
+            if len(self._id_cache) >= CACHE_SIZE:
+                self._id_cache.clear()
+            self._id_cache[word] = found
+        return found
 
     def encode_word_with_offsets(self, word: str) -> list[tuple[int, int, int]]:
         """``(id, start, end)`` of each piece of one word, the span in characters of ``word`` (the unknown token
