@@ -66,6 +66,30 @@ def test_fingerprint_unchanged_by_use(tok_dir, rows):
     assert Hasher.hash(tok) == before
 
 
+@pytest.mark.parametrize("model", ["wordpiece", "unigram"])
+def test_fingerprint_of_the_other_models_unchanged_by_use(model, rows, tmp_path):
+    """Their encoders' caches are not state either (the Unigram one's was pickled until 2026-11-24)."""
+    texts = [*COURSE, multilingual_text(300)]
+    if model == "wordpiece":
+        from hf_bpe.models.wordpiece.training import train_wordpiece_from_iterator
+
+        train_wordpiece_from_iterator(texts, vocab_size=400).save(tmp_path)
+        tok = hf_bpe.WordPieceTokenizer.from_pretrained(tmp_path)
+    else:
+        from hf_bpe.models.unigram.files import write_unigram_dir
+        from hf_bpe.models.unigram.trainer import UnigramOptions
+        from hf_bpe.models.unigram.training import train_unigram_from_iterator
+        from hf_bpe.unigram_tokenizer import UnigramTokenizer
+
+        result = train_unigram_from_iterator(texts, UnigramOptions(vocab_size=400, unk_token="<unk>"))
+        write_unigram_dir(tmp_path, result.pieces, result.unk_id, result.special_tokens)
+        tok = UnigramTokenizer.from_pretrained(tmp_path)
+    before = Hasher.hash(tok)
+    assert len(tok(rows)["input_ids"]) == len(rows)
+    assert Hasher.hash(tok) == before
+    assert pickle.loads(pickle.dumps(tok))(rows)["input_ids"] == tok(rows)["input_ids"]
+
+
 def test_fingerprint_same_in_two_fresh_processes(tok_dir):
     code = textwrap.dedent(
         f"""

@@ -57,6 +57,11 @@ class UnigramEncoder:
         self.unk_score = min_score - UNK_PENALTY
         self._cache: dict[str, list[tuple[int, str]]] = {}
 
+    def __getstate__(self) -> dict[str, object]:
+        # The cache is derived: a pickle (and datasets' fingerprint of a tokenizer) does not depend on what was
+        # encoded before.
+        return {**self.__dict__, "_cache": {}}
+
     def encode_word(self, word: str) -> list[tuple[int, str]]:
         """``(id, token)`` of one word (``Unigram::encode_optimized`` then ``Unigram::tokenize``).
 
