@@ -318,7 +318,17 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
     def encode_texts(self, texts: list[str], call: dict[str, Any]) -> list[list[int]]:
         """Each text's :meth:`encode_text` ids; a big batch is shared out to forked processes, one per CPU (see
         :func:`~hf_bpe.processes.fork_processes`; ``TOKENIZERS_PARALLELISM=false`` keeps it in this one), as
-        the Rust backend encodes a batch on all of them."""
+        the Rust backend encodes a batch on all of them.
+
+        >>> import hf_bpe, tempfile
+        >>> directory = tempfile.mkdtemp()
+        >>> _ = hf_bpe.train_from_iterator(["hug pug hug"], vocab_size=260).save(directory)
+        >>> tok = hf_bpe.BPETokenizer.from_pretrained(directory)
+        >>> texts = ["hug pug"] * 100_000  # 700,000 characters: shared out on a machine of two CPUs or more
+        >>> ids = tok.encode_texts(texts, {})
+        >>> ids[0], ids[-1], ids == [tok.encode_text(text) for text in texts]
+        ([257, 220, 258], [257, 220, 258], True)
+        """
         total = sum(map(len, texts))
         processes = min(fork_processes(), int(total / (FORK_MIN_CHARS * (1 + resident_gib()))), len(texts))
         if processes < 2:
