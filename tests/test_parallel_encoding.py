@@ -146,14 +146,26 @@ def test_a_daemonic_worker_encodes_alone(monkeypatch):
     worker.join()
 
 
-def test_a_datasets_map_worker_encodes_alone(monkeypatch):
-    """``datasets.map(num_proc=…)`` runs its workers with ``multiprocess``, whose record of the current process
-    the standard library's does not see."""
+def test_a_multiprocess_worker_encodes_alone(monkeypatch):
+    """``multiprocess`` (datasets' fork of multiprocessing) keeps a record of the current process that the
+    standard library's does not see."""
     import multiprocess
 
     monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
     with multiprocess.get_context("fork").Pool(1) as pool:
         assert pool.apply(fork_processes) == 1
+    assert fork_processes() == len(os.sched_getaffinity(0))
+
+
+def test_a_datasets_map_worker_encodes_alone(monkeypatch):
+    """``datasets.map(num_proc=…)``'s workers are daemonic ``multiprocess`` workers, and datasets sets
+    ``TOKENIZERS_PARALLELISM=false`` in them besides."""
+    import datasets
+
+    monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
+    rows = datasets.Dataset.from_dict({"x": list(range(8))})
+    mapped = rows.map(lambda batch: {"n": [fork_processes()] * len(batch["x"])}, batched=True, batch_size=2, num_proc=2)
+    assert mapped["n"] == [1] * 8
     assert fork_processes() == len(os.sched_getaffinity(0))
 
 
