@@ -133,6 +133,8 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         self, token_ids_0: list[int], token_ids_1: list[int] | None = None
     ) -> list[int]:
         a_before, a_after, b_before, b_after = self.special_tokens_template()
+        if token_ids_1 is None and not a_before and not a_after:
+            return token_ids_0  # as transformers' own does: no copy of each row where the template adds none (GPT-2)
         output = a_before + token_ids_0 + a_after
         if token_ids_1 is not None:
             output = output + b_before + token_ids_1 + b_after
@@ -296,9 +298,8 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
     ) -> BatchEncoding:
         """``tok(texts)``: ids, token type ids and attention masks only, without transformers' per-token loop."""
         encoded = self.encode_texts(texts, call)
-        before, after = self.special_tokens_template()[:2] if options["add_special_tokens"] else ([], [])
-        if before or after:  # (GPT-2's template adds none: no copy of each row)
-            encoded = [before + ids + after for ids in encoded]
+        if options["add_special_tokens"]:
+            encoded = [self.build_inputs_with_special_tokens(ids) for ids in encoded]
         longest = max(map(len, encoded), default=0)
         if longest > self.model_max_length:
             self._eventual_warn_about_too_long_sequence(

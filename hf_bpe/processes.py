@@ -71,7 +71,7 @@ def fork_processes() -> int:
     setting = os.environ.get("TOKENIZERS_PARALLELISM")
     if setting is not None and setting.lower() in _OFF:
         return 1
-    if "fork" not in multiprocessing.get_all_start_methods():
+    if not hasattr(os, "fork"):
         return 1
     # ``multiprocess`` (datasets' fork of multiprocessing, with dill) keeps its own record of the current process.
     for module in (multiprocessing, sys.modules.get("multiprocess")):
