@@ -1,15 +1,15 @@
 """hf_bpe: byte-level BPE training identical to HuggingFace ``tokenizers``, and a Python-backend GPT-2 tokenizer.
 
-The package's pieces, in the order data flows through them: :mod:`hf_bpe.pretokenizer` (normalizer, split
-patterns and presets, prefix space), :mod:`hf_bpe.byte_level` (byte alphabet),
-:mod:`hf_bpe.counting` (text to pre-token counts), :mod:`hf_bpe.trainer` (counts to merges),
-:mod:`hf_bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.tokenizer` (the transformers class). Unigram
-training and encoding live in :mod:`hf_bpe.models.unigram`, its transformers class in
-:mod:`hf_bpe.unigram_tokenizer`.
+The package's pieces, in the order data flows through them: :mod:`hf_bpe.pipeline.pre_tokenizers` (normalizer, split
+patterns and presets, prefix space), :mod:`hf_bpe.pipeline.byte_level` (byte alphabet),
+:mod:`hf_bpe.counting.counting` (text to pre-token counts), :mod:`hf_bpe.models.bpe.trainer` (counts to merges),
+:mod:`hf_bpe.models.bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.transformers.bpe` (the transformers class).
+Unigram training and encoding live in :mod:`hf_bpe.models.unigram`, its transformers class in
+:mod:`hf_bpe.transformers.unigram`.
 
 Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer``,
 ``CharBPETokenizer``, ``WordPieceTokenizer`` and ``UnigramTokenizer`` are imported on first access, and
-:mod:`hf_bpe._auto` registers them with ``AutoTokenizer`` as soon as transformers loads it, before or after
+:mod:`hf_bpe.transformers.auto` registers them with ``AutoTokenizer`` as soon as transformers loads it, before or after
 ``hf_bpe``. WordPiece (BERT's tokenizer) and Unigram live in :mod:`hf_bpe.models`.
 """
 
@@ -18,35 +18,38 @@ from __future__ import annotations
 import importlib as _importlib
 import typing as _typing
 
-from hf_bpe import _auto
-from hf_bpe.byte_level import bytes_to_unicode
-from hf_bpe.files import CharLevel, Merges, Vocab, read_merges, read_vocab, write_merges, write_vocab
-from hf_bpe.models.wordpiece.recipe import BertRecipe
+from hf_bpe import _moved
+from hf_bpe.models.bpe.files import read_merges, read_vocab, write_merges, write_vocab
+from hf_bpe.models.bpe.options import CharLevel, Merges, Vocab
+from hf_bpe.models.bpe.trainer import TrainResult
+from hf_bpe.models.bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
 from hf_bpe.models.wordpiece.trainer import WordPieceResult, train_wordpiece
 from hf_bpe.models.wordpiece.training import (
     train_wordpiece_from_dataset,
     train_wordpiece_from_files,
     train_wordpiece_from_iterator,
 )
-from hf_bpe.pretokenizer import GPT2_SPLIT_PATTERN, PRESETS, PreTokenizer, SplitPattern
-from hf_bpe.trainer import TrainResult
-from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
+from hf_bpe.pipeline.bert import BertRecipe
+from hf_bpe.pipeline.byte_level import bytes_to_unicode
+from hf_bpe.pipeline.pre_tokenizers import GPT2_SPLIT_PATTERN, PRESETS, PreTokenizer, SplitPattern
+from hf_bpe.transformers import auto as _auto
 
 if _typing.TYPE_CHECKING:
-    from hf_bpe.char_tokenizer import CharBPETokenizer
-    from hf_bpe.tokenizer import BPETokenizer
-    from hf_bpe.unigram_tokenizer import UnigramTokenizer
-    from hf_bpe.wordpiece_tokenizer import WordPieceTokenizer
+    from hf_bpe.transformers.bpe import BPETokenizer
+    from hf_bpe.transformers.char_bpe import CharBPETokenizer
+    from hf_bpe.transformers.unigram import UnigramTokenizer
+    from hf_bpe.transformers.wordpiece import WordPieceTokenizer
 
 # The tokenizer classes are transformers classes, and importing transformers takes seconds that training never
 # needs: they are imported on first use (PEP 562), and registered with AutoTokenizer when transformers loads it.
 _LAZY_CLASSES = {
-    "BPETokenizer": "hf_bpe.tokenizer",
-    "CharBPETokenizer": "hf_bpe.char_tokenizer",
-    "UnigramTokenizer": "hf_bpe.unigram_tokenizer",
-    "WordPieceTokenizer": "hf_bpe.wordpiece_tokenizer",
+    "BPETokenizer": "hf_bpe.transformers.bpe",
+    "CharBPETokenizer": "hf_bpe.transformers.char_bpe",
+    "UnigramTokenizer": "hf_bpe.transformers.unigram",
+    "WordPieceTokenizer": "hf_bpe.transformers.wordpiece",
 }
 
+_moved.install()
 _auto.register_when_transformers_is_loaded()
 
 

@@ -1,11 +1,12 @@
 """What a byte-level tokenizer buys on a sample of text: compression, vocabulary use, longest and unused tokens.
 
-:func:`report` encodes sample files with each tokenizer directory (through :class:`hf_bpe.bpe.BytePairEncoder`
-and the directory's own pre-tokenizer and special tokens, so no transformers import) and measures, per file and
-overall: bytes per token, tokens per word (a word: a run of non-white-space characters), the share of the
-vocabulary produced, the longest tokens and how many tokens never appear. :func:`format_report` prints the table;
-:func:`plot_report` draws compression against vocabulary size and token-length histograms with matplotlib (an
-optional dependency: ``pip install 'hf-bpe[plot]'``). Reading tokenizer files is :mod:`hf_bpe.files`' job.
+:func:`report` encodes sample files with each tokenizer directory (through
+:class:`hf_bpe.models.bpe.encoder.BytePairEncoder` and the directory's own pre-tokenizer and special tokens, so no
+transformers import) and measures, per file and overall: bytes per token, tokens per word (a word: a run of
+non-white-space characters), the share of the vocabulary produced, the longest tokens and how many tokens never appear.
+:func:`format_report` prints the table; :func:`plot_report` draws compression against vocabulary size and token-length
+histograms with matplotlib (an optional dependency: ``pip install 'hf-bpe[plot]'``). Reading tokenizer files is
+:mod:`hf_bpe.models.bpe.files`' job.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from hf_bpe.bpe import BytePairEncoder
-from hf_bpe.byte_level import from_byte_level
-from hf_bpe.files import MERGES_FILE, SPECIAL_TOKEN_ROLES, TOKENIZER_CONFIG_FILE, VOCAB_FILE, read_merges, read_vocab
-from hf_bpe.pretokenizer import PreTokenizer
+from hf_bpe.models.bpe.encoder import BytePairEncoder
+from hf_bpe.models.bpe.files import MERGES_FILE, VOCAB_FILE, read_merges, read_vocab
+from hf_bpe.models.directory import SPECIAL_TOKEN_ROLES, TOKENIZER_CONFIG_FILE
+from hf_bpe.pipeline.byte_level import from_byte_level
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +67,7 @@ def compression_sample(
     """Up to ``size`` bytes of text from the start of the files (an equal share of each; compressed files are read
     decompressed, standard input is skipped), cut at a line end where there is one: the sample ``hf-bpe train
     --continue-from`` measures compression on."""
-    from hf_bpe.sources import is_stream, open_binary
+    from hf_bpe.counting.sources import is_stream, open_binary
 
     readable = [source for source in sources if not is_stream(source)]
     share = size // max(len(readable), 1)

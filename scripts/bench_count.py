@@ -21,14 +21,14 @@ from pathlib import Path
 
 VARIANT = r"""
 import json, resource, sys, time
-from hf_bpe.count_files import iter_counts
-from hf_bpe.counting import count_files
+from hf_bpe.counting.counts_dir import iter_counts
+from hf_bpe.counting.counting import count_files
 kind, path, workers, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 start = time.perf_counter()
 if kind == "datatrove":
     from loguru import logger
     logger.remove()
-    from hf_bpe.distributed import count_with_datatrove
+    from hf_bpe.counting.datatrove import count_with_datatrove
     count_with_datatrove([path], out, tasks=max(workers * 4, 1), workers=workers)
     counts = dict(iter_counts(out))
 else:

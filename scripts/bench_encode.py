@@ -67,7 +67,7 @@ def loaders(encoding: str) -> dict[str, Callable[[], Callable[[list[str]], list[
     from hf_bpe import BPETokenizer
 
     if encoding == "gpt2":
-        from hf_bpe.gpt2 import gpt2_files, tiktoken_gpt2
+        from hf_bpe.reference.gpt2 import gpt2_files, tiktoken_gpt2
 
         directory = gpt2_files()
 
@@ -79,7 +79,7 @@ def loaders(encoding: str) -> dict[str, Callable[[], Callable[[list[str]], list[
 
         rust_name = "Rust GPT2Tokenizer"
     else:
-        from hf_bpe.openai_ranks import tiktoken_cache
+        from hf_bpe.reference.openai_ranks import tiktoken_cache
 
         os.environ["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache())
         import tiktoken
@@ -207,7 +207,7 @@ def unigram_contenders(docs: list[str], root: Path) -> dict:  # type: ignore[typ
     from hf_bpe.models.unigram.files import write_unigram_dir
     from hf_bpe.models.unigram.trainer import UnigramOptions
     from hf_bpe.models.unigram.training import train_unigram_from_iterator
-    from hf_bpe.unigram_tokenizer import UnigramTokenizer
+    from hf_bpe.transformers.unigram import UnigramTokenizer
 
     start = time.perf_counter()
     result = train_unigram_from_iterator(
@@ -235,8 +235,8 @@ def wordpiece_contenders(docs: list[str], root: Path, vocab_size: int) -> dict: 
     from transformers import BertTokenizer
 
     from hf_bpe import WordPieceTokenizer
-    from hf_bpe.models.wordpiece.recipe import BertRecipe
     from hf_bpe.models.wordpiece.training import train_wordpiece_from_iterator
+    from hf_bpe.pipeline.bert import BertRecipe
 
     sample, size = [], 0
     for doc in docs:

@@ -29,7 +29,7 @@ SIGNAL_BOUND_SECONDS = 20.0
 
 
 def memory(megabytes: float, scratch: Path) -> bool:
-    from hf_bpe.gpt2 import gpt2_files
+    from hf_bpe.reference.gpt2 import gpt2_files
 
     sources = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:40]
     block = "".join(path.read_text(encoding="utf-8") for path in sources)

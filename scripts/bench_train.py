@@ -92,7 +92,7 @@ def main() -> int:
     args = parser.parse_args()
     from tokenizers import Tokenizer, models
 
-    from hf_bpe.pretokenizer import PreTokenizer
+    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
     pre_tokenizer = PreTokenizer.from_pattern(args.pattern)
     empty = Tokenizer(models.BPE())

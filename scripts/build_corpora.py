@@ -50,8 +50,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hf_bpe.files import write_files
-from hf_bpe.package_index import cache_lock
+from hf_bpe.atomic import write_files
+from hf_bpe.reference.package_index import cache_lock
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO_ROOT / "cache" / "corpora"

@@ -1,4 +1,4 @@
-"""Regenerate ``hf_bpe/models/wordpiece/_bert_tables.py`` by asking ``tokenizers`` how BERT's recipe classifies
+"""Regenerate ``hf_bpe/pipeline/_tables/bert.py`` by asking ``tokenizers`` how BERT's recipe classifies
 every code point.
 
 ``tokenizers``' ``BertNormalizer`` and ``BertPreTokenizer`` classify characters with the ``unicode_categories``

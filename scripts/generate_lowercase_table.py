@@ -1,11 +1,12 @@
-"""Regenerate ``hf_bpe/_lowercase_table.py`` by asking ``tokenizers`` how it lowercases every code point.
+"""Regenerate ``hf_bpe/pipeline/_tables/lowercase.py`` by asking ``tokenizers`` how it lowercases every code point.
 
 ``tokenizers``' ``Lowercase`` normalizer lowercases character by character with Rust's Unicode tables;
 Python's ``str.lower()`` follows its own Unicode version and lowers a word-final ``Σ`` to ``ς``. The table lists
 the code points where ``tokenizers.normalizers.Lowercase().normalize_str(chr(cp))`` is not ``chr(cp).lower()``,
-each with the reference's lowercase, plus ``Σ`` (always ``σ`` to the reference); :func:`hf_bpe.normalizers.lowercase`
-applies it before ``str.lower()``. The script checks that every entry is already lowercase to Python (so the
-``str.lower()`` after it leaves it alone) and that the whole table reproduces the reference on every code point.
+each with the reference's lowercase, plus ``Σ`` (always ``σ`` to the reference);
+:func:`hf_bpe.pipeline.normalizers.lowercase` applies it before ``str.lower()``. The script checks that every entry is
+already lowercase to Python (so the ``str.lower()`` after it leaves it alone) and that the whole table reproduces the
+reference on every code point.
 
 Usage: ``python scripts/generate_lowercase_table.py`` (takes a few seconds; needs ``tokenizers``).
 """

@@ -1,4 +1,4 @@
-"""Write ``hf_bpe/_nfkc_table.py``: where ``tokenizers``' NFKC (and NFC) differ from Python's ``unicodedata``.
+"""Write ``hf_bpe/pipeline/_tables/nfkc.py``: where ``tokenizers``' NFKC (and NFC) differ from Python's ``unicodedata``.
 
 ``tokenizers`` normalizes with ``unicode-normalization-alignments``, whose Unicode data is older than the
 running Python's: it leaves some characters unchanged that ``unicodedata`` decomposes, gives combining class 0

@@ -1,7 +1,7 @@
-"""Regenerate ``hf_bpe/_regex_disagreements.py``: where the installed ``regex`` module's Unicode classes differ
-from the reference engines' (``hf_bpe/_unicode_tables.py``).
+"""Regenerate ``hf_bpe/pipeline/_regex/disagreements.py``: where the installed ``regex`` module's Unicode classes differ
+from the reference engines' (``hf_bpe/pipeline/_regex/unicode_classes.py``).
 
-hf_bpe splits with ``regex``'s own classes corrected by these code points (see ``hf_bpe/pretokenizer.py``).
+hf_bpe splits with ``regex``'s own classes corrected by these code points (see ``hf_bpe/pipeline/pre_tokenizers.py``).
 Finding them means classifying every code point once per class, about a second each; the file stores the result
 for one ``regex`` version, which hf_bpe reads instead when that version is installed (any other version computes
 them at first use). Run it after upgrading ``regex`` or regenerating the reference tables:
@@ -16,7 +16,7 @@ from pathlib import Path
 import regex
 from generate_unicode_tables import to_ranges  # this folder is on the path when the script runs
 
-from hf_bpe.pretokenizer import CLASS_NAMES, compute_disagreement
+from hf_bpe.pipeline.pre_tokenizers import CLASS_NAMES, compute_disagreement
 
 OUTPUT = Path(__file__).resolve().parent.parent / "hf_bpe" / "_regex_disagreements.py"
 ENGINES = ("tokenizers", "tiktoken")

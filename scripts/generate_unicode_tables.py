@@ -1,4 +1,5 @@
-"""Regenerate ``hf_bpe/_unicode_tables.py`` by asking the reference engines how they classify every code point.
+"""Regenerate ``hf_bpe/pipeline/_regex/unicode_classes.py`` by asking the reference engines how they classify every code
+point.
 
 The split patterns of the presets use ``\\p{L}``, ``\\p{Lu}``, ``\\p{Ll}``, ``\\p{Lt}``, ``\\p{Lm}``, ``\\p{Lo}``,
 ``\\p{M}``, ``\\p{N}``, ``\\p{P}``, ``\\p{S}`` and ``\\s``; users' own patterns may also use ``\\w`` and ``\\d``.

@@ -71,7 +71,7 @@ def reference_train_counts(counts: Mapping[str, int], out: Path, **options) -> t
 
 def ours(result) -> tuple[str, str]:
     """(vocab.json, merges.txt) text of a TrainResult, as hf_bpe writes them."""
-    from hf_bpe.files import format_merges, format_vocab
+    from hf_bpe.models.bpe.files import format_merges, format_vocab
 
     return format_vocab(result.vocab), format_merges(result.merges)
 
@@ -160,7 +160,8 @@ def stdlib_all_files() -> list[Path]:
 
 # ---------------------------------------------------------------------------------------------------------------
 # Encoding parity (tests/test_gpt2_parity.py, test_tokenizer.py, test_auto.py, test_datasets.py): GPT-2's real
-# vocabulary from the openai-whisper sdist (hf_bpe.gpt2), against tiktoken and transformers' Rust GPT2Tokenizer.
+# vocabulary from the openai-whisper sdist (hf_bpe.reference.gpt2), against tiktoken and transformers' Rust
+# GPT2Tokenizer.
 # ---------------------------------------------------------------------------------------------------------------
 
 ADVERSARIAL = [
@@ -190,15 +191,15 @@ ADVERSARIAL = [
 
 @pytest.fixture(scope="session")
 def gpt2_dir() -> Path:
-    """GPT-2's vocab.json + merges.txt (+ gpt2.tiktoken), downloaded once and cached by hf_bpe.gpt2."""
-    from hf_bpe.gpt2 import gpt2_files
+    """GPT-2's vocab.json + merges.txt (+ gpt2.tiktoken), downloaded once and cached by hf_bpe.reference.gpt2."""
+    from hf_bpe.reference.gpt2 import gpt2_files
 
     return gpt2_files()
 
 
 @pytest.fixture(scope="session")
 def gpt2_tiktoken(gpt2_dir: Path):
-    from hf_bpe.gpt2 import tiktoken_gpt2
+    from hf_bpe.reference.gpt2 import tiktoken_gpt2
 
     return tiktoken_gpt2(gpt2_dir)
 
@@ -224,7 +225,7 @@ def openai_encodings(tmp_path_factory: pytest.TempPathFactory):
     import os
 
     from hf_bpe.cli import main
-    from hf_bpe.openai_ranks import tiktoken_cache
+    from hf_bpe.reference.openai_ranks import tiktoken_cache
 
     os.environ["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache())
     import tiktoken

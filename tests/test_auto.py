@@ -42,7 +42,7 @@ IMPORT_ORDERS = {
     "lazy-transformers-first": "import transformers\nimport hf_bpe\nAutoTokenizer = transformers.AutoTokenizer",
     "auto-package-after": "import hf_bpe\nimport transformers.models.auto as auto\nAutoTokenizer = auto.AutoTokenizer",
     "tokenizer-class-first": "from hf_bpe import BPETokenizer\nfrom transformers import AutoTokenizer",
-    "tokenizer-module-first": "import hf_bpe.tokenizer\nfrom transformers import AutoTokenizer",
+    "tokenizer-module-first": "import hf_bpe.transformers.bpe\nfrom transformers import AutoTokenizer",
 }
 
 
@@ -56,12 +56,12 @@ tok = AutoTokenizer.from_pretrained({str(trained_dir)!r})
 print(type(tok).__module__ + "." + type(tok).__name__)
 print(tok({TEXT!r})["input_ids"])
 # The import hook has left, and transformers' module kept its own loader.
-hooks = [type(f).__name__ for f in sys.meta_path if type(f).__module__ == "hf_bpe._auto"]
+hooks = [type(f).__name__ for f in sys.meta_path if type(f).__module__ == "hf_bpe.transformers.auto"]
 loader = sys.modules["transformers.models.auto.tokenization_auto"].__loader__
-print(hooks, type(loader).__module__ == "hf_bpe._auto")
+print(hooks, type(loader).__module__ == "hf_bpe.transformers.auto")
 """
     )
-    assert lines == ["hf_bpe.tokenizer.BPETokenizer", str(expected_ids(trained_dir)), "[] False"]
+    assert lines == ["hf_bpe.transformers.bpe.BPETokenizer", str(expected_ids(trained_dir)), "[] False"]
 
 
 def test_import_leaves_transformers_alone_until_a_class_is_used():
@@ -73,9 +73,9 @@ def test_import_leaves_transformers_alone_until_a_class_is_used():
             return sorted(name for name in sys.modules if name.split(".")[0] == "transformers")
         print(loaded(), "BPETokenizer" in dir(hf_bpe), "CharBPETokenizer" in dir(hf_bpe))
         from hf_bpe import BPETokenizer
-        import hf_bpe.tokenizer, hf_bpe.char_tokenizer
-        print("transformers" in loaded(), BPETokenizer is hf_bpe.tokenizer.BPETokenizer)
-        print(hf_bpe.CharBPETokenizer is hf_bpe.char_tokenizer.CharBPETokenizer)
+        import hf_bpe.transformers.bpe, hf_bpe.transformers.char_bpe
+        print("transformers" in loaded(), BPETokenizer is hf_bpe.transformers.bpe.BPETokenizer)
+        print(hf_bpe.CharBPETokenizer is hf_bpe.transformers.char_bpe.CharBPETokenizer)
         try:
             hf_bpe.NoSuchTokenizer
         except AttributeError as error:
@@ -95,15 +95,15 @@ def test_train_command_does_not_import_transformers(tmp_path):
     assert (tmp_path / "out" / "vocab.json").is_file()
     # -X importtime writes "import time: self | cumulative | module" on stderr for every module imported.
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert {"hf_bpe", "hf_bpe.training", "hf_bpe.trainer"} <= imported
+    assert {"hf_bpe", "hf_bpe.models.bpe.training", "hf_bpe.models.bpe.trainer"} <= imported
     assert sorted(name for name in imported if name.split(".")[0] == "transformers") == []
 
 
 def test_registration_is_safe_twice():
     lines = run_python(
         """
-        import hf_bpe, hf_bpe._auto
-        hf_bpe._auto.register(); hf_bpe._auto.register()
+        import hf_bpe, hf_bpe.transformers.auto
+        hf_bpe.transformers.auto.register(); hf_bpe.transformers.auto.register()
         from transformers.models.auto.tokenization_auto import REGISTERED_TOKENIZER_CLASSES
         print(sorted(f"{name}={cls.__module__}" for name, cls in REGISTERED_TOKENIZER_CLASSES.items()))
         """
@@ -111,10 +111,10 @@ def test_registration_is_safe_twice():
     assert lines == [
         str(
             [
-                "BPETokenizer=hf_bpe.tokenizer",
-                "CharBPETokenizer=hf_bpe.char_tokenizer",
-                "UnigramTokenizer=hf_bpe.unigram_tokenizer",
-                "WordPieceTokenizer=hf_bpe.wordpiece_tokenizer",
+                "BPETokenizer=hf_bpe.transformers.bpe",
+                "CharBPETokenizer=hf_bpe.transformers.char_bpe",
+                "UnigramTokenizer=hf_bpe.transformers.unigram",
+                "WordPieceTokenizer=hf_bpe.transformers.wordpiece",
             ]
         )
     ]
@@ -161,7 +161,7 @@ def test_trust_remote_code_gives_the_installed_class(trained_dir, tmp_path):
     tok.save_pretrained(tmp_path / "remote")
     config = json.loads((tmp_path / "remote" / "tokenizer_config.json").read_text(encoding="utf-8"))
     assert config["auto_map"]["AutoTokenizer"][0] == "tokenizer.BPETokenizer"
-    assert "from hf_bpe.tokenizer import BPETokenizer" in (tmp_path / "remote" / "tokenizer.py").read_text()
+    assert "from hf_bpe.transformers.bpe import BPETokenizer" in (tmp_path / "remote" / "tokenizer.py").read_text()
     lines = run_python(
         f"""
         from transformers import AutoTokenizer

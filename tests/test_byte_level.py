@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import pre_tokenizers
 
-from hf_bpe.byte_level import (
+from hf_bpe.pipeline.byte_level import (
     BYTE_ALPHABET,
     BYTE_TO_UNICODE,
     bytes_to_unicode,
@@ -15,7 +15,7 @@ from hf_bpe.byte_level import (
     replace_surrogates,
     to_byte_level,
 )
-from hf_bpe.pretokenizer import SplitPattern
+from hf_bpe.pipeline.pre_tokenizers import SplitPattern
 
 REFERENCE_SPLIT = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
 REFERENCE_BYTES = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)

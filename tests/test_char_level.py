@@ -14,7 +14,7 @@ from conftest import COURSE, multilingual_text
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 import hf_bpe
-from hf_bpe.files import CharLevel
+from hf_bpe.models.bpe.options import CharLevel
 
 CLASSIC = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
@@ -103,7 +103,7 @@ def test_same_output_across_runs_workers_and_hash_seeds(tmp_path):
     path = tmp_path / "ties.txt"
     path.write_text(" ".join(["ab ba abc cab bca"] * 50) + "\n" + multilingual_text(200, 3), encoding="utf-8")
     code = (
-        "import hf_bpe, sys; from hf_bpe.files import CharLevel, format_merges, format_vocab\n"
+        "import hf_bpe, sys; from hf_bpe.models.bpe.files import CharLevel, format_merges, format_vocab\n"
         f"r = hf_bpe.train_from_files([{str(path)!r}], vocab_size=400, workers=int(sys.argv[1]),"
         " char_level=CharLevel(continuing_subword_prefix='##'))\n"
         "print(format_vocab(r.vocab)); print(format_merges(r.merges))"

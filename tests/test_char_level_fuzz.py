@@ -22,7 +22,8 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
 import hf_bpe
 from hf_bpe import cli
-from hf_bpe.files import CharLevel, read_merges, read_vocab
+from hf_bpe.models.bpe.files import read_merges, read_vocab
+from hf_bpe.models.bpe.options import CharLevel
 
 Outcome = tuple[tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]
 

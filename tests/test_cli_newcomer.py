@@ -217,7 +217,7 @@ def test_only_special_tokens_and_no_file_names_the_option(tmp_path):
 
 
 def test_download_gpt2_writes_a_directory_autotokenizer_loads_both_ways(tmp_path):
-    from hf_bpe.gpt2 import tiktoken_gpt2
+    from hf_bpe.reference.gpt2 import tiktoken_gpt2
 
     done = run("download", "gpt2", tmp_path / "gpt2")
     assert done.returncode == 0, done.stderr
@@ -251,7 +251,7 @@ def test_download_gpt2_writes_a_directory_autotokenizer_loads_both_ways(tmp_path
 
 def test_from_pretrained_names_the_missing_file(tmp_path):
     import hf_bpe
-    from hf_bpe.gpt2 import gpt2_files
+    from hf_bpe.reference.gpt2 import gpt2_files
 
     shutil.copy(gpt2_files() / "vocab.json", tmp_path / "vocab.json")
     with pytest.raises(ValueError, match=r"needs vocab\.json \+ merges\.txt.* found only vocab\.json"):
@@ -338,7 +338,7 @@ def test_a_script_without_the_main_guard_fails_fast(tmp_path):
     source = corpus(tmp_path)
     script = tmp_path / "count_it.py"
     script.write_text(
-        "from hf_bpe.distributed import count_with_datatrove\n\n"
+        "from hf_bpe.counting.datatrove import count_with_datatrove\n\n"
         f"count_with_datatrove([{str(source)!r}], 'counts', tasks=2, workers=2)\n",
         encoding="utf-8",
     )
@@ -353,7 +353,9 @@ def test_a_script_without_the_main_guard_fails_fast(tmp_path):
         env={**os.environ, "TMPDIR": str(temporary)},
     )
     assert done.returncode == 1
-    assert f"{script}:3: hf_bpe.distributed.count_with_datatrove is called at the script's top level" in done.stderr
+    assert (
+        f"{script}:3: hf_bpe.counting.datatrove.count_with_datatrove is called at the script's top level" in done.stderr
+    )
     assert 'if __name__ == "__main__":' in done.stderr
     assert done.stderr.count("Traceback") == 1
     assert list(temporary.iterdir()) == [] and not (tmp_path / "counts").exists()
@@ -414,7 +416,7 @@ def test_stopping_short_of_the_vocab_size_is_explained(tmp_path):
 
 def test_the_python_api_warns_when_it_stops_short(tmp_path):
     import hf_bpe
-    from hf_bpe.training import TrainingWarning
+    from hf_bpe.models.bpe.training import TrainingWarning
 
     with pytest.warns(TrainingWarning, match=r"of the 1,000 tokens asked for \(stopped: min_frequency\)") as caught:
         hf_bpe.train_from_iterator(["hug pug hug"] * 3, vocab_size=1000, min_frequency=5)
@@ -537,7 +539,7 @@ def test_slurm_asks_for_partition_and_time_before_starting_anything(tmp_path):
 
 
 def test_the_first_gpt2_fetch_says_what_it_fetches(tmp_path):
-    from hf_bpe.gpt2 import gpt2_files
+    from hf_bpe.reference.gpt2 import gpt2_files
 
     environment = {
         **os.environ,

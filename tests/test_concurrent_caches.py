@@ -16,8 +16,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from hf_bpe.gpt2 import RANKS_FILE, RANKS_SHA256
-from hf_bpe.package_index import cache_lock
+from hf_bpe.reference.gpt2 import RANKS_FILE, RANKS_SHA256
+from hf_bpe.reference.package_index import cache_lock
 
 REPO = Path(__file__).resolve().parent.parent
 BUILD_CORPORA = REPO / "scripts" / "build_corpora.py"
@@ -82,7 +82,7 @@ def test_two_first_uses_of_gpt2_at_once_convert_once_and_agree(gpt2_dir, tmp_pat
     directory.mkdir()
     shutil.copyfile(gpt2_dir / RANKS_FILE, directory / RANKS_FILE)
     code = (
-        "import hashlib, sys; from hf_bpe.gpt2 import gpt2_files; d = gpt2_files(sys.argv[1]); "
+        "import hashlib, sys; from hf_bpe.reference.gpt2 import gpt2_files; d = gpt2_files(sys.argv[1]); "
         "print(*(hashlib.sha256((d / n).read_bytes()).hexdigest() for n in ('vocab.json', 'merges.txt', sys.argv[2])))"
     )
     command = [sys.executable, "-c", code, str(directory), RANKS_FILE]

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 import hf_bpe
-from hf_bpe.files import format_merges, format_vocab, read_merges, read_vocab
+from hf_bpe.models.bpe.files import format_merges, format_vocab, read_merges, read_vocab
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -260,7 +260,7 @@ def test_a_converted_tiktoken_vocabulary_is_a_base(corpora, tmp_path):
     continues to what tokenizers gives training to the larger size."""
     import base64
 
-    from hf_bpe.byte_level import from_byte_level
+    from hf_bpe.pipeline.byte_level import from_byte_level
 
     files = corpora["english"]
     tokenizers_train(files, tmp_path / "base", 400)

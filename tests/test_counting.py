@@ -13,9 +13,8 @@ import pytest
 from conftest import multilingual_text, ours, reference_train
 from tokenizers import pre_tokenizers
 
-from hf_bpe import counting
-from hf_bpe.counting import count_dataset, count_files, count_sequences
-from hf_bpe.training import train_from_counts, train_from_files
+from hf_bpe.counting.counting import count_dataset, count_files, count_sequences, counting
+from hf_bpe.models.bpe.training import train_from_counts, train_from_files
 
 
 def reference_counts(sequences, *, add_prefix_space=False) -> Counter[str]:
@@ -153,9 +152,9 @@ def test_special_tokens_are_text_unless_excluded(tmp_path):
 
 DETERMINISM_SCRIPT = """
 import hashlib, sys
-from hf_bpe import counting
-from hf_bpe.files import format_merges, format_vocab
-from hf_bpe.training import train_from_files
+from hf_bpe.counting.counting import counting
+from hf_bpe.models.bpe.files import format_merges, format_vocab
+from hf_bpe.models.bpe.training import train_from_files
 counting.SHARD_BYTES = 5000
 result = train_from_files(sys.argv[2:], vocab_size=1200, workers=int(sys.argv[1]))
 print(hashlib.sha256((format_vocab(result.vocab) + format_merges(result.merges)).encode()).hexdigest())

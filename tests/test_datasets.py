@@ -79,7 +79,7 @@ def test_fingerprint_of_the_other_models_unchanged_by_use(model, rows, tmp_path)
         from hf_bpe.models.unigram.files import write_unigram_dir
         from hf_bpe.models.unigram.trainer import UnigramOptions
         from hf_bpe.models.unigram.training import train_unigram_from_iterator
-        from hf_bpe.unigram_tokenizer import UnigramTokenizer
+        from hf_bpe.transformers.unigram import UnigramTokenizer
 
         result = train_unigram_from_iterator(texts, UnigramOptions(vocab_size=400, unk_token="<unk>"))
         write_unigram_dir(tmp_path, result.pieces, result.unk_id, result.special_tokens)

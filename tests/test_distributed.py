@@ -12,11 +12,11 @@ import sys
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-import hf_bpe.counting
-from hf_bpe.count_files import iter_counts, read_bucket, read_manifest, write_counts
-from hf_bpe.counting import count_files
-from hf_bpe.distributed import count_with_datatrove
-from hf_bpe.training import train_from_counts
+import hf_bpe.counting.counting
+from hf_bpe.counting.counting import count_files
+from hf_bpe.counting.counts_dir import iter_counts, read_bucket, read_manifest, write_counts
+from hf_bpe.counting.datatrove import count_with_datatrove
+from hf_bpe.models.bpe.training import train_from_counts
 
 TRAPS = [
     "first line\r\n",
@@ -34,7 +34,7 @@ TRAPS = [
 @pytest.fixture
 def trap_files(tmp_path, monkeypatch):
     """Two files full of line-ending traps, cut into many small shards."""
-    monkeypatch.setattr(hf_bpe.counting, "SHARD_BYTES", 64)
+    monkeypatch.setattr(hf_bpe.counting.counting, "SHARD_BYTES", 64)
     first = tmp_path / "first.txt"
     second = tmp_path / "second.txt"
     first.write_bytes("".join(TRAPS * 7).encode("utf-8"))
@@ -82,10 +82,10 @@ from pathlib import Path
 
 import ray
 
-import hf_bpe.counting
-from hf_bpe.distributed import count_with_datatrove
+import hf_bpe.counting.counting
+from hf_bpe.counting.datatrove import count_with_datatrove
 
-hf_bpe.counting.SHARD_BYTES = 64  # many small shards, as the trap_files fixture has them in the test's process
+hf_bpe.counting.counting.SHARD_BYTES = 64  # many small shards, as the trap_files fixture has them in the test's process
 ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
 try:
     count_with_datatrove(

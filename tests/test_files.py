@@ -8,15 +8,9 @@ import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from transformers import TokenizersBackend
 
-from hf_bpe.files import (
-    format_merges,
-    format_vocab,
-    read_merges,
-    read_vocab,
-    special_token_roles,
-    write_files,
-    write_tokenizer_dir,
-)
+from hf_bpe.atomic import write_files
+from hf_bpe.models.bpe.files import format_merges, format_vocab, read_merges, read_vocab, write_tokenizer_dir
+from hf_bpe.models.directory import special_token_roles
 
 COURSE = [
     "This is the Hugging Face Course.\n",

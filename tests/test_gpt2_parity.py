@@ -9,7 +9,7 @@ from conftest import ADVERSARIAL, multilingual_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hf_bpe.gpt2 import RANKS_SHA256
+from hf_bpe.reference.gpt2 import RANKS_SHA256
 
 
 def test_gpt2_files_are_the_real_vocabulary(gpt2_dir, gpt2_ours):

@@ -1,4 +1,4 @@
-"""hf_bpe.normalizers against ``tokenizers``' normalizers, run in the same test."""
+"""hf_bpe.pipeline.normalizers against ``tokenizers``' normalizers, run in the same test."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import normalizers
 
-from hf_bpe._lowercase_table import LOWERCASE
-from hf_bpe.normalizers import lowercase
+from hf_bpe.pipeline._tables.lowercase import LOWERCASE
+from hf_bpe.pipeline.normalizers import lowercase
 
 SURROGATES = range(0xD800, 0xE000)
 
@@ -56,7 +56,7 @@ def test_nfc_and_nfkc_follow_the_reference_on_marks_it_does_not_know(form):
     class 0, a composition it lacks)."""
     from tokenizers.normalizers import NFC, NFKC
 
-    from hf_bpe.normalizers import unicode_normalize
+    from hf_bpe.pipeline.normalizers import unicode_normalize
 
     reference = (NFC if form == "NFC" else NFKC)()
     text = "".join(

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from hf_bpe.package_index import fetch_member
+from hf_bpe.reference.package_index import fetch_member
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import multilingual_text
 
-from hf_bpe import encoding_rows
 from hf_bpe.processes import fork_processes, run_forked
+from hf_bpe.transformers import rows as encoding_rows
 
 
 def documents(lines: int, seed: int) -> list[str]:

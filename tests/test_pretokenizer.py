@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
 
 import hf_bpe
-from hf_bpe import _regex_disagreements
-from hf_bpe.byte_level import to_byte_level
-from hf_bpe.pretokenizer import (
+from hf_bpe.pipeline._regex import disagreements as _regex_disagreements
+from hf_bpe.pipeline.byte_level import to_byte_level
+from hf_bpe.pipeline.pre_tokenizers import (
     CLASS_NAMES,
     PRESETS,
     PreTokenizer,
@@ -140,7 +140,7 @@ def test_reference_classes_match_both_engines_on_every_code_point():
 
 
 def test_stored_disagreements_are_the_installed_regex_s():
-    """hf_bpe/_regex_disagreements.py (read instead of classifying every code point at start-up) holds what the
+    """hf_bpe/pipeline/_regex/disagreements.py (read instead of classifying every code point at start-up) holds what the
     installed regex module gives (the test extra pins that version)."""
     assert regex.__version__ == _regex_disagreements.REGEX_VERSION
     for engine in ("tokenizers", "tiktoken"):
@@ -401,7 +401,7 @@ def _loaded(directory: str, auto):
 
 
 def test_convert_refuses_a_special_token_on_a_rank(tmp_path, openai_encodings):
-    from hf_bpe.openai_ranks import openai_ranks
+    from hf_bpe.reference.openai_ranks import openai_ranks
 
     ranks = openai_ranks("cl100k_base")
     done = run_cli("convert", "tiktoken", str(ranks), "-o", str(tmp_path / "x"), "--pattern", "cl100k",

@@ -122,7 +122,7 @@ def _inputs(directory: Path) -> None:
     (directory / "docs.txt").write_text(multilingual_text(300, 5), encoding="utf-8", newline="")
     (directory / "held-out.txt").write_text(multilingual_text(100, 6), encoding="utf-8", newline="")
     # a tiktoken rank file to convert: GPT-2's
-    from hf_bpe.gpt2 import RANKS_FILE, gpt2_files
+    from hf_bpe.reference.gpt2 import RANKS_FILE, gpt2_files
 
     shutil.copy(gpt2_files() / RANKS_FILE, directory / "my.tiktoken")
 

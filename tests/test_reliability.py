@@ -18,10 +18,10 @@ from conftest import reference_train
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import hf_bpe.counting
-import hf_bpe.files
+import hf_bpe.counting.counting
+import hf_bpe.models.bpe.files
 from hf_bpe import cli
-from hf_bpe.training import train_from_files
+from hf_bpe.models.bpe.training import train_from_files
 
 
 def run(*args, **options):
@@ -59,7 +59,7 @@ def test_unreadable_file_is_named(tmp_path, monkeypatch, capsys):
     def refuse(name, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(name))
 
-    monkeypatch.setattr(hf_bpe.counting, "open", refuse, raising=False)
+    monkeypatch.setattr(hf_bpe.counting.counting, "open", refuse, raising=False)
     status = cli.main(["train", str(path), "-o", str(tmp_path / "out"), "--workers", "1", "--no-progress"])
     assert status == 1
     error = capsys.readouterr().err
@@ -73,7 +73,7 @@ def test_unwritable_output_directory_is_named_and_left_alone(tmp_path, previous_
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(hf_bpe.files.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(hf_bpe.models.bpe.files.tempfile, "mkstemp", refuse)
     source = tmp_path / "a.txt"
     source.write_text("hello world\n", encoding="utf-8")
     status = cli.main(["train", str(source), "-o", str(previous_output), "--workers", "1", "--no-progress"])
@@ -177,12 +177,12 @@ def _write_half_a_result(fd: int) -> None:
 def test_pool_stops_when_a_worker_is_stopped_halfway_through_its_result():
     # The signal tests above hit this now and then (the pool's manager thread waited for the rest of the message
     # for ever); here it is made to happen every time.
-    pool = ProcessPoolExecutor(1, initializer=hf_bpe.counting.leave_signals_to_parent)
+    pool = ProcessPoolExecutor(1, initializer=hf_bpe.counting.counting.leave_signals_to_parent)
     writer = pool._result_queue._writer
     pool.submit(_write_half_a_result, writer.fileno())
     time.sleep(1)  # the half message is in the pipe, and the manager thread reads it
     workers = list(pool._processes.values())
-    stopping = threading.Thread(target=hf_bpe.counting._stop_pool, args=(pool,), daemon=True)
+    stopping = threading.Thread(target=hf_bpe.counting.counting._stop_pool, args=(pool,), daemon=True)
     stopping.start()
     stopping.join(30)
     try:
@@ -248,9 +248,10 @@ def test_loading_never_unpickles(tmp_path):
     payload = pickle.dumps(_MakesDirectory(marker))
 
     from hf_bpe import BPETokenizer, CharBPETokenizer
-    from hf_bpe.count_files import iter_counts
-    from hf_bpe.files import CharLevel, read_merges, read_tokenizer_json, read_vocab
-    from hf_bpe.training import train_from_counts, train_from_iterator
+    from hf_bpe.counting.counts_dir import iter_counts
+    from hf_bpe.models.bpe.files import read_merges, read_tokenizer_json, read_vocab
+    from hf_bpe.models.bpe.options import CharLevel
+    from hf_bpe.models.bpe.training import train_from_counts, train_from_iterator
 
     byte_level, char_level, counts = tmp_path / "byte", tmp_path / "char", tmp_path / "counts"
     train_from_iterator(["hello world"] * 3, vocab_size=260, special_tokens=["<s>"]).save(byte_level)
@@ -299,7 +300,7 @@ def test_a_big_document(gpt2_dir, stdlib_files, tmp_path):
     code = f"""
 import sys, numpy
 from hf_bpe import BPETokenizer
-from hf_bpe.gpt2 import tiktoken_gpt2
+from hf_bpe.reference.gpt2 import tiktoken_gpt2
 text = open({str(document)!r}, encoding="utf-8").read()
 ours = numpy.array(BPETokenizer.from_pretrained({str(gpt2_dir)!r})(text)["input_ids"], dtype=numpy.int32)
 theirs = numpy.array(tiktoken_gpt2({str(gpt2_dir)!r}).encode_ordinary(text), dtype=numpy.int32)

@@ -10,7 +10,7 @@ import pytest
 from conftest import COURSE, multilingual_text, reference_train
 
 import hf_bpe
-from hf_bpe.training import smaller_vocabulary
+from hf_bpe.models.bpe.training import smaller_vocabulary
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -11,10 +11,10 @@ import tiktoken
 from conftest import multilingual_text
 from transformers import GPT2Tokenizer
 
-from hf_bpe.byte_level import BYTE_TO_UNICODE
-from hf_bpe.files import write_tokenizer_dir
-from hf_bpe.gpt2 import TIKTOKEN_PATTERN
-from hf_bpe.tiktoken_files import ranks_to_vocab_and_merges, read_tiktoken_ranks
+from hf_bpe.models.bpe.files import write_tokenizer_dir
+from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE
+from hf_bpe.reference.gpt2 import TIKTOKEN_PATTERN
+from hf_bpe.reference.tiktoken_files import ranks_to_vocab_and_merges, read_tiktoken_ranks
 
 
 def write_ranks(path, ranks):
@@ -96,8 +96,8 @@ def test_export_of_a_trained_directory_encodes_the_same_in_tiktoken(pattern, std
     from tiktoken.load import load_tiktoken_bpe
 
     import hf_bpe
-    from hf_bpe.gpt2 import TIKTOKEN_PATTERN
-    from hf_bpe.pretokenizer import PRESETS
+    from hf_bpe.pipeline.pre_tokenizers import PRESETS
+    from hf_bpe.reference.gpt2 import TIKTOKEN_PATTERN
 
     texts = [multilingual_text(200, seed=4), stdlib_files[1].read_text(encoding="utf-8")[:50000]]
     result = hf_bpe.train_from_iterator(texts, vocab_size=1500, pattern=pattern, special_tokens=["<|endoftext|>"])

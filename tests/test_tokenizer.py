@@ -13,7 +13,7 @@ from transformers import GPT2Tokenizer, PreTrainedTokenizer
 
 import hf_bpe
 from hf_bpe import BPETokenizer
-from hf_bpe.files import write_tokenizer_dir
+from hf_bpe.models.bpe.files import write_tokenizer_dir
 
 ADVERSARIAL_SHORT = [text[:300] for text in ADVERSARIAL]
 
@@ -198,9 +198,9 @@ def test_lone_surrogates_become_replacement_character(gpt2_ours, gpt2_tiktoken):
 
 
 def test_cache_is_bounded_and_not_pickled(trained_dir, monkeypatch):
-    import hf_bpe.bpe
+    import hf_bpe.models.bpe.encoder
 
-    monkeypatch.setattr(hf_bpe.bpe, "CACHE_SIZE", 50)
+    monkeypatch.setattr(hf_bpe.models.bpe.encoder, "CACHE_SIZE", 50)
     tok = BPETokenizer.from_pretrained(trained_dir)
     tok([f"word{i} " * 3 for i in range(500)])
     assert 0 < len(tok.bpe._cache) <= 50
@@ -258,7 +258,7 @@ def merges_in_any_order(draw):
 def test_pair_with_new_token_ranked_before_its_merge(tmp_path, text):
     """merges.txt lists "ab a" before "a b": once "a b" is merged, the new pair "ab a" goes first, so "abab"
     is "aba" "b" (merging every "a b" at once would give "ab" "ab")."""
-    from hf_bpe.byte_level import BYTE_ALPHABET
+    from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 
     vocab = {char: i for i, char in enumerate(BYTE_ALPHABET)} | {"ab": 256, "aba": 257}
     write_tokenizer_dir(tmp_path, vocab, [("ab", "a"), ("a", "b")])
@@ -275,7 +275,7 @@ def test_any_merge_order_matches_rust_model(tmp_path, merges, texts):
     from the same files."""
     from tokenizers import Tokenizer, models, pre_tokenizers
 
-    from hf_bpe.byte_level import BYTE_ALPHABET
+    from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 
     vocab = {char: i for i, char in enumerate(BYTE_ALPHABET)}
     for left, right in merges:
@@ -376,7 +376,7 @@ def test_too_long_sequence_warns_once_like_rust(gpt2_dir):
 
 def test_in_memory_vocab_and_merges_like_rust(gpt2_dir):
     """transformers v5's ``vocab=``/``merges=`` constructor, merges as pairs or as "a b" strings."""
-    from hf_bpe.files import read_merges, read_vocab
+    from hf_bpe.models.bpe.files import read_merges, read_vocab
 
     vocab, merges = read_vocab(gpt2_dir / "vocab.json"), read_merges(gpt2_dir / "merges.txt")
     rust = GPT2Tokenizer(vocab=vocab, merges=merges)

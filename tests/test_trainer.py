@@ -12,11 +12,11 @@ from conftest import COURSE, multilingual_text, ours, reference_train, reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hf_bpe import trainer
-from hf_bpe.byte_level import to_byte_level
-from hf_bpe.pretokenizer import SplitPattern
-from hf_bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, train_bpe
-from hf_bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
+from hf_bpe.models.bpe import trainer
+from hf_bpe.models.bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, train_bpe
+from hf_bpe.models.bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
+from hf_bpe.pipeline.byte_level import to_byte_level
+from hf_bpe.pipeline.pre_tokenizers import SplitPattern
 
 
 @pytest.mark.parametrize("vocab_size", [1, 256, 257, 260, 270, 290, 300, 320, 400], ids=lambda v: f"vocab{v}")

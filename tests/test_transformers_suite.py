@@ -34,9 +34,9 @@ from conftest import COURSE, multilingual_text
 from transformers import BertTokenizer, GPT2Tokenizer
 
 from hf_bpe import BPETokenizer, WordPieceTokenizer
-from hf_bpe.gpt2 import gpt2_files
 from hf_bpe.models.wordpiece.training import train_wordpiece_from_iterator
-from hf_bpe.package_index import cache_lock
+from hf_bpe.reference.gpt2 import gpt2_files
+from hf_bpe.reference.package_index import cache_lock
 
 #: The sdist's files the mixin needs (it imports the two backend mixins relatively).
 SUITE_FILES = ("test_tokenization_common.py", "test_tokenizers_backend_mixin.py", "test_sentencepiece_backend_mixin.py")

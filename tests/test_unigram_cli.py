@@ -10,7 +10,7 @@ import pytest
 
 from hf_bpe.cli import main
 from hf_bpe.models.unigram.trainer import UnigramOptions
-from hf_bpe.models.unigram.verify import reference_train
+from hf_bpe.reference.unigram_verify import reference_train
 
 sys.path.insert(0, str(Path(__file__).parent))
 from conftest import multilingual_text

@@ -12,7 +12,8 @@ from conftest import COURSE, multilingual_text
 from tokenizers import Regex, normalizers, pre_tokenizers
 
 from hf_bpe.cli import main
-from hf_bpe.count_files import iter_counts, read_manifest
+from hf_bpe.counting.counts_dir import iter_counts, read_manifest
+from hf_bpe.models.bpe.training import count_to_directory, train_from_count_directory
 from hf_bpe.models.unigram.trainer import UnigramOptions
 from hf_bpe.models.unigram.training import (
     count_files,
@@ -20,10 +21,9 @@ from hf_bpe.models.unigram.training import (
     train_unigram_from_count_directory,
     train_unigram_from_files,
 )
-from hf_bpe.models.unigram.verify import reference_train
 from hf_bpe.models.wordpiece.training import count_wordpiece_to_directory, train_wordpiece_from_count_directory
-from hf_bpe.pretokenizer import PreTokenizer
-from hf_bpe.training import count_to_directory, train_from_count_directory
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.reference.unigram_verify import reference_train
 
 NORMALIZER = normalizers.Sequence([normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")])
 PRE_TOKENIZER = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")

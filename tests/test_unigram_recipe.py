@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, normalizers, pre_tokenizers
 
-from hf_bpe.models.unigram import recipe
+from hf_bpe.pipeline import sentencepiece as recipe
 
 sys.path.insert(0, str(Path(__file__).parent))
 from conftest import ADVERSARIAL, multilingual_text
@@ -78,8 +78,8 @@ def test_the_recipe_as_a_pre_tokenizer_cuts_and_serializes_as_the_reference() ->
     from tokenizers import Tokenizer
     from tokenizers.models import Unigram
 
-    from hf_bpe.models.unigram.recipe import SentencePieceRecipe
-    from hf_bpe.pretokenizer import PreTokenizer
+    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+    from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe
 
     cut = PreTokenizer.sentencepiece_recipe()
     for text in [*ADVERSARIAL, *multilingual_text(100, seed=4).split("\n"), "a\u2581\u2581b\r\n"]:

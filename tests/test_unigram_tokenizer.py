@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hf_bpe.models.unigram import recipe
 from hf_bpe.models.unigram.files import write_unigram_dir
 from hf_bpe.models.unigram.trainer import UnigramOptions, train_unigram
+from hf_bpe.pipeline import sentencepiece as recipe
 
 sys.path.insert(0, str(Path(__file__).parent))
 from conftest import ADVERSARIAL, multilingual_text
@@ -213,7 +213,7 @@ def test_scores_are_read_as_the_rust_backend_reads_them() -> None:
 )
 def test_whole_batch_encoding_with_offsets_matches_the_rust_backend(directory: Path, options: dict[str, Any]) -> None:
     """Every key of the BatchEncoding, offsets included, for texts, batches and pairs (the rows hf_bpe's classes
-    share, :mod:`hf_bpe.encoding_rows`)."""
+    share, :mod:`hf_bpe.transformers.rows`)."""
     ours, rust = pair(directory)
     batch = [text for text in TEXTS if text][:12]
     calls: list[tuple[Any, ...]] = [(batch, batch[::-1]), (batch[3], batch[4])]

@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, normalizers, pre_tokenizers, trainers
 from tokenizers.models import Unigram
 
-from hf_bpe.models.unigram import recipe
 from hf_bpe.models.unigram.trainer import UnigramOptions, UnigramTrainingError, train_unigram
+from hf_bpe.pipeline import sentencepiece as recipe
 
 sys.path.insert(0, str(Path(__file__).parent))
 from conftest import multilingual_text
@@ -268,7 +268,7 @@ def test_real_corpora_samples_exercise_every_step(real_training: dict[str, Any])
 
 _TRAIN_IN_A_FRESH_PROCESS = """
 import json, sys
-from hf_bpe.models.unigram import recipe
+from hf_bpe.pipeline import sentencepiece as recipe
 from hf_bpe.models.unigram.trainer import UnigramOptions, train_unigram
 
 with open(sys.argv[1], encoding="utf-8", newline="") as file:

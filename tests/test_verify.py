@@ -10,9 +10,9 @@ import sys
 import pytest
 from conftest import COURSE, multilingual_text
 
-from hf_bpe.counting import count_files
-from hf_bpe.trainer import train_bpe
-from hf_bpe.verify import compare_training, reference_training
+from hf_bpe.counting.counting import count_files
+from hf_bpe.models.bpe.trainer import train_bpe
+from hf_bpe.reference.verify import compare_training, reference_training
 
 ENCODING_KEYS = {"reference", "units", "differing", "round_trip_failures", "examples", "ok"}
 EXAMPLE_KEYS = {"location", "position", "ours", "reference", "ours_tokens", "reference_tokens", "round_trip"}

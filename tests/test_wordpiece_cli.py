@@ -46,11 +46,11 @@ def test_frequency_defaults_are_berts(tmp_path):
     special tokens, lowercasing): the library with those options gives the same vocab.txt (the library's parity
     with WordPieceTrainer is tests/test_wordpiece_trainer.py's), and the Rust BertTokenizer reading the command's
     vocab.txt encodes as the tokenizer.json it wrote."""
-    from hf_bpe.counting import count_files
+    from hf_bpe.counting.counting import count_files
     from hf_bpe.models.wordpiece.files import format_vocab_txt
-    from hf_bpe.models.wordpiece.recipe import BertRecipe
     from hf_bpe.models.wordpiece.trainer import train_wordpiece
     from hf_bpe.models.wordpiece.training import wordpiece_counting
+    from hf_bpe.pipeline.bert import BertRecipe
 
     corpus = tmp_path / "text.txt"
     corpus.write_text("".join(COURSE) * 4 + "Ça va? Naïve café, 中文字符\n" * 3, encoding="utf-8")

@@ -8,15 +8,15 @@ import pytest
 from conftest import COURSE, multilingual_text
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
-from hf_bpe.count_files import iter_counts, read_manifest
-from hf_bpe.counting import count_files
-from hf_bpe.models.wordpiece.recipe import BertRecipe
+from hf_bpe.counting.counting import count_files
+from hf_bpe.counting.counts_dir import iter_counts, read_manifest
+from hf_bpe.models.bpe.training import count_to_directory, train_from_count_directory
 from hf_bpe.models.wordpiece.training import (
     count_wordpiece_to_directory,
     train_wordpiece_from_count_directory,
     wordpiece_counting,
 )
-from hf_bpe.training import count_to_directory, train_from_count_directory
+from hf_bpe.pipeline.bert import BertRecipe
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from transformers import BertTokenizer, TokenizersBackend
 
 import hf_bpe
-from hf_bpe.models.wordpiece.recipe import BertRecipe
 from hf_bpe.models.wordpiece.training import train_wordpiece_from_iterator
-from hf_bpe.wordpiece_tokenizer import WordPieceTokenizer
+from hf_bpe.pipeline.bert import BertRecipe
+from hf_bpe.transformers.wordpiece import WordPieceTokenizer
 
 ADVERSARIAL = [
     "Hello, World! Héllo Ça va? naïve café",

@@ -12,13 +12,13 @@ import pytest
 from conftest import COURSE, multilingual_text
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
-from hf_bpe.counting import count_files
-from hf_bpe.models.wordpiece.recipe import BertRecipe, pre_tokenize, split_words
+from hf_bpe.counting.counting import count_files
 from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, train_wordpiece
 from hf_bpe.models.wordpiece.training import (
     train_wordpiece_from_iterator,
     wordpiece_counting,
 )
+from hf_bpe.pipeline.bert import BertRecipe, pre_tokenize, split_words
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 SEEDS = Path("/work/shared/seeds")
@@ -52,7 +52,7 @@ def test_normalizer_on_every_code_point(recipe):
 def test_normalizer_fast_paths_on_every_code_point(lowercase):
     """Without the characters Python lowercases otherwise (and capital sigma), lowercasing is ``str.lower``; other
     text than ASCII is cleaned by replacing only the characters cleaning changes. Both against the reference."""
-    from hf_bpe.models.wordpiece.recipe import _NOT_LOWERED_AS_PYTHON
+    from hf_bpe.pipeline.bert import _NOT_LOWERED_AS_PYTHON
 
     text = "".join(char for char in EVERY_CODE_POINT if char not in _NOT_LOWERED_AS_PYTHON)
     assert len(text) > 2 * 0x10F000 and "\u03a3" not in text
@@ -66,7 +66,7 @@ def test_normalizer_fast_paths_on_every_code_point(lowercase):
 def test_normalizing_with_origins_on_every_seventh_code_point():
     """The per-character normalization behind offsets, on a seventh of the code points, and on the characters
     whose class the reference decides otherwise than Python (the generated tables)."""
-    from hf_bpe.models.wordpiece import _bert_tables as tables
+    from hf_bpe.pipeline._tables import bert as tables
 
     odd = {cp for ranges in (tables.REMOVED_RANGES[:6], tables.PUNCTUATION_RANGES) for a, b in ranges
            for cp in range(a, b + 1)} | set(tables.LOWERCASE) | set(tables.STRIP_ACCENTS)  # fmt: skip

@@ -1,6 +1,6 @@
 """Text to Unigram tokens, as ``tokenizers``' ``Unigram`` model encodes behind the SentencePiece recipe.
 
-Each word of :func:`hf_bpe.models.unigram.recipe.words` is cut by ``Unigram::encode_optimized``: the best path
+Each word of :func:`hf_bpe.pipeline.sentencepiece.words` is cut by ``Unigram::encode_optimized``: the best path
 over the pieces that occur in it, where the best path to a position keeps the first of equal candidates in the
 order start position, then length, the unknown node last; a character with no one-character piece is an unknown
 node scored ``min_score - 10``, and runs of unknown nodes are fused into one token (``fuse_unk``). A token's id
@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 
 from hf_bpe.models.unigram.lattice import UNK_PENALTY
-from hf_bpe.pretokenizer import PreTokenizer
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
 class UnknownCharacterError(ValueError):
@@ -28,7 +28,7 @@ class UnigramEncoder:
         pieces: ``(piece, score)`` in id order.
         unk_id: the unknown piece's id, or None.
         pre_tokenizer: how text is cut into words (the SentencePiece recipe's kind of
-            :class:`~hf_bpe.pretokenizer.PreTokenizer`, the default).
+            :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`, the default).
 
     >>> encoder = UnigramEncoder([("<unk>", 0.0), ("▁", -2.0), ("▁hug", -1.0), ("s", -3.0)], unk_id=0)
     >>> encoder.encode("hugs xy")

@@ -3,7 +3,7 @@
 ``tokenizer.json`` is built with the ``tokenizers`` library itself (the recipe's normalizer, ``Metaspace``
 pre-tokenizer and decoder, a ``Unigram`` model, the special tokens as added tokens), so transformers' Rust
 backend loads the directory without hf_bpe; ``tokenizer_config.json`` names :data:`TOKENIZER_CLASS` for
-transformers with hf_bpe. Writing is all-or-nothing (:func:`hf_bpe.files.write_files`).
+transformers with hf_bpe. Writing is all-or-nothing (:func:`hf_bpe.atomic.write_files`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.files import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, special_token_roles, write_files
-from hf_bpe.pretokenizer import PreTokenizer
+from hf_bpe.atomic import write_files
+from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, special_token_roles
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
-#: The transformers class that ``tokenizer_config.json`` names (:class:`hf_bpe.unigram_tokenizer.UnigramTokenizer`).
+#: The transformers class that ``tokenizer_config.json`` names (:class:`hf_bpe.transformers.unigram.UnigramTokenizer`).
 TOKENIZER_CLASS = "UnigramTokenizer"
 
 

@@ -342,7 +342,7 @@ def train_unigram(
     """Train a Unigram vocabulary on word counts (``UnigramTrainer::do_train``).
 
     Args:
-        word_counts: words as :func:`hf_bpe.models.unigram.recipe.words` cuts them, with their counts.
+        word_counts: words as :func:`hf_bpe.pipeline.sentencepiece.words` cuts them, with their counts.
         options: the trainer's options.
         trace: called after every step, for ``verify``.
 

@@ -1,8 +1,8 @@
 """Text files, strings or counts directories to a trained Unigram model: the recipe's word counts, then the trainer.
 
-The recipe is :class:`~hf_bpe.models.unigram.recipe.SentencePieceRecipe`, as the kind of
-:class:`~hf_bpe.pretokenizer.PreTokenizer` that names it (``PreTokenizer.sentencepiece_recipe()``), handed to
-:mod:`hf_bpe.counting`: files are read as ``Tokenizer::train_from_files`` reads them (line by line, cut at
+The recipe is :class:`~hf_bpe.pipeline.sentencepiece.SentencePieceRecipe`, as the kind of
+:class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer` that names it (``PreTokenizer.sentencepiece_recipe()``), handed to
+:mod:`hf_bpe.counting.counting`: files are read as ``Tokenizer::train_from_files`` reads them (line by line, cut at
 ``\\n`` only, each line with its ending, big files in parallel shards); an iterator's items are sequences as they
 are (``train_from_iterator``). Invalid UTF-8 stops with its file, line and byte offset, or becomes U+FFFD with
 ``errors="replace"`` (the reference cannot read such a file at all). Counts directories (``hf-bpe count --model
@@ -17,15 +17,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.models.unigram import recipe
 from hf_bpe.models.unigram.trainer import Trace, UnigramOptions, UnigramResult, train_unigram
-from hf_bpe.pretokenizer import PreTokenizer
+from hf_bpe.pipeline import sentencepiece as recipe
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
 def unigram_counting() -> PreTokenizer:
     """How Unigram cuts text for counting: the SentencePiece recipe, characters as they are.
 
-    >>> from hf_bpe.counting import count_sequences
+    >>> from hf_bpe.counting.counting import count_sequences
     >>> count_sequences(["hug  pug", "hug"], pre_tokenizer=unigram_counting())
     Counter({'▁hug': 2, '▁pug': 1})
     """
@@ -35,12 +35,12 @@ def unigram_counting() -> PreTokenizer:
 def count_files(
     paths: Iterable[str | os.PathLike[str]], errors: str = "strict", *, workers: int | None = None
 ) -> Counter[str]:
-    """The recipe's word counts over text files, read line by line (:func:`hf_bpe.counting.count_files`).
+    """The recipe's word counts over text files, read line by line (:func:`hf_bpe.counting.counting.count_files`).
 
     Raises:
         ValueError: invalid UTF-8 with ``errors="strict"``, naming the file, line and byte offset.
     """
-    from hf_bpe.counting import count_files as count
+    from hf_bpe.counting.counting import count_files as count
 
     return count(paths, pre_tokenizer=unigram_counting(), workers=workers, errors=errors).counts
 
@@ -76,7 +76,7 @@ def count_unigram_to_directory(
     paths: Sequence[str | os.PathLike[str]], output: str | os.PathLike[str], **options: Any
 ) -> Path:
     """Count the words of text files, cut by the SentencePiece recipe, into a counts directory (local or datatrove
-    engine; options as :func:`hf_bpe.training.count_to_directory`). The manifest records the recipe.
+    engine; options as :func:`hf_bpe.models.bpe.training.count_to_directory`). The manifest records the recipe.
 
     Returns:
         The manifest's path.
@@ -89,7 +89,7 @@ def count_unigram_to_directory(
     >>> [piece for piece, _ in train_unigram_from_count_directory(manifest.parent, options).pieces][:4]
     ['<unk>', '▁pu', 'n', '▁hug']
     """
-    from hf_bpe.training import count_to_directory
+    from hf_bpe.models.bpe.training import count_to_directory
 
     return count_to_directory(paths, output, pre_tokenizer=unigram_counting(), **options)
 
@@ -103,7 +103,7 @@ def train_unigram_from_count_directory(
     Raises:
         ValueError: if the directory was not counted with the SentencePiece recipe.
     """
-    from hf_bpe.count_files import iter_counts, read_manifest
+    from hf_bpe.counting.counts_dir import iter_counts, read_manifest
 
     recorded = PreTokenizer.from_settings(read_manifest(directory)["settings"])
     if recorded.sentencepiece is None:

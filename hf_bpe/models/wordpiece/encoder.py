@@ -3,7 +3,7 @@
 This module owns the model's one rule: from the start of a word, take the longest piece in the vocabulary
 (spelled with the continuing-subword prefix after the first), then go on from where it ends. A word longer than
 ``max_input_chars_per_word`` characters, or with a place where no piece matches, is the unknown token as a whole.
-Cutting text into words is :mod:`hf_bpe.models.wordpiece.recipe`'s job.
+Cutting text into words is :mod:`hf_bpe.pipeline.bert`'s job.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 ``WordPiece::save`` writes it and transformers' ``load_vocab`` reads it. ``tokenizer.json`` is the
 ``BertWordPieceTokenizer`` recipe around the same vocabulary (BertNormalizer, BertPreTokenizer, WordPiece,
 ``[CLS] $A [SEP] $B:1 [SEP]:1``, the WordPiece decoder), so transformers' Rust backend loads the directory
-without hf_bpe; ``tokenizer_config.json`` names :class:`hf_bpe.wordpiece_tokenizer.WordPieceTokenizer`.
+without hf_bpe; ``tokenizer_config.json`` names :class:`hf_bpe.transformers.wordpiece.WordPieceTokenizer`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hf_bpe.files import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, write_files
-from hf_bpe.models.wordpiece.recipe import BertRecipe
+from hf_bpe.atomic import write_files
+from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE
+from hf_bpe.pipeline.bert import BertRecipe
 
 if TYPE_CHECKING:
     from hf_bpe.models.wordpiece.trainer import WordPieceResult

@@ -4,10 +4,10 @@ This module owns the training rules (no files, no text cutting):
 
 * ``scoring="frequency"``: ``tokenizers``' ``WordPieceTrainer`` (``tokenizers/src/models/wordpiece/trainer.rs``)
   runs its ``BpeTrainer`` with the ``##`` continuing-subword prefix and keeps the BPE vocabulary, ids and all
-  (``WordPiece::from_bpe``); the merges are dropped. Here :func:`hf_bpe.trainer.train_bpe` does the BPE part, so
-  the token set is the reference's. The reference numbers the ``##`` symbols (``##a``) in the hash order of its
+  (``WordPiece::from_bpe``); the merges are dropped. Here :func:`hf_bpe.models.bpe.trainer.train_bpe` does the BPE part,
+  so the token set is the reference's. The reference numbers the ``##`` symbols (``##a``) in the hash order of its
   words, which changes from run to run; here they are numbered in order of first appearance in ``counts`` (one of
-  the orders the reference can take; see :mod:`hf_bpe.trainer`).
+  the orders the reference can take; see :mod:`hf_bpe.models.bpe.trainer`).
 * ``scoring="likelihood"``: the algorithm the HuggingFace course teaches (Google never published its own). Words
   start as characters, all but the first with the prefix; each round merges the adjacent pair with the highest
   ``count(ab) / (count(a) * count(b))`` (counts weighted by word frequency, a token's count taken over every
@@ -16,7 +16,7 @@ This module owns the training rules (no files, no text cutting):
   text), pairs left to right within a word. The vocabulary is the special tokens, the alphabet sorted, then one
   token per round (a merge that makes a token already there adds nothing).
 
-Counting words is :mod:`hf_bpe.counting`'s job (with BERT's recipe); writing ``vocab.txt`` is
+Counting words is :mod:`hf_bpe.counting.counting`'s job (with BERT's recipe); writing ``vocab.txt`` is
 :mod:`hf_bpe.models.wordpiece.files`'.
 """
 
@@ -28,8 +28,8 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
-from hf_bpe.models.wordpiece.recipe import BertRecipe
-from hf_bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, ProgressCallback, train_bpe
+from hf_bpe.models.bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, ProgressCallback, train_bpe
+from hf_bpe.pipeline.bert import BertRecipe
 
 #: BERT's special tokens, in BERT's order (ids 0 to 4).
 BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -108,13 +108,13 @@ def train_wordpiece(
         workers: frequency scoring: processes for the initial pair count.
         progress: called as ``progress(merges_done, merges_wanted)``.
         alphabet_tie_preference: frequency scoring: characters kept first among those tied at the
-            ``limit_alphabet`` cut (see :func:`hf_bpe.trainer.train_bpe`).
+            ``limit_alphabet`` cut (see :func:`hf_bpe.models.bpe.trainer.train_bpe`).
 
     Returns:
         The vocabulary and why training stopped.
 
     Raises:
-        ValueError: on an unknown ``scoring``, or the options :func:`hf_bpe.trainer.train_bpe` rejects.
+        ValueError: on an unknown ``scoring``, or the options :func:`hf_bpe.models.bpe.trainer.train_bpe` rejects.
 
     >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
     >>> result = train_wordpiece(counts, vocab_size=10, scoring="likelihood", special_tokens=())

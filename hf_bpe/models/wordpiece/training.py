@@ -1,8 +1,8 @@
 """Train WordPiece from files, iterables of strings or ``datasets`` columns: count words, then train.
 
-This module owns the glue: BERT's recipe (:class:`~hf_bpe.models.wordpiece.recipe.BertRecipe`), as the kind of
-:class:`~hf_bpe.pretokenizer.PreTokenizer` that names it (``PreTokenizer.bert_recipe``), handed to
-:mod:`hf_bpe.counting` (files line by line with their endings, in parallel shards, as ``Tokenizer.train`` reads
+This module owns the glue: BERT's recipe (:class:`~hf_bpe.pipeline.bert.BertRecipe`), as the kind of
+:class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer` that names it (``PreTokenizer.bert_recipe``), handed to
+:mod:`hf_bpe.counting.counting` (files line by line with their endings, in parallel shards, as ``Tokenizer.train`` reads
 them), then :func:`~hf_bpe.models.wordpiece.trainer.train_wordpiece`. The defaults are those of ``tokenizers``'
 ``BertWordPieceTokenizer.train``: 30,000 tokens, ``min_frequency=2``, ``limit_alphabet=1000``, BERT's special
 tokens, lowercasing.
@@ -15,11 +15,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.counting import count_files, count_sequences, dataset_rows
-from hf_bpe.models.wordpiece.recipe import BertRecipe
+from hf_bpe.counting.counting import count_files, count_sequences, dataset_rows
+from hf_bpe.models.bpe.trainer import ProgressCallback
 from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, WordPieceResult, train_wordpiece
-from hf_bpe.pretokenizer import PreTokenizer
-from hf_bpe.trainer import ProgressCallback
+from hf_bpe.pipeline.bert import BertRecipe
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 #: ``BertWordPieceTokenizer.train``'s defaults.
 DEFAULT_MIN_FREQUENCY = 2
@@ -29,7 +29,7 @@ DEFAULT_LIMIT_ALPHABET = 1000
 def wordpiece_counting(recipe: BertRecipe) -> PreTokenizer:
     """How WordPiece cuts text for counting: BERT's recipe, characters as they are (no byte mapping).
 
-    >>> from hf_bpe.counting import count_sequences
+    >>> from hf_bpe.counting.counting import count_sequences
     >>> count_sequences(["Héllo, hello"], pre_tokenizer=wordpiece_counting(BertRecipe()))
     Counter({'hello': 2, ',': 1})
     """
@@ -112,7 +112,7 @@ def count_wordpiece_to_directory(
     **options: Any,
 ) -> Path:
     """Count the words of text files, cut by BERT's recipe, into a counts directory (local or datatrove engine;
-    options as :func:`hf_bpe.training.count_to_directory`). The manifest records the recipe.
+    options as :func:`hf_bpe.models.bpe.training.count_to_directory`). The manifest records the recipe.
 
     Returns:
         The manifest's path.
@@ -124,7 +124,7 @@ def count_wordpiece_to_directory(
     >>> sorted(train_wordpiece_from_count_directory(manifest.parent, vocab_size=20, min_frequency=0).vocab)[-3:]
     ['p', 'pug', 'u']
     """
-    from hf_bpe.training import count_to_directory
+    from hf_bpe.models.bpe.training import count_to_directory
 
     return count_to_directory(paths, output, pre_tokenizer=wordpiece_counting(recipe or BertRecipe()), **options)
 
@@ -138,7 +138,7 @@ def train_wordpiece_from_count_directory(directory: str | os.PathLike[str], **op
     Raises:
         ValueError: if the directory was not counted with BERT's recipe (naming what it was counted with).
     """
-    from hf_bpe.count_files import iter_counts, read_manifest
+    from hf_bpe.counting.counts_dir import iter_counts, read_manifest
 
     settings = read_manifest(directory)["settings"]
     bert = settings.get("bert")

@@ -1,0 +1,535 @@
+"""Text sources to pre-token counts: the step before any merge.
+
+This module owns turning text (files, iterables of strings or of batches of strings, ``datasets`` columns) into a
+:class:`collections.Counter` from pre-token to how often it occurs. Pre-tokens are spelled with the byte-level
+alphabet (``"Ġthe"``, not ``" the"``), the spelling the trainer and ``vocab.json`` use, so counts can be stored
+with :mod:`hf_bpe.counting.counts_dir` and fed to :func:`hf_bpe.models.bpe.trainer.train_bpe` as they are. Counts of
+parts of a corpus add up (``Counter.update``) to the counts of the whole, in any order.
+
+It cuts text exactly as ``tokenizers``' ``Tokenizer.train`` does with the ByteLevel pre-tokenizer: every
+*sequence* is pre-tokenized on its own, a prefix space is added to a sequence that does not start with ``' '``
+when ``add_prefix_space`` is set, and files are fed line by line with their line endings (``\\n`` or ``\\r\\n``)
+kept (``Tokenizer::train_from_files`` reads them with ``lines_with_ending``), so a run of white space never
+crosses a line end. An item of an iterator is one sequence, newlines and all (``train_from_iterator``).
+
+Merging is :mod:`hf_bpe.models.bpe.trainer`'s job; the split pattern and byte alphabet are
+:mod:`hf_bpe.pipeline.byte_level`'s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import signal
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import IO, Any
+
+from hf_bpe.counting.sources import COMPRESSED_SUFFIXES, STDIN, compressed_look, display_name, is_stream, open_binary
+from hf_bpe.pipeline.byte_level import to_byte_level
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.processes import leave_signals_to_parent, signals_blocked
+
+#: Files bigger than this are cut into ``\\n``-aligned byte ranges of about this size, counted in parallel.
+SHARD_BYTES = 4 << 20
+#: A smaller corpus is cut into SHARDS_PER_WORKER ranges per worker (text varies along a file; several ranges each
+#: let the pool even out the load), but no range is made smaller than MIN_SHARD_BYTES.
+SHARDS_PER_WORKER = 4
+MIN_SHARD_BYTES = 256 << 10
+#: How much of a file a worker reads at a time (memory per worker follows this, not the file size).
+BLOCK_BYTES = 1 << 20
+
+ProgressCallback = Callable[[int], None]
+"""Called with a number of bytes (files) or sequences (iterators) just counted."""
+
+
+#: How text is cut into pre-tokens for counting: the pre-tokenizer (the name of this module's earlier settings
+#: class, kept for code written against it).
+Counting = PreTokenizer
+
+
+def char_level_counting(
+    *, lowercase: bool = False, special_tokens: Sequence[str] = (), exclude_special_tokens: bool = False
+) -> PreTokenizer:
+    """How char-level BPE (GPT-1 / Sennrich style) cuts text: words split on white space, no byte mapping.
+
+    >>> count_sequences(["Low lower  low"], pre_tokenizer=char_level_counting(lowercase=True))
+    Counter({'low': 2, 'lower': 1})
+    """
+    return PreTokenizer.char_level(
+        lowercase=lowercase, special_tokens=special_tokens, exclude_special_tokens=exclude_special_tokens
+    )
+
+
+def counting_settings(pre_tokenizer: PreTokenizer, errors: str = "strict") -> dict[str, Any]:
+    """The settings a counts directory records: how the text was cut, and how invalid UTF-8 was handled.
+
+    >>> counting_settings(PreTokenizer(add_prefix_space=True))["add_prefix_space"]
+    True
+    """
+    return {**pre_tokenizer.to_settings(), "errors": errors}
+
+
+@dataclasses.dataclass(frozen=True)
+class FileCounts:
+    """What :func:`count_files` found.
+
+    Attributes:
+        counts: pre-token (byte-level spelling) to count.
+        bytes_read: the files' total size.
+        lines: how many lines (sequences) were counted.
+        replaced_lines: with ``errors="replace"``, how many lines had invalid UTF-8 replaced by U+FFFD.
+    """
+
+    counts: Counter[str]
+    bytes_read: int
+    lines: int
+    replaced_lines: int
+
+
+class _Cutter:
+    """Pre-tokenizes sequences into a raw-text counter (respelled byte-level once per distinct key, later)."""
+
+    def __init__(self, pre_tokenizer: PreTokenizer) -> None:
+        self.pre_tokenizer = pre_tokenizer
+
+    def pieces(self, sequences: Iterable[str]) -> list[str]:
+        """All pre-tokens of ``sequences``, each sequence cut on its own."""
+        cut = self.pre_tokenizer.sequence_pieces
+        out: list[str] = []
+        extend = out.extend
+        for sequence in sequences:
+            extend(cut(sequence))
+        return out
+
+    def count(self, counts: Counter[str], sequences: Sequence[str]) -> None:
+        """Add the pre-tokens of ``sequences`` to ``counts``. A sequence that repeats (a blank line, a markup
+        line) is cut once and counted as often as it occurs."""
+        repeats = Counter(sequences)
+        if len(repeats) == len(sequences):
+            counts.update(self.pieces(sequences))
+            return
+        counts.update(self.pieces([sequence for sequence, times in repeats.items() if times == 1]))
+        for sequence, times in repeats.items():
+            if times > 1:
+                for piece in self.pieces((sequence,)):
+                    counts[piece] += times
+
+
+def spelled_counts(raw: Counter[str], pre_tokenizer: PreTokenizer) -> Counter[str]:
+    """Counts of raw-text pre-tokens in the spelling of the tokens: byte-level, or as they are (char-level)."""
+    return to_byte_level_counts(raw) if pre_tokenizer.byte_level else raw
+
+
+def to_byte_level_counts(raw: Counter[str]) -> Counter[str]:
+    """Respell a counter of raw-text pre-tokens with the byte-level alphabet (keys that collide add up).
+
+    >>> to_byte_level_counts(Counter({" the": 2, "é": 1}))
+    Counter({'Ġthe': 2, 'Ã©': 1})
+    """
+    out: Counter[str] = Counter()
+    for key, count in raw.items():
+        out[to_byte_level(key)] += count
+    return out
+
+
+def count_sequences(
+    sequences: Iterable[str | Sequence[str]],
+    *,
+    add_prefix_space: bool = False,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    pre_tokenizer: PreTokenizer | None = None,
+    progress: ProgressCallback | None = None,
+) -> Counter[str]:
+    """Count the pre-tokens of an iterable of sequences, as ``Tokenizer.train_from_iterator`` sees it.
+
+    Each string is one sequence, pre-tokenized whole (a string with newlines is not cut into lines). An item
+    may also be a batch: a list or tuple of strings, each one sequence.
+
+    Args:
+        sequences: strings, or batches (lists/tuples) of strings.
+        add_prefix_space: see :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`.
+        special_tokens: see :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`.
+        exclude_special_tokens: see :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`.
+        pre_tokenizer: all of the cutting settings at once (overrides the three above).
+        progress: called with the number of sequences counted, now and then.
+
+    Returns:
+        Pre-token (byte-level spelling) to count.
+
+    Raises:
+        TypeError: naming the item that is neither a string nor a batch of strings.
+
+    >>> count_sequences(["the cat", ["the dog"]])
+    Counter({'the': 2, 'Ġcat': 1, 'Ġdog': 1})
+    """
+    pre_tokenizer = pre_tokenizer or _pre_tokenizer(add_prefix_space, special_tokens, exclude_special_tokens)
+    cutter = _Cutter(pre_tokenizer)
+    raw: Counter[str] = Counter()
+    batch: list[str] = []
+    for index, item in enumerate(sequences):
+        if isinstance(item, str):
+            batch.append(item)
+        elif isinstance(item, (list, tuple)) and all(isinstance(s, str) for s in item):
+            batch.extend(item)
+        else:
+            raise TypeError(
+                f"item {index} of the training iterator is a {type(item).__name__} ({item!r:.60}); "
+                "expected a string or a list of strings"
+            )
+        if len(batch) >= 2048:
+            cutter.count(raw, batch)
+            if progress is not None:
+                progress(len(batch))
+            batch = []
+    if batch:
+        cutter.count(raw, batch)
+        if progress is not None:
+            progress(len(batch))
+    return spelled_counts(raw, pre_tokenizer)
+
+
+def dataset_rows(dataset: Any, column: str, *, batch_size: int = 1000) -> Iterator[str]:
+    """The values of a ``datasets.Dataset`` column, read a batch at a time.
+
+    Raises:
+        KeyError: if the dataset has no column ``column`` (the message lists the columns it has).
+    """
+    names = list(getattr(dataset, "column_names", None) or [])
+    if column not in names:
+        raise KeyError(f"the dataset has no column {column!r}; its columns are {names}")
+    return (row for start in range(0, len(dataset), batch_size) for row in dataset[start : start + batch_size][column])
+
+
+def count_dataset(
+    dataset: Any,
+    column: str,
+    *,
+    add_prefix_space: bool = False,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    batch_size: int = 1000,
+    progress: ProgressCallback | None = None,
+) -> Counter[str]:
+    """Count the pre-tokens of a ``datasets.Dataset`` column; each row is one sequence.
+
+    Raises:
+        KeyError: if the dataset has no column ``column`` (the message lists the columns it has).
+
+    >>> import datasets
+    >>> count_dataset(datasets.Dataset.from_dict({"text": ["a b", "a"]}), "text")
+    Counter({'a': 2, 'Ġb': 1})
+    """
+    return count_sequences(
+        dataset_rows(dataset, column, batch_size=batch_size),
+        add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens,
+        exclude_special_tokens=exclude_special_tokens,
+        progress=progress,
+    )
+
+
+def count_files(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    add_prefix_space: bool = False,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    workers: int | None = None,
+    errors: str = "strict",
+    pre_tokenizer: PreTokenizer | None = None,
+    progress: ProgressCallback | None = None,
+) -> FileCounts:
+    """Count the pre-tokens of text files, line by line as ``Tokenizer.train(files)`` does.
+
+    Files are read in binary and cut on ``\\n`` only (a ``\\r\\n`` ending stays on its line, a lone ``\\r`` is
+    ordinary white space). Big files are cut into ``\\n``-aligned byte ranges counted in worker processes;
+    the counts are the same for any number of workers. Memory follows the number of distinct pre-tokens.
+
+    Args:
+        paths: the files.
+        add_prefix_space: see :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`; applies to every line.
+        special_tokens: see :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`.
+        exclude_special_tokens: see :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`.
+        workers: worker processes (default: the CPU count; ``1`` counts in this process).
+        errors: ``"strict"`` raises on invalid UTF-8; ``"replace"`` replaces it with U+FFFD and counts the
+            lines where it did.
+        pre_tokenizer: all of the cutting settings at once (overrides the three above).
+        progress: called with the number of bytes just counted.
+
+    Raises:
+        FileNotFoundError: naming a missing file.
+        ValueError: naming the file, 1-based line and byte offset of invalid UTF-8 (``errors="strict"``), or a
+            bad ``errors``/``workers`` value.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = path.write_bytes(b"the cat\\r\\nthe  dog\\n")
+    >>> count_files([path], workers=1).counts
+    Counter({'the': 2, 'Ġcat': 1, 'čĊ': 1, 'Ġ': 1, 'Ġdog': 1, 'Ċ': 1})
+    """
+    if errors not in ("strict", "replace"):
+        raise ValueError(f"errors={errors!r}: choose 'strict' or 'replace'")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers={workers}: must be at least 1")
+    pre_tokenizer = pre_tokenizer or _pre_tokenizer(add_prefix_space, special_tokens, exclude_special_tokens)
+    files = [Path(p) for p in paths]
+    sizes = []
+    for path in files:
+        if str(path) == STDIN:
+            sizes.append(0)
+            continue
+        if path.is_dir():
+            raise IsADirectoryError(f"{path}: is a directory, expected a text file")
+        try:
+            sizes.append(path.stat().st_size)
+        except FileNotFoundError as e:
+            raise FileNotFoundError(f"{path}: no such file") from e
+    if sum(str(path) == STDIN for path in files) > 1:
+        raise ValueError("standard input (-) is given more than once; it can be read only once")
+    total = sum(sizes)
+    workers = workers or os.cpu_count() or 1
+    shard_bytes = min(SHARD_BYTES, max(MIN_SHARD_BYTES, -(-total // (workers * SHARDS_PER_WORKER))))
+    shards = [
+        (str(path), start, end)
+        for path, size in zip(files, sizes, strict=True)
+        for start, end in _shard_ranges(path, size, shard_bytes)
+    ]
+    workers = min(workers, max(len(shards), 1))
+    jobs = [(pre_tokenizer, path, start, end, errors) for path, start, end in shards]
+    counts: Counter[str] = Counter()
+    lines = replaced = 0
+    if workers == 1:
+        results: Iterator[tuple[Counter[str], int, int, int]] = map(_count_range_job, jobs)
+        for part, part_lines, part_replaced, part_bytes in results:
+            counts.update(part)
+            lines += part_lines
+            replaced += part_replaced
+            if progress is not None:
+                progress(part_bytes)
+    else:
+        # map keeps shard order, so the counter's key order (first occurrence) is the same for any worker count.
+        # Standard input and pipes are read in this process (a worker must not share them).
+        local = [
+            path == STDIN or (is_stream(path) and not path.endswith(COMPRESSED_SUFFIXES))
+            for _pre_tokenizer, path, _start, _end, _errors in jobs
+        ]
+        for part, part_lines, part_replaced, part_bytes in _pool_map(_count_range_job, jobs, workers, local):
+            counts.update(part)
+            lines += part_lines
+            replaced += part_replaced
+            if progress is not None:
+                progress(part_bytes)
+    return FileCounts(counts, total, lines, replaced)
+
+
+def _pool_map(
+    function: Callable[[Any], Any], jobs: Sequence[Any], workers: int, local: Sequence[bool] = ()
+) -> Iterator[Any]:
+    """``map(function, jobs)`` in ``workers`` processes, in order; stopped at once, workers and all, when
+    interrupted. Jobs flagged in ``local`` run in this process, in their turn.
+
+    ``ProcessPoolExecutor``'s own shutdown waits for the running jobs, and a second Ctrl-C during that wait (a
+    terminal signals the whole process group; ``timeout -s INT`` too) left it hanging in its exit, and a third
+    left the workers running without a parent. So: after the first SIGINT this process ignores further ones
+    while it terminates the workers itself and waits for them (then the handler it had is back); the workers
+    ignore SIGINT from the start.
+    """
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if main_thread else None
+    if main_thread and previous is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt_once)
+    pool = None
+    try:
+        # Not pool.map: closing its iterator cancels the pending futures, and the pool's manager thread then fails
+        # on them (InvalidStateError) when it finds the terminated workers.
+        here = list(local) + [False] * (len(jobs) - len(local))
+        with signals_blocked():  # the workers and the pool's threads start with them blocked
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=leave_signals_to_parent)
+            futures = [None if in_here else pool.submit(function, job) for job, in_here in zip(jobs, here, strict=True)]
+        for job, future in zip(jobs, futures, strict=True):
+            yield function(job) if future is None else future.result()
+    except BaseException:
+        if main_thread:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if pool is not None:
+            _stop_pool(pool)
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        if main_thread and previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt_once(signum: int, frame: object) -> None:
+    """The first SIGINT interrupts; the ones right after it (the same Ctrl-C, seen twice) are ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's workers, wait for them (killing any that linger), then let the pool go."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError):
+            process.join(5)
+            if process.is_alive():
+                process.kill()
+                process.join(5)
+    # A worker stopped while it wrote its result leaves half a message in the result pipe, and the pool's manager
+    # thread waits for the rest for ever (its shutdown with it). With the workers gone, closing this process's
+    # end of the pipe ends that wait: the thread reads the end of the pipe and finds the pool broken.
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(OSError):
+            writer.close()
+    pool.shutdown(wait=True)
+
+
+def _pre_tokenizer(add_prefix_space: bool, special_tokens: Sequence[str], exclude_special_tokens: bool) -> PreTokenizer:
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
+    return PreTokenizer(
+        add_prefix_space=bool(add_prefix_space),
+        special_tokens=tuple(special_tokens),
+        exclude_special_tokens=bool(exclude_special_tokens),
+    )
+
+
+def _shard_ranges(path: Path, size: int, shard_bytes: int | None = None) -> list[tuple[int, int]]:
+    """Byte ranges of about ``shard_bytes`` (default :data:`SHARD_BYTES`) covering the file, each starting at the
+    file's start or just after a ``\\n``."""
+    shard_bytes = shard_bytes or SHARD_BYTES
+    if size <= shard_bytes or is_stream(path):
+        return [(0, size)]  # a compressed file or a pipe is read front to back, by one worker
+    starts = [0]
+    with path.open("rb") as stream:
+        position = shard_bytes
+        while position < size:
+            stream.seek(position)
+            chunk = stream.readline()  # up to and including the next b"\n"
+            position += len(chunk)
+            if position >= size:
+                break
+            starts.append(position)
+            position += shard_bytes
+    return list(zip(starts, [*starts[1:], size], strict=True))
+
+
+def _count_range_job(job: tuple[PreTokenizer, str, int, int, str]) -> tuple[Counter[str], int, int, int]:
+    """Count one range, spelled as the tokens are (in the worker: respelling costs as much as a tenth of
+    counting); returns the counts, lines, lines with replacements and bytes counted."""
+    pre_tokenizer, path, start, end, errors = job
+    raw, lines, replaced = count_byte_range(path, start, end, pre_tokenizer=pre_tokenizer, errors=errors)
+    return spelled_counts(raw, pre_tokenizer), lines, replaced, end - start
+
+
+def count_byte_range(
+    path: str | os.PathLike[str], start: int, end: int, *, pre_tokenizer: PreTokenizer, errors: str = "strict"
+) -> tuple[Counter[str], int, int]:
+    """Count the lines in ``[start, end)`` of a file (``start`` must be 0 or just after a ``\\n``).
+
+    A source that is read whole (compressed, standard input: :func:`hf_bpe.counting.sources.is_stream`) is counted
+    whole, decompressed; its range must start at 0.
+
+    Returns:
+        Raw-text (not byte-level) pre-token counts, the number of lines, the number of lines with replacements.
+    """
+    if is_stream(path):
+        if start != 0:
+            raise ValueError(f"{display_name(path)}: is read whole, not from byte {start}")
+        with open_binary(path) as stream:
+            return _count_stream(stream, None, 0, pre_tokenizer, errors, path)
+    with open(path, "rb") as stream:
+        stream.seek(start)
+        return _count_stream(stream, end - start, start, pre_tokenizer, errors, path)
+
+
+def _count_stream(
+    stream: IO[bytes],
+    limit: int | None,
+    base: int,
+    pre_tokenizer: PreTokenizer,
+    errors: str,
+    path: str | os.PathLike[str],
+) -> tuple[Counter[str], int, int]:
+    """Count ``limit`` bytes (None: all) of ``stream``, whose first byte is byte ``base`` of ``path``, in blocks
+    cut after a ``\\n``."""
+    cutter = _Cutter(pre_tokenizer)
+    raw: Counter[str] = Counter()
+    lines = replaced = 0
+    remaining = limit
+    carry = b""
+    offset = base  # where carry (then data) starts in the source
+    while True:
+        size = BLOCK_BYTES if remaining is None else min(BLOCK_BYTES, remaining)
+        block = stream.read(size) if size else b""
+        if remaining is not None:
+            remaining -= len(block)
+        final = not block or remaining == 0
+        if final:
+            data, carry = carry + block, b""
+        else:
+            cut = block.rfind(b"\n") + 1
+            if cut == 0:
+                carry += block
+                continue
+            data, carry = carry + block[:cut], block[cut:]
+        if data:
+            text, bad_lines = _decode(data, errors, path, offset, lines if limit is None else None)
+            offset += len(data)
+            parts = text.split("\n")
+            if parts[-1] == "":
+                parts.pop()
+                parts = [p + "\n" for p in parts]
+            else:
+                last = parts.pop()
+                parts = [p + "\n" for p in parts]
+                parts.append(last)
+            lines += len(parts)
+            replaced += bad_lines
+            cutter.count(raw, parts)
+        if final:
+            return raw, lines, replaced
+
+
+def _decode(
+    data: bytes, errors: str, path: str | os.PathLike[str], base: int, lines_before: int | None
+) -> tuple[str, int]:
+    """Decode whole lines that start at byte ``base`` of the source, after ``lines_before`` lines (None: count
+    them in the file); return the text and how many lines had replacements."""
+    try:
+        return data.decode("utf-8"), 0
+    except UnicodeDecodeError as e:
+        if errors == "strict":
+            offset = base + e.start
+            if lines_before is None:
+                with open(path, "rb") as stream:
+                    lines_before = stream.read(base).count(b"\n")
+            line = lines_before + data.count(b"\n", 0, e.start) + 1
+            where = " of the decompressed text" if str(path).endswith(COMPRESSED_SUFFIXES) else ""
+            hint = "fix the file, or replace it with U+FFFD: errors='replace' (--encoding-errors replace)"
+            looks = compressed_look(path) if not is_stream(path) else None
+            if looks:
+                hint = f"it looks compressed: name it with its {looks} ending and hf_bpe decompresses it"
+            raise ValueError(
+                f"{display_name(path)}:{line}: invalid UTF-8 at byte offset {offset}{where} ({e.reason}); {hint}"
+            ) from e
+    bad = 0
+    pieces = []
+    for raw_line in data.split(b"\n"):
+        try:
+            pieces.append(raw_line.decode("utf-8"))
+        except UnicodeDecodeError:
+            pieces.append(raw_line.decode("utf-8", "replace"))
+            bad += 1
+    return "\n".join(pieces), bad

@@ -1,0 +1,354 @@
+"""The one place that reads and writes tokenizer files: ``vocab.json``, ``merges.txt`` and whole output directories.
+
+Formats are GPT-2's, as ``tokenizers`` writes them with ``model.save``: ``vocab.json`` is one JSON object from
+token to id, ordered by id; ``merges.txt`` starts with ``#version: 0.2`` and has one merge per line, its two
+parts separated by a single space, in the order they were learned. Tokens are spelled with the byte-level
+alphabet (or plain characters for char-level BPE, see :class:`CharLevel`), so they never contain a space or a
+newline. A complete output directory adds ``tokenizer_config.json`` (the transformers class, special-token
+roles) and ``tokenizer.json`` (the same vocabulary for the ``tokenizers`` library and transformers' Rust backend).
+
+Reading validates and names the file and line of anything wrong. Writing is atomic: every file is first
+written beside its target under a temporary name and only then renamed over it, all files of a directory
+together, so an error or Ctrl-C never leaves a half-written or mixed directory behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from hf_bpe.atomic import write_files
+from hf_bpe.models.bpe.options import CharLevel, Merges, Vocab
+from hf_bpe.models.directory import (
+    TOKENIZER_CONFIG_FILE,
+    TOKENIZER_FILE,
+    check_no_stale_files,
+    special_token_roles,
+    stale_tokenizer_files,
+)
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+
+MERGES_HEADER = "#version: 0.2"
+VOCAB_FILE = "vocab.json"
+MERGES_FILE = "merges.txt"
+#: The transformers class that ``tokenizer_config.json`` names (``hf_bpe.transformers.bpe.BPETokenizer``).
+TOKENIZER_CLASS = "BPETokenizer"
+#: The class for char-level directories (``hf_bpe.transformers.char_bpe.CharBPETokenizer``).
+CHAR_TOKENIZER_CLASS = "CharBPETokenizer"
+
+
+def read_vocab(path: str | os.PathLike[str]) -> Vocab:
+    """Read a ``vocab.json``.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        ValueError: if it is not a JSON object from strings to distinct non-negative integers.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "vocab.json"
+    >>> _ = path.write_text('{"a": 0, "b": 1, "ab": 2}', encoding="utf-8")
+    >>> read_vocab(path)
+    {'a': 0, 'b': 1, 'ab': 2}
+    """
+    path = Path(path)
+    text = _read_text(path)
+    try:
+        vocab = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
+    if not isinstance(vocab, dict):
+        raise ValueError(f"{path}: expected a JSON object from token to id, found {type(vocab).__name__}")
+    owner: dict[int, str] = {}
+    for token, token_id in vocab.items():
+        if type(token_id) is not int or token_id < 0:
+            raise ValueError(f"{path}: token {token!r} has id {token_id!r}; ids must be non-negative integers")
+        if token_id in owner:
+            raise ValueError(f"{path}: tokens {owner[token_id]!r} and {token!r} both have id {token_id}")
+        owner[token_id] = token
+    return vocab
+
+
+def read_merges(path: str | os.PathLike[str], vocab: Mapping[str, int] | None = None) -> Merges:
+    """Read a ``merges.txt``, with or without its ``#version`` header, with ``\\n`` or ``\\r\\n`` line endings.
+
+    Args:
+        path: the file.
+        vocab: when given, each part and each merged token must be in it.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        ValueError: naming the file and the 1-based line number of a malformed merge.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "merges.txt"
+    >>> _ = path.write_text("#version: 0.2\\na b\\nab c\\n", encoding="utf-8")
+    >>> read_merges(path)
+    [('a', 'b'), ('ab', 'c')]
+    """
+    path = Path(path)
+    merges: Merges = []
+    for number, line in enumerate(_read_text(path).split("\n"), start=1):
+        line = line.removesuffix("\r")
+        if not line or (number == 1 and line.startswith("#version")):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not all(parts):
+            raise ValueError(f"{path}:{number}: expected two tokens separated by one space, found {line!r}")
+        left, right = parts
+        if vocab is not None:
+            for token in (left, right, left + right):
+                if token not in vocab:
+                    raise ValueError(f"{path}:{number}: {token!r} (from merge {line!r}) is not in the vocabulary")
+        merges.append((left, right))
+    return merges
+
+
+@dataclasses.dataclass(frozen=True)
+class TokenizerJson:
+    """What :func:`read_tokenizer_json` takes from a byte-level BPE ``tokenizer.json``.
+
+    Attributes:
+        vocab: the model's vocabulary.
+        merges: the model's merges, in rank order.
+        add_prefix_space: the ``ByteLevel`` pre-tokenizer's setting.
+        added_tokens: the ``added_tokens`` entries as written (``content``, ``id``, ``special``, ``lstrip``, ...).
+        pre_tokenizer: the normalizer and splits, as ``tokenizer_config.json`` records them
+            (:meth:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer.model_settings`).
+    """
+
+    vocab: Vocab
+    merges: Merges
+    add_prefix_space: bool
+    added_tokens: list[dict[str, object]]
+    pre_tokenizer: dict[str, object] = dataclasses.field(default_factory=dict)
+
+
+def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
+    """Read the vocabulary, merges and pre-tokenizer of a byte-level BPE ``tokenizer.json`` (as ``tokenizers`` and
+    transformers' Rust backend save it); merges may be ``"a b"`` strings or ``["a", "b"]`` pairs. The pre-tokenizer
+    is GPT-2's ``ByteLevel`` or ``Split`` steps before ``ByteLevel(use_regex=False)``, with no normalizer or NFC,
+    NFKC or Lowercase (:meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.from_tokenizer_json`).
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        ValueError: naming the file and the setting, if it is not JSON or not byte-level BPE hf_bpe can express
+            (another model, another normalizer or pre-tokenizer, an affix, byte fallback or ``ignore_merges``).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tokenizer.json"
+    >>> model = {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}
+    >>> pre = {"type": "ByteLevel", "add_prefix_space": True, "use_regex": True}
+    >>> _ = path.write_text(json.dumps({"model": model, "pre_tokenizer": pre, "added_tokens": []}), encoding="utf-8")
+    >>> found = read_tokenizer_json(path)
+    >>> found.merges, found.add_prefix_space
+    ([('a', 'b')], True)
+    """
+    path = Path(path)
+    text = _read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
+    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(model, dict) or model.get("type") != "BPE":
+        found = model.get("type") if isinstance(model, dict) else None
+        raise ValueError(f"{path}: model type is {found!r}; BPETokenizer reads byte-level BPE (model type 'BPE') only")
+    try:
+        pre_tokenizer = PreTokenizer.from_tokenizer_json(data)
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise ValueError(
+            f"{path}: {e}; BPETokenizer reads byte-level BPE (ByteLevel, or Split steps and ByteLevel) only; load "
+            "this file with transformers' TokenizersBackend instead"
+        ) from e
+    unsupported = {
+        "continuing_subword_prefix": model.get("continuing_subword_prefix"),
+        "end_of_word_suffix": model.get("end_of_word_suffix"),
+        "byte_fallback": model.get("byte_fallback"),
+        "ignore_merges": model.get("ignore_merges"),
+    }
+    for name, value in unsupported.items():
+        if value:
+            raise ValueError(
+                f"{path}: {name} is {json.dumps(value)[:120]}; BPETokenizer reads byte-level BPE without affixes, "
+                "byte fallback or ignore_merges; load this file with transformers' TokenizersBackend instead"
+            )
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
+        raise ValueError(f"{path}: model.vocab must be an object from token to non-negative integer id")
+    merges: Merges = []
+    for number, merge in enumerate(model.get("merges") or [], start=1):
+        parts = merge.split(" ") if isinstance(merge, str) else merge
+        if not isinstance(parts, list) or len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+            raise ValueError(f'{path}: merge {number} is {merge!r}; expected "left right" or ["left", "right"]')
+        merges.append((parts[0], parts[1]))
+    added = data.get("added_tokens") or []
+    settings = pre_tokenizer.model_settings()
+    return TokenizerJson(dict(vocab), merges, pre_tokenizer.add_prefix_space, list(added), settings)
+
+
+def format_vocab(vocab: Mapping[str, int]) -> str:
+    """``vocab.json``'s text: tokens ordered by id, non-ASCII kept as is, as ``tokenizers`` writes it."""
+    ordered = dict(sorted(vocab.items(), key=lambda item: item[1]))
+    return json.dumps(ordered, ensure_ascii=False, separators=(",", ":"))
+
+
+def format_merges(merges: Merges) -> str:
+    """``merges.txt``'s text: the header, then one ``left right`` line per merge.
+
+    >>> print(format_merges([("a", "b"), ("ab", "c")]), end="")
+    #version: 0.2
+    a b
+    ab c
+    """
+    return "".join([MERGES_HEADER, "\n", *(f"{left} {right}\n" for left, right in merges)])
+
+
+def write_vocab(path: str | os.PathLike[str], vocab: Mapping[str, int]) -> None:
+    """Write ``vocab.json`` atomically."""
+    write_files(Path(path).parent, {Path(path).name: format_vocab(vocab)})
+
+
+def write_merges(path: str | os.PathLike[str], merges: Merges) -> None:
+    """Write ``merges.txt`` atomically."""
+    write_files(Path(path).parent, {Path(path).name: format_merges(merges)})
+
+
+def tokenizer_config(
+    special_tokens: Sequence[str],
+    roles: Mapping[str, str | None] | None = None,
+    *,
+    pre_tokenizer: PreTokenizer | None = None,
+    add_prefix_space: bool = False,
+    char_level: CharLevel | None = None,
+) -> dict[str, object]:
+    """The ``tokenizer_config.json`` contents that make transformers load the files with :data:`TOKENIZER_CLASS`.
+
+    Every special token is a special token of the loaded tokenizer: those with a role under the role's name,
+    the rest as ``extra_special_tokens``. A byte-level tokenizer records its pre-tokenizer (``pre_tokenizer``:
+    splits, normalizer, engine and preset name; ``add_prefix_space`` beside it, as transformers names it), which
+    :class:`hf_bpe.transformers.bpe.BPETokenizer` takes back as arguments.
+    """
+    named = special_token_roles(special_tokens, roles)
+    extra = [token for token in special_tokens if token not in named.values()]
+    if char_level is not None:
+        return {
+            "tokenizer_class": CHAR_TOKENIZER_CLASS,
+            **named,
+            "extra_special_tokens": extra,
+            "end_of_word_suffix": char_level.end_of_word_suffix,
+            "continuing_subword_prefix": char_level.continuing_subword_prefix,
+            "lowercase": char_level.lowercase,
+            "clean_up_tokenization_spaces": False,
+        }
+    pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
+    return {
+        "tokenizer_class": TOKENIZER_CLASS,
+        **named,
+        "extra_special_tokens": extra,
+        "add_prefix_space": pre_tokenizer.add_prefix_space,
+        "pre_tokenizer": pre_tokenizer.model_settings(),
+        "errors": "replace",
+        "clean_up_tokenization_spaces": False,
+    }
+
+
+def tokenizer_json(
+    vocab: Mapping[str, int],
+    merges: Merges,
+    special_tokens: Sequence[str],
+    *,
+    pre_tokenizer: PreTokenizer | None = None,
+    add_prefix_space: bool = False,
+    char_level: CharLevel | None = None,
+    unk_token: str | None = None,
+) -> str:
+    """``tokenizer.json`` for the same vocabulary, built with the ``tokenizers`` library.
+
+    It lets transformers' Rust backend (``TokenizersBackend``) load the directory when hf_bpe is not installed,
+    with the same ids: the pre-tokenizer's normalizer and splits are
+    :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`'s ``tokenizers`` form.
+    """
+    from tokenizers import AddedToken, Tokenizer, decoders, models, processors
+
+    if char_level is not None:
+        pre_tokenizer = PreTokenizer.char_level(lowercase=char_level.lowercase)
+        affixes = {
+            "end_of_word_suffix": char_level.end_of_word_suffix,
+            "continuing_subword_prefix": char_level.continuing_subword_prefix,
+            "unk_token": unk_token,
+        }
+        model = models.BPE(vocab=dict(vocab), merges=list(merges), **{k: v for k, v in affixes.items() if v})
+        tokenizer = Tokenizer(model)
+        tokenizer.decoder = decoders.BPEDecoder(suffix=char_level.end_of_word_suffix or "")
+    else:
+        pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
+        tokenizer = Tokenizer(models.BPE(vocab=dict(vocab), merges=list(merges)))
+        tokenizer.decoder = decoders.ByteLevel()
+        tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
+    normalizer = pre_tokenizer.tokenizers_normalizer()
+    if normalizer is not None:
+        tokenizer.normalizer = normalizer
+    tokenizer.pre_tokenizer = pre_tokenizer.tokenizers_pre_tokenizer()
+    tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
+    return tokenizer.to_str()
+
+
+def write_tokenizer_dir(
+    directory: str | os.PathLike[str],
+    vocab: Mapping[str, int],
+    merges: Merges,
+    *,
+    special_tokens: Sequence[str] = (),
+    roles: Mapping[str, str | None] | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
+    add_prefix_space: bool = False,
+    char_level: CharLevel | None = None,
+    force: bool = False,
+) -> list[Path]:
+    """Write a complete tokenizer directory, all files or none.
+
+    The files: ``vocab.json`` and ``merges.txt`` (GPT-2's format, byte-identical to what ``tokenizers``
+    writes), ``tokenizer_config.json`` (for transformers) and ``tokenizer.json`` (for the Rust backend).
+    ``pre_tokenizer`` (default: GPT-2's, with ``add_prefix_space``) says how text is cut. Other files in the
+    directory stay, except those that would change the loaded tokenizer (:data:`FOREIGN_TOKENIZER_FILES`): they
+    are refused, or removed with the write when ``force`` is set.
+
+    Returns:
+        The paths written.
+
+    Raises:
+        FileExistsError: if the directory holds files of another tokenizer and ``force`` is not set.
+    """
+    stale = stale_tokenizer_files(directory)
+    if not force:
+        check_no_stale_files(directory)
+    pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
+    config = tokenizer_config(special_tokens, roles, pre_tokenizer=pre_tokenizer, char_level=char_level)
+    unk = special_token_roles(special_tokens, roles)["unk_token"]
+    files = {
+        VOCAB_FILE: format_vocab(vocab),
+        MERGES_FILE: format_merges(merges),
+        TOKENIZER_CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
+        TOKENIZER_FILE: tokenizer_json(
+            vocab, merges, special_tokens, pre_tokenizer=pre_tokenizer, char_level=char_level, unk_token=unk
+        ),
+    }
+    write_files(directory, files, remove=[path.name for path in stale])
+    return [Path(directory) / name for name in files]
+
+
+def _read_text(path: Path) -> str:
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a directory, expected a file")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"{path}: no such file") from e
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ValueError(f"{path}:{line}: invalid UTF-8 at byte offset {e.start}") from e

@@ -1,0 +1,672 @@
+"""The public training API: text sources in, a :class:`~hf_bpe.models.bpe.trainer.TrainResult` out.
+
+This module only joins the two steps: :mod:`hf_bpe.counting.counting` turns files, iterables or ``datasets`` columns
+into pre-token counts, :func:`hf_bpe.models.bpe.trainer.train_bpe` turns counts into merges. How text is cut is one
+:class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`, built here from the keywords (``pattern``, ``normalizer``,
+``add_prefix_space``, ``char_level``, ...) or given whole (``pre_tokenizer``). Defaults are ``BpeTrainer``'s
+(``vocab_size=30000``, ``min_frequency=0``) with the ByteLevel pre-tokenizer (``add_prefix_space=False``) and the
+full byte alphabet as initial alphabet, so ``train_from_files(paths)`` gives what ``tokenizers`` gives for
+``Tokenizer(BPE())`` trained on ``paths`` with those settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.counting.counting import FileCounts, count_files, count_sequences, counting_settings, dataset_rows
+from hf_bpe.counting.counts_dir import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
+from hf_bpe.models.bpe.continuing import BaseTokenizer, as_base
+from hf_bpe.models.bpe.options import CharLevel
+from hf_bpe.models.bpe.trainer import TrainResult, continue_bpe, train_bpe
+from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+
+Progress = Callable[[str, int, int], None]
+"""Called as ``progress(stage, done, total)``: stage ``"count"`` (bytes for files, sequences for iterators, where
+``total`` is 0 when unknown), then stage ``"merge"`` (merges made, merges wanted)."""
+
+
+class TrainingWarning(UserWarning):
+    """Training gave fewer (or more) tokens than asked for; the message says why."""
+
+
+def shortfall(
+    result: TrainResult, vocab_size: int, min_frequency: int, *, names: Mapping[str, str] | None = None
+) -> str | None:
+    """Why ``result`` does not have ``vocab_size`` tokens, in a sentence, or None when it has them.
+
+    ``names`` spells the options (``{"vocab_size": "--vocab-size"}`` on the command line).
+
+    >>> result = train_bpe({"Ġhug": 3}, vocab_size=300)
+    >>> print(shortfall(result, 300, 0).replace("; ", ";\\n"))
+    the vocabulary has 259 of the 300 tokens asked for (stopped: no_pairs): no pair of tokens is left to merge;
+    every pre-token is a single token already;
+    train on more text for more tokens
+    """
+    named = {"vocab_size": "vocab_size", "min_frequency": "min_frequency", **(names or {})}
+    size = len(result.vocab)
+    if size > vocab_size:
+        return (
+            f"{named['vocab_size']} {vocab_size} is below the alphabet plus special tokens; the vocabulary has "
+            f"{size} tokens (as tokenizers gives) and no merges"
+        )
+    if result.merges_learned == 0 and size < vocab_size:
+        return (
+            "nothing to merge (is the corpus empty?); "
+            f"the vocabulary is the alphabet and special tokens ({size} tokens)"
+        )
+    if size >= vocab_size:
+        return None
+    start = f"the vocabulary has {size:,} of the {vocab_size:,} tokens asked for (stopped: {result.stop_reason}): "
+    if result.stop_reason == "min_frequency":
+        return start + (
+            f"the most frequent pair left occurs fewer than {named['min_frequency']} {min_frequency} times; "
+            "lower it or train on more text"
+        )
+    return start + (
+        "no pair of tokens is left to merge; every pre-token is a single token already; train on more text for more "
+        "tokens"
+    )
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside hf_bpe (the user's call)."""
+    package = os.path.dirname(__file__)
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.dirname(frame.f_code.co_filename) == package:
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
+def _count_paths(paths: Iterable[str | os.PathLike[str]], progress: Progress | None, **options: Any) -> FileCounts:
+    """:func:`hf_bpe.counting.counting.count_files`, reporting bytes counted out of the files' total size."""
+    paths = list(paths)
+    total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+    return count_files(paths, progress=_count_progress(progress, total), **options)
+
+
+def _count_progress(progress: Progress | None, total: int) -> Callable[[int], None]:
+    """Turn counting's ``step`` callbacks into ``progress("count", done, total)`` calls."""
+    done = 0
+
+    def step(amount: int) -> None:
+        nonlocal done
+        done += amount
+        if progress is not None:
+            progress("count", done, total)
+
+    return step
+
+
+def pre_tokenizer_for(
+    *,
+    pre_tokenizer: PreTokenizer | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    add_prefix_space: bool = False,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    char_level: CharLevel | None = None,
+) -> PreTokenizer:
+    """The pre-tokenizer the training keywords describe.
+
+    ``pre_tokenizer``, when given, is taken whole (its ``add_prefix_space`` included); ``special_tokens`` and
+    ``exclude_special_tokens`` always come from their own keywords, since they are training options too.
+    Otherwise ``pattern`` (a preset's name or a regex; GPT-2's by default), ``normalizer`` and
+    ``add_prefix_space`` build it, or ``char_level`` does (words split on white space; its ``lowercase``).
+
+    Raises:
+        ValueError: for a pattern or normalizer given with ``char_level`` or with ``pre_tokenizer``, or a bad
+            pattern.
+
+    >>> pre_tokenizer_for(pattern="qwen2").normalizer
+    'nfc'
+    """
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
+    specials: dict[str, Any] = {
+        "special_tokens": tuple(special_tokens),
+        "exclude_special_tokens": bool(exclude_special_tokens),
+    }
+    if pre_tokenizer is not None:
+        if pattern is not None or normalizer is not None or char_level is not None:
+            raise ValueError("give either pre_tokenizer or pattern/normalizer/char_level, not both")
+        return dataclasses.replace(pre_tokenizer, **specials)
+    if char_level is not None:
+        if pattern is not None or normalizer not in (None, "none", "lowercase"):
+            raise ValueError("char-level BPE splits words on white space: it takes no pattern or normalizer")
+        if add_prefix_space:
+            raise ValueError("add_prefix_space applies to byte-level BPE only, not to char_level")
+        return PreTokenizer.char_level(lowercase=char_level.lowercase or normalizer == "lowercase", **specials)
+    prefix = bool(add_prefix_space)
+    return PreTokenizer.from_pattern(pattern, normalizer=normalizer, add_prefix_space=prefix, **specials)
+
+
+def continuing_cut(
+    continue_from: str | os.PathLike[str] | BaseTokenizer,
+    *,
+    pre_tokenizer: PreTokenizer | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    add_prefix_space: bool = False,
+    char_level: CharLevel | None = None,
+    limit_alphabet: int | None = None,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+) -> tuple[BaseTokenizer, PreTokenizer]:
+    """The base to continue from, and how the corpus is cut for it: the base's pre-tokenizer, with its special
+    tokens and the new ones (cut out first with ``exclude_special_tokens``).
+
+    Raises:
+        ValueError: for a pre-tokenizer keyword, ``char_level`` or ``limit_alphabet`` that would change the base.
+    """
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
+    base = as_base(continue_from)
+    given: dict[str, object] = {
+        "pattern": pattern,
+        "normalizer": normalizer,
+        "char_level": char_level,
+        "limit_alphabet": limit_alphabet,
+    }
+    if pre_tokenizer is not None and pre_tokenizer.for_encoding() != base.pre_tokenizer:
+        given["pre_tokenizer"] = pre_tokenizer
+    if add_prefix_space and not base.pre_tokenizer.add_prefix_space:
+        given["add_prefix_space"] = add_prefix_space
+    named = [name for name, value in given.items() if value is not None]
+    if named:
+        raise ValueError(
+            f"{named[0]} is given, but continuing training keeps the base's pre-tokenizer and alphabet "
+            f"({base.source}); leave {named[0]} out"
+        )
+    for token in special_tokens:
+        if token in base.vocab and token not in base.special_tokens:
+            raise ValueError(
+                f"new special token {token!r} is already token {base.vocab[token]} of the base ({base.source}), an "
+                "ordinary token; choose another text for it"
+            )
+    specials = base.special_tokens + tuple(token for token in special_tokens if token not in base.special_tokens)
+    cut = dataclasses.replace(
+        base.pre_tokenizer, special_tokens=specials, exclude_special_tokens=bool(exclude_special_tokens)
+    )
+    return base, cut
+
+
+def training_cut(
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None,
+    *,
+    limit_alphabet: int | None = None,
+    **options: Any,
+) -> tuple[BaseTokenizer | None, PreTokenizer]:
+    """The base to continue from (None for a new tokenizer) and the pre-tokenizer that cuts the corpus for it:
+    :func:`continuing_cut`, or :func:`pre_tokenizer_for` for a new tokenizer (``limit_alphabet`` matters only
+    when continuing, which refuses it). ``options``: the pre-tokenizer keywords."""
+    if continue_from is not None:
+        return continuing_cut(continue_from, limit_alphabet=limit_alphabet, **options)
+    return None, pre_tokenizer_for(**options)
+
+
+def train_from_counts(
+    counts: Mapping[str, int],
+    *,
+    vocab_size: int = 30000,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = (),
+    add_prefix_space: bool = False,
+    max_token_length: int | None = None,
+    limit_alphabet: int | None = None,
+    char_level: CharLevel | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+) -> TrainResult:
+    """Train on pre-token counts (byte-level spelling), e.g. from :mod:`hf_bpe.counting.counts_dir`.
+
+    The pre-tokenizer keywords (``pattern``, ``normalizer``, ``add_prefix_space``, ``pre_tokenizer``) only record
+    how the counts were made, for the tokenizer files. With ``char_level`` the counts are of words in their own
+    characters, and the alphabet is the characters seen. ``workers``: see :func:`hf_bpe.models.bpe.trainer.train_bpe`.
+    ``continue_from``: see :func:`train_from_files` (the counts must be cut with the base's pre-tokenizer).
+
+    >>> train_from_counts({"Ġhug": 3, "Ġpug": 2}, vocab_size=258).merges
+    [('u', 'g'), ('h', 'ug')]
+    """
+    merge_progress = None if progress is None else (lambda done, total: progress("merge", done, total))
+    base, cut = training_cut(
+        continue_from,
+        pre_tokenizer=pre_tokenizer,
+        pattern=pattern,
+        normalizer=normalizer,
+        add_prefix_space=add_prefix_space,
+        char_level=char_level,
+        limit_alphabet=limit_alphabet,
+        special_tokens=special_tokens,
+    )
+    kept: dict[str, Any]  # what the result keeps besides the pre-tokenizer: the base's roles, or char_level
+    if base is not None:
+        result = continue_bpe(
+            counts,
+            base.vocab,
+            base.merges,
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=base.special_tokens,
+            new_special_tokens=special_tokens,
+            max_token_length=max_token_length,
+            workers=workers,
+            progress=merge_progress,
+        )
+        kept = {"roles": base.roles}
+    else:
+        result = train_bpe(
+            counts,
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=special_tokens,
+            limit_alphabet=limit_alphabet,
+            max_token_length=max_token_length,
+            initial_alphabet=BYTE_ALPHABET if cut.byte_level else (),
+            end_of_word_suffix=char_level.end_of_word_suffix if char_level else None,
+            continuing_subword_prefix=char_level.continuing_subword_prefix if char_level else None,
+            workers=workers,
+            progress=merge_progress,
+        )
+        kept = {"char_level": char_level}
+    message = shortfall(result, vocab_size, min_frequency)
+    if message is not None:
+        warnings.warn(message, TrainingWarning, stacklevel=_caller_stacklevel())
+    return dataclasses.replace(result, pre_tokenizer=cut.for_encoding(), **kept)
+
+
+def train_from_files(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    vocab_size: int = 30000,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = (),
+    add_prefix_space: bool = False,
+    max_token_length: int | None = None,
+    limit_alphabet: int | None = None,
+    workers: int | None = None,
+    exclude_special_tokens: bool = False,
+    errors: str = "strict",
+    char_level: CharLevel | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
+    progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+) -> TrainResult:
+    """Train on text files, read line by line as ``Tokenizer.train(files, trainer)`` reads them.
+
+    Args:
+        paths: UTF-8 text files.
+        vocab_size: the vocabulary size, special tokens and the 256 byte characters included.
+        min_frequency: stop when the best pair occurs fewer times than this.
+        special_tokens: tokens given ids 0, 1, ... in order.
+        add_prefix_space: add a space before text that does not start with one (see
+            :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.pre_tokenize`).
+        max_token_length: see :func:`hf_bpe.models.bpe.trainer.train_bpe`.
+        limit_alphabet: see :func:`hf_bpe.models.bpe.trainer.train_bpe`.
+        workers: processes for counting and for the initial pair count (default: the CPU count).
+        exclude_special_tokens: cut special tokens out of the text before counting (the reference counts them as
+            ordinary text, tokenizers#1616).
+        errors: ``"strict"`` or ``"replace"`` for invalid UTF-8, see :func:`hf_bpe.counting.counting.count_files`.
+        char_level: train char-level BPE (words split on white space, an end-of-word suffix) instead of
+            byte-level, as ``BpeTrainer(end_of_word_suffix=...)`` behind a ``WhitespaceSplit`` pre-tokenizer.
+        pattern: the split: a preset's name (``"gpt2"``, ``"llama3"``, ``"cl100k"``, ``"o200k"``, ``"qwen2"``,
+            ``"deepseek-v3"``, see :data:`hf_bpe.pipeline.pre_tokenizers.PRESETS`) or a regex (default: GPT-2's).
+        normalizer: ``"none"``, ``"nfc"``, ``"nfkc"`` or ``"lowercase"`` (default: the preset's, or none).
+        pre_tokenizer: the whole pre-tokenizer at once, instead of the keywords above.
+        progress: see :data:`Progress`.
+        continue_from: continue training this tokenizer (a directory, see
+        :func:`hf_bpe.models.bpe.continuing.read_base`,
+            or a :class:`~hf_bpe.models.bpe.continuing.BaseTokenizer`): its ids, merges, special tokens, their roles and
+            its pre-tokenizer are kept, ``special_tokens`` are added after its tokens, and new merges follow its
+            own (:func:`hf_bpe.models.bpe.trainer.continue_bpe`). The pre-tokenizer keywords, ``char_level`` and
+            ``limit_alphabet`` are then the base's and cannot be given.
+
+    Raises:
+        FileNotFoundError: naming a missing file.
+        ValueError: naming the file, line and byte offset of invalid UTF-8, or a bad option.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = path.write_text("hug pug hug\\n", encoding="utf-8")
+    >>> train_from_files([path], vocab_size=258, workers=1).merges
+    [('u', 'g'), ('h', 'ug')]
+    """
+    base, cut = training_cut(
+        continue_from,
+        pre_tokenizer=pre_tokenizer,
+        pattern=pattern,
+        normalizer=normalizer,
+        add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens,
+        exclude_special_tokens=exclude_special_tokens,
+        char_level=char_level,
+        limit_alphabet=limit_alphabet,
+    )
+    counted = _count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
+    result = train_from_counts(
+        counted.counts,
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+        max_token_length=max_token_length,
+        limit_alphabet=limit_alphabet,
+        char_level=char_level,
+        pre_tokenizer=None if char_level or base else cut,
+        workers=workers,
+        progress=progress,
+        continue_from=base,
+    )
+    return dataclasses.replace(result, replaced_lines=counted.replaced_lines)
+
+
+def train_from_iterator(
+    sequences: Iterable[str | Sequence[str]],
+    *,
+    vocab_size: int = 30000,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = (),
+    add_prefix_space: bool = False,
+    max_token_length: int | None = None,
+    limit_alphabet: int | None = None,
+    exclude_special_tokens: bool = False,
+    char_level: CharLevel | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
+    progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+) -> TrainResult:
+    """Train on an iterable of strings or of batches (lists) of strings, as ``train_from_iterator`` does.
+
+    Each string is one sequence, pre-tokenized whole: it is not cut into lines. Options as in
+    :func:`train_from_files`.
+
+    >>> train_from_iterator(["hug pug", ["hug"]], vocab_size=258).merges
+    [('u', 'g'), ('h', 'ug')]
+    """
+    return _train_from_sequences(
+        sequences,
+        0,
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+        add_prefix_space=add_prefix_space,
+        max_token_length=max_token_length,
+        limit_alphabet=limit_alphabet,
+        exclude_special_tokens=exclude_special_tokens,
+        char_level=char_level,
+        pattern=pattern,
+        normalizer=normalizer,
+        pre_tokenizer=pre_tokenizer,
+        progress=progress,
+        continue_from=continue_from,
+    )
+
+
+def _train_from_sequences(
+    sequences: Iterable[str | Sequence[str]],
+    total: int,
+    *,
+    special_tokens: Sequence[str],
+    add_prefix_space: bool,
+    exclude_special_tokens: bool,
+    char_level: CharLevel | None,
+    pattern: str | None,
+    normalizer: str | None,
+    pre_tokenizer: PreTokenizer | None,
+    progress: Progress | None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    **merging: Any,
+) -> TrainResult:
+    """Count ``sequences`` (``total`` of them, 0 if unknown) as the keywords say and train on the counts."""
+    base, cut = training_cut(
+        continue_from,
+        pre_tokenizer=pre_tokenizer,
+        pattern=pattern,
+        normalizer=normalizer,
+        add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens,
+        exclude_special_tokens=exclude_special_tokens,
+        char_level=char_level,
+        limit_alphabet=merging.get("limit_alphabet"),
+    )
+    counts = count_sequences(sequences, pre_tokenizer=cut, progress=_count_progress(progress, total))
+    return train_from_counts(
+        counts,
+        special_tokens=special_tokens,
+        char_level=char_level,
+        pre_tokenizer=None if char_level or base else cut,
+        progress=progress,
+        continue_from=base,
+        **merging,
+    )
+
+
+def train_from_dataset(
+    dataset: Any,
+    column: str = "text",
+    *,
+    vocab_size: int = 30000,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = (),
+    add_prefix_space: bool = False,
+    max_token_length: int | None = None,
+    limit_alphabet: int | None = None,
+    exclude_special_tokens: bool = False,
+    char_level: CharLevel | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
+    progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+) -> TrainResult:
+    """Train on a ``datasets.Dataset`` column, each row one sequence (as ``train_from_iterator`` over the rows).
+
+    Raises:
+        KeyError: if the dataset has no such column.
+
+    >>> import datasets
+    >>> train_from_dataset(datasets.Dataset.from_dict({"text": ["hug pug", "hug"]}), "text", vocab_size=258).merges
+    [('u', 'g'), ('h', 'ug')]
+    """
+    return _train_from_sequences(
+        dataset_rows(dataset, column),
+        len(dataset),
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+        add_prefix_space=add_prefix_space,
+        max_token_length=max_token_length,
+        limit_alphabet=limit_alphabet,
+        exclude_special_tokens=exclude_special_tokens,
+        char_level=char_level,
+        pattern=pattern,
+        normalizer=normalizer,
+        pre_tokenizer=pre_tokenizer,
+        progress=progress,
+        continue_from=continue_from,
+    )
+
+
+def count_to_directory(
+    paths: Sequence[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    *,
+    add_prefix_space: bool = False,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
+    errors: str = "strict",
+    engine: str = "local",
+    workers: int | None = None,
+    buckets: int = DEFAULT_BUCKETS,
+    executor: str = "local",
+    tasks: int | None = None,
+    executor_options: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> Path:
+    """Count the pre-tokens of text files into a counts directory (:mod:`hf_bpe.counting.counts_dir`).
+
+    Args:
+        paths: the text files, read as :func:`train_from_files` reads them.
+        output: the counts directory to write.
+        add_prefix_space: see :func:`train_from_files`.
+        special_tokens: see :func:`train_from_files` (used with ``exclude_special_tokens``).
+        exclude_special_tokens: see :func:`train_from_files`.
+        pattern: see :func:`train_from_files`.
+        normalizer: see :func:`train_from_files`.
+        pre_tokenizer: see :func:`train_from_files`.
+        errors: ``"strict"`` or ``"replace"`` for invalid UTF-8.
+        engine: ``"local"`` (this machine's process pool) or ``"datatrove"`` (see :mod:`hf_bpe.counting.datatrove`).
+        workers: processes (local engine) or tasks run at once (datatrove).
+        buckets: how many bucket files to spread the counts over.
+        executor: datatrove's executor: ``"local"``, ``"ray"`` or ``"slurm"``.
+        tasks: datatrove tasks (default: 4 per worker).
+        executor_options: passed to datatrove's executor (Slurm's ``partition``, ``time``...).
+        progress: see :data:`Progress` (local engine only).
+
+    Returns:
+        The manifest's path.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = path.write_text("hug pug hug\\n", encoding="utf-8")
+    >>> manifest = count_to_directory([path], path.parent / "counts", workers=1)
+    >>> train_from_count_directory(manifest.parent, vocab_size=258).merges
+    [('u', 'g'), ('h', 'ug')]
+    """
+    cut = pre_tokenizer_for(
+        pre_tokenizer=pre_tokenizer,
+        pattern=pattern,
+        normalizer=normalizer,
+        add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens,
+        exclude_special_tokens=exclude_special_tokens,
+    )
+    if engine == "datatrove":
+        from hf_bpe.counting.datatrove import count_with_datatrove
+
+        parallel = workers or os.cpu_count() or 1
+        return count_with_datatrove(
+            paths,
+            output,
+            counting=cut,
+            tasks=tasks or 4 * parallel,
+            workers=parallel,
+            buckets=buckets,
+            executor=executor,
+            errors=errors,
+            executor_options=dict(executor_options or {}),
+        )
+    if engine != "local":
+        raise ValueError(f"engine {engine!r}: choose 'local' or 'datatrove'")
+    paths = list(paths)
+    counted = _count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
+    return write_counts(
+        output,
+        counted.counts,
+        settings=counting_settings(cut, errors),
+        buckets=buckets,
+        sources=[str(Path(p).resolve()) for p in paths],
+    )
+
+
+def train_from_count_directory(
+    directory: str | os.PathLike[str],
+    *,
+    vocab_size: int = 30000,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = (),
+    max_token_length: int | None = None,
+    limit_alphabet: int | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+) -> TrainResult:
+    """Train on a counts directory written by :func:`count_to_directory` (or ``hf-bpe count``).
+
+    The pre-tokenizer (pattern, normalizer, prefix space, special tokens cut out) is the one recorded in the
+    directory, and goes into the tokenizer files. With ``continue_from`` (see :func:`train_from_files`) it must be
+    the base's.
+
+    Raises:
+        FileNotFoundError: if the directory has no manifest (an unfinished or foreign directory).
+        ValueError: naming a corrupt file, or counts of another format version.
+    """
+    recorded = PreTokenizer.from_settings(read_manifest(directory)["settings"])
+    if recorded.bert is not None:
+        raise ValueError(
+            f"{directory}: counted with BERT's recipe for WordPiece; train it with --model wordpiece "
+            "(hf_bpe.train_wordpiece_from_count_directory)"
+        )
+    if recorded.sentencepiece is not None:
+        raise ValueError(
+            f"{directory}: counted with the SentencePiece recipe for Unigram; train it with --model unigram "
+            "(hf_bpe.models.unigram.training.train_unigram_from_count_directory)"
+        )
+    if continue_from is not None:
+        base = as_base(continue_from)
+        if recorded.for_encoding() != base.pre_tokenizer:
+            raise ValueError(
+                f"{directory} was counted with another pre-tokenizer than {base.source}'s (pattern "
+                f"{recorded.preset or recorded.splits}, normalizer {recorded.normalizer}, add_prefix_space "
+                f"{recorded.add_prefix_space}); count the text again with the base's"
+            )
+        continue_from = base
+    return train_from_counts(
+        dict(iter_counts(directory)),
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+        max_token_length=max_token_length,
+        limit_alphabet=limit_alphabet,
+        pre_tokenizer=None if continue_from is not None else recorded,
+        workers=workers,
+        progress=progress,
+        continue_from=continue_from,
+    )
+
+
+def smaller_vocabulary(result: TrainResult, vocab_size: int) -> TrainResult | None:
+    """What training the same counts to ``vocab_size`` gives, taken from a run to a larger size, or None where it
+    cannot be read off that run.
+
+    Merges are made one after the other, so a smaller run makes the first merges of a larger one and stops when its
+    vocabulary is full. That is exact when every merge of the larger run made a new token, in id order (a merge
+    whose result already existed, such as a special token spelled like a word, does not grow the vocabulary, and
+    merges.txt keeps only its last position): then the smaller run's merges are the first ``vocab_size`` minus the
+    alphabet and special tokens. Otherwise None: train that size on its own.
+
+    >>> big = train_from_iterator(["hug pug hug pun bun"], vocab_size=262)
+    >>> small = smaller_vocabulary(big, 259)
+    >>> small.merges == train_from_iterator(["hug pug hug pun bun"], vocab_size=259).merges
+    True
+    """
+    base = len(result.vocab) - len(result.merges)
+    if [result.vocab[left + right] for left, right in result.merges] != list(range(base, len(result.vocab))):
+        return None
+    if vocab_size >= len(result.vocab):
+        # The larger run stopped before filling its vocabulary (or exactly at it): so does the smaller one.
+        return result if result.stop_reason != "vocab_size" or vocab_size == len(result.vocab) else None
+    kept = max(vocab_size - base, 0)
+    vocab = {token: token_id for token, token_id in result.vocab.items() if token_id < base + kept}
+    return dataclasses.replace(
+        result, vocab=vocab, merges=result.merges[:kept], stop_reason="vocab_size", merges_learned=kept
+    )

@@ -1,0 +1,95 @@
+"""What every tokenizer directory hf_bpe writes shares, whatever its model: the file names transformers reads,
+the special-token roles, and the files of another tokenizer that must not be left beside a new one.
+
+Each model's own files (``vocab.json`` + ``merges.txt``, ``vocab.txt``, Unigram's ``tokenizer.json``) are its
+package's ``files`` module's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
+
+
+TOKENIZER_FILE = "tokenizer.json"
+
+
+#: GPT-2's one special token, which plays every role (bos, eos, unk) when no roles are given.
+GPT2_SPECIAL_TOKEN = "<|endoftext|>"
+
+
+SPECIAL_TOKEN_ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
+
+
+#: Files that transformers' ``from_pretrained`` also reads from a tokenizer directory, which hf_bpe does not write:
+#: left there by an earlier tokenizer, they would change what is loaded (other special tokens, added tokens, a
+#: chat template), so writing a tokenizer directory refuses them, or removes them when told to.
+FOREIGN_TOKENIZER_FILES = (
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "chat_template.jinja",
+    "chat_template.json",
+    "additional_chat_templates",
+)
+
+
+def stale_tokenizer_files(directory: str | os.PathLike[str]) -> list[Path]:
+    """The files in ``directory`` that transformers would load along with a tokenizer hf_bpe writes there.
+
+    >>> import tempfile, pathlib
+    >>> directory = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (directory / "added_tokens.json").write_text("{}")
+    >>> _ = (directory / "notes.txt").write_text("mine")
+    >>> [path.name for path in stale_tokenizer_files(directory)]
+    ['added_tokens.json']
+    """
+    directory = Path(directory)
+    return [directory / name for name in FOREIGN_TOKENIZER_FILES if os.path.lexists(directory / name)]
+
+
+def check_no_stale_files(directory: str | os.PathLike[str]) -> None:
+    """Refuse a directory with files from another tokenizer (see :data:`FOREIGN_TOKENIZER_FILES`).
+
+    Raises:
+        FileExistsError: naming the files, and how to have them removed.
+    """
+    stale = stale_tokenizer_files(directory)
+    if stale:
+        names = ", ".join(path.name for path in stale)
+        raise FileExistsError(
+            f"{directory}: holds {names} from another tokenizer, which AutoTokenizer would load with the new one "
+            "(other special or added tokens); remove them, choose another directory, or pass --force "
+            "(force=True) to have them removed"
+        )
+
+
+def special_token_roles(
+    special_tokens: Sequence[str], roles: Mapping[str, str | None] | None = None
+) -> dict[str, str | None]:
+    """Which special token plays which role (``bos_token``, ``eos_token``, ``unk_token``, ``pad_token``).
+
+    Roles given explicitly win. Without any, GPT-2's convention applies when ``<|endoftext|>`` is among the
+    special tokens: it is bos, eos and unk (and there is no pad token).
+
+    Raises:
+        ValueError: if a role names a token that is not one of ``special_tokens``, or an unknown role.
+
+    >>> special_token_roles(["<|endoftext|>"])
+    {'bos_token': '<|endoftext|>', 'eos_token': '<|endoftext|>', 'unk_token': '<|endoftext|>', 'pad_token': None}
+    >>> special_token_roles(["<s>", "</s>", "<pad>"], {"bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>"})
+    {'bos_token': '<s>', 'eos_token': '</s>', 'unk_token': None, 'pad_token': '<pad>'}
+    """
+    given = {role: token for role, token in (roles or {}).items() if token is not None}
+    for role, token in given.items():
+        if role not in SPECIAL_TOKEN_ROLES:
+            raise ValueError(f"unknown special-token role {role!r}; choose from {', '.join(SPECIAL_TOKEN_ROLES)}")
+        if token not in special_tokens:
+            raise ValueError(
+                f"{role} {token!r} is not one of the special tokens {list(special_tokens)}; add it to them"
+            )
+    if not given and GPT2_SPECIAL_TOKEN in special_tokens:
+        given = dict.fromkeys(("bos_token", "eos_token", "unk_token"), GPT2_SPECIAL_TOKEN)
+    return {role: given.get(role) for role in SPECIAL_TOKEN_ROLES}

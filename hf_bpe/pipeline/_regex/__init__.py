@@ -1,0 +1,1 @@
+"""The references' Unicode classes and regex dialect, as generated tables."""

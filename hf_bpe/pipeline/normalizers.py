@@ -1,0 +1,123 @@
+"""Text normalizers as ``tokenizers`` applies them, character for character.
+
+This module owns how text is normalized before it is split (lowercase, NFC, NFKC), exactly as the reference does
+it; splitting is :mod:`hf_bpe.pipeline.pre_tokenizers`'s job, counting :mod:`hf_bpe.counting.counting`'s.
+
+``tokenizers``' ``Lowercase`` normalizer lowercases each character on its own with Rust's Unicode tables. Python's
+``str.lower()`` differs in two ways: it lowers a word-final ``Σ`` to ``ς`` (the reference: always ``σ``), and it
+follows an older Unicode, so some 55 recently encoded capitals (U+1C89, U+A7CB, U+10D50-U+10D65,
+U+16EA0-U+16EB8, ...) stay as they are. ``hf_bpe/pipeline/_tables/lowercase.py``, generated from the reference by
+``scripts/generate_lowercase_table.py``, lists those characters with the reference's lowercase.
+(``İ``, U+0130, lowers to two code points, ``i`` and U+0307, in both.)
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Literal
+
+from hf_bpe.pipeline._tables.lowercase import LOWERCASE
+from hf_bpe.pipeline._tables.nfkc import NO_CLASS, NOT_COMPOSED, UNCHANGED
+
+# Each entry is already lowercase to Python, so str.lower() after the table leaves it alone.
+_TABLE = {cp: lowered for cp, lowered in LOWERCASE.items()}
+
+
+def lowercase(text: str) -> str:
+    """Lowercase ``text`` as ``tokenizers.normalizers.Lowercase`` does.
+
+    >>> lowercase("ΟΔΟΣ İstanbul")
+    'οδοσ i̇stanbul'
+    >>> "ΟΔΟΣ".lower()
+    'οδος'
+    """
+    if text.isascii():
+        return text.lower()
+    return text.translate(_TABLE).lower()
+
+
+# -- NFC and NFKC ------------------------------------------------------------------------------------------------
+
+Span = tuple[int, int]
+Form = Literal["NFC", "NFKC"]
+#: The characters where the reference's normalization may differ from ``unicodedata``'s: those it leaves alone,
+#: marks it gives class 0, and the one composition it lacks, whole and as the characters it would be made of.
+_SPECIAL = (
+    UNCHANGED | NO_CLASS | NOT_COMPOSED | {part for c in NOT_COMPOSED for part in unicodedata.normalize("NFD", c)}
+)
+
+
+def _combining(char: str) -> int:
+    return 0 if char in NO_CLASS else unicodedata.combining(char)
+
+
+def normalize_aligned(form: Form, text: str, spans: list[Span]) -> tuple[str, list[Span]]:
+    """NFC or NFKC (``form``) as ``tokenizers`` does it, with each output character's span, as
+    ``NormalizedString::nfkc`` aligns them.
+
+    Each character is decomposed (NFD or NFKD) with its pieces keeping its span, combining marks are put in
+    canonical order, then composed: a composed character keeps its starter's span and the marks it absorbed are
+    dropped (``unicode-normalization-alignments``). The reference's Unicode data is older than ``unicodedata``'s:
+    the characters it does not know are left alone, marks it does not know have combining class 0, and one
+    composition it lacks is not made, as ``hf_bpe/pipeline/_tables/nfkc.py`` (generated from the reference by
+    ``scripts/generate_nfkc_table.py``) lists.
+
+    >>> normalize_aligned("NFKC", "ﬁe\u0301", [(0, 1), (1, 2), (2, 3)])
+    ('fié', [(0, 1), (0, 1), (1, 2)])
+    """
+    decompose: Literal["NFD", "NFKD"] = "NFKD" if form == "NFKC" else "NFD"
+    if unicodedata.is_normalized(form, text) and _SPECIAL.isdisjoint(text):
+        return text, spans
+    chars: list[str] = []
+    origin: list[Span] = []
+    for char, span in zip(text, spans, strict=True):
+        for piece in char if char in UNCHANGED or char in NOT_COMPOSED else unicodedata.normalize(decompose, char):
+            chars.append(piece)
+            origin.append(span)
+    # Canonical ordering: a stable sort of each run of marks by combining class.
+    index = 0
+    while index < len(chars):
+        if _combining(chars[index]):
+            end = index
+            while end < len(chars) and _combining(chars[end]):
+                end += 1
+            run = sorted(zip(chars[index:end], origin[index:end], strict=True), key=lambda item: _combining(item[0]))
+            chars[index:end] = [c for c, _ in run]
+            origin[index:end] = [o for _, o in run]
+            index = end
+        else:
+            index += 1
+    out: list[str] = []
+    out_spans: list[Span] = []
+    starter = -1  # where in out the last starter is
+    last_class = 0
+    for char, span in zip(chars, origin, strict=True):
+        klass = _combining(char)
+        if starter >= 0:
+            blocked = (last_class != 0 and last_class >= klass) if klass else len(out) - 1 != starter
+            if not blocked:
+                composed = unicodedata.normalize("NFC", out[starter] + char)
+                if len(composed) == 1 and composed not in NOT_COMPOSED and out[starter] not in UNCHANGED:
+                    out[starter] = composed
+                    continue
+        if klass == 0:
+            starter = len(out)
+            last_class = 0
+        else:
+            last_class = klass
+        out.append(char)
+        out_spans.append(span)
+    return "".join(out), out_spans
+
+
+def unicode_normalize(form: Form, text: str) -> str:
+    """NFC or NFKC (``form``) as ``tokenizers``' ``NFC`` / ``NFKC`` normalizers do it (:func:`normalize_aligned`).
+
+    >>> unicode_normalize("NFC", "a\u0301\u08ca"), unicode_normalize("NFKC", "\u32ff")
+    ('á\u08ca', '\u32ff')
+    """
+    if _SPECIAL.isdisjoint(text):
+        # Where the two Unicode versions agree, the reference's algorithm is the standard one: decomposition,
+        # canonical order, composition of unblocked pairs (Chinese text is seldom NFKC: full-width punctuation).
+        return unicodedata.normalize(form, text)
+    return normalize_aligned(form, text, [(0, 0)] * len(text))[0]

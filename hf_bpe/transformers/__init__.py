@@ -1,0 +1,1 @@
+"""hf_bpe's transformers classes (v5 ``PythonBackend``) and their registration with ``AutoTokenizer``."""

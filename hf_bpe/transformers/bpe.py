@@ -1,0 +1,551 @@
+"""The transformers tokenizer class: GPT-2-style byte-level BPE on transformers v5's Python backend.
+
+:class:`BPETokenizer` is a ``PreTrainedTokenizer`` (v5's ``PythonBackend``) that loads ``vocab.json`` +
+``merges.txt`` (hf_bpe's or GPT-2's own), a byte-level BPE ``tokenizer.json``, or a vocabulary and merges in memory,
+and gives exactly GPT-2's ids. The BPE work is :class:`hf_bpe.models.bpe.encoder.BytePairEncoder`'s; this module adapts
+it to transformers: special and added tokens, the backend hooks, saving, pickling, and a fast path for the common
+``tok(texts)`` call that skips transformers' per-token Python loop. Every other call with strings gives the Rust
+backend's ``BatchEncoding``: truncation, pairs, overflowing windows and padding are done on rows shaped like
+``tokenizers``' ``Encoding`` (:class:`_Encoding`), in the order ``Tokenizer.encode`` and ``encode_batch`` do them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.atomic import write_files
+from hf_bpe.models.bpe.encoder import BytePairEncoder
+from hf_bpe.models.bpe.files import (
+    MERGES_FILE,
+    VOCAB_FILE,
+    format_merges,
+    format_vocab,
+    read_merges,
+    read_tokenizer_json,
+    read_vocab,
+    tokenizer_json,
+)
+from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE
+from hf_bpe.pipeline.byte_level import from_byte_level, replace_surrogates
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.transformers._import import quiet_transformers_import
+from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template
+
+# Often hf_bpe's first import of transformers (the package itself leaves transformers alone until needed).
+with quiet_transformers_import():
+    from transformers import AddedToken, PretrainedConfig, PreTrainedTokenizer
+
+#: The module ``save_pretrained`` writes beside the files after ``register_for_auto_class()``.
+REMOTE_CODE_MODULE = """\
+# Written by hf_bpe for AutoTokenizer.from_pretrained(..., trust_remote_code=True).
+# The tokenizer class is hf_bpe's BPETokenizer, from the installed package.
+try:
+    from hf_bpe.transformers.bpe import BPETokenizer
+except ImportError as error:
+    raise ImportError("this tokenizer needs the hf_bpe package: pip install hf-bpe") from error
+
+__all__ = ["BPETokenizer"]
+"""
+
+
+class VocabularyFilesTokenizer(PreTrainedTokenizer):
+    """What hf_bpe's transformers classes share: a vocabulary (``encoder``/``decoder``) and ``merges`` read from
+    ``vocab.json`` + ``merges.txt``, the token/id conversions, and saving those files plus a ``tokenizer.json``.
+    """
+
+    vocab_files_names = {"vocab_file": VOCAB_FILE, "merges_file": MERGES_FILE}  # noqa: RUF012 (transformers' API)
+    model_input_names = ["input_ids", "attention_mask"]  # noqa: RUF012
+
+    encoder: dict[str, int]
+    decoder: dict[int, str]
+    merges: list[tuple[str, str]]
+
+    def _load_files(
+        self, vocab_file: str | os.PathLike[str], merges_file: str | os.PathLike[str], *, check_merges: bool = True
+    ) -> None:
+        """Read the files; subclasses call it before ``super().__init__()``.
+
+        ``check_merges`` checks that each merge's parts and result are in the vocabulary (not possible where a
+        merge drops a continuing-subword prefix from its right part).
+        """
+        for name, path, other in ((VOCAB_FILE, vocab_file, merges_file), (MERGES_FILE, merges_file, vocab_file)):
+            if path is None:  # from_pretrained found no such file in the directory
+                where = f"{Path(other).parent}" if other is not None else "the tokenizer directory"
+                # ValueError: transformers replaces an OSError's message with "Unable to load vocabulary".
+                raise ValueError(f"{where}: no {name} there; a BPE tokenizer needs vocab.json and merges.txt")
+        self.encoder = read_vocab(vocab_file)
+        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
+        self.merges = read_merges(merges_file, self.encoder if check_merges else None)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.encoder)
+
+    def get_vocab(self) -> dict[str, int]:
+        return {**self.encoder, **self.added_tokens_encoder}
+
+    def _convert_token_to_id(self, token: str) -> int:
+        found = self.encoder.get(token)
+        if found is None:
+            found = self.encoder.get(str(self.unk_token)) if self.unk_token is not None else None
+        if found is None:
+            raise KeyError(f"token {token!r} is not in the vocabulary and there is no unk_token")
+        return found
+
+    def _convert_id_to_token(self, index: int) -> str:
+        token = self.decoder.get(index)
+        if token is None:
+            raise IndexError(f"id {index} is not in the vocabulary (size {len(self.encoder)})")
+        return token
+
+    def _tokenizer_json(self, special_tokens: list[str]) -> str:
+        """``tokenizer.json`` for these files (each subclass knows its pre-tokenizer)."""
+        raise NotImplementedError
+
+    def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
+        """Write ``vocab.json``, ``merges.txt`` and, for loading without hf_bpe, ``tokenizer.json``."""
+        prefix = f"{filename_prefix}-" if filename_prefix else ""
+        specials = [token for token in self._added_tokens_encoder if token in self.encoder]
+        files = {
+            prefix + VOCAB_FILE: format_vocab(self.encoder),
+            prefix + MERGES_FILE: format_merges(self.merges),
+            prefix + TOKENIZER_FILE: self._tokenizer_json(specials),
+        }
+        write_files(save_directory, files)
+        return tuple(os.path.join(save_directory, name) for name in files)
+
+
+class BPETokenizerConfig(PretrainedConfig):
+    """Stands for "a model using hf_bpe's tokenizer" in transformers' registries (see :mod:`hf_bpe.transformers.auto`);
+    it
+    configures nothing."""
+
+    model_type = "hf_bpe"
+
+
+class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
+    """Byte-level BPE tokenizer for transformers, identical in its ids to GPT-2's tokenizer.
+
+    Args:
+        vocab_file: path to ``vocab.json``.
+        merges_file: path to ``merges.txt``.
+        errors: how ``decode`` treats invalid UTF-8 (as ``bytes.decode``).
+        unk_token: the unknown token (GPT-2: ``<|endoftext|>``).
+        bos_token: the beginning-of-sequence token (GPT-2: ``<|endoftext|>``).
+        eos_token: the end-of-sequence token (GPT-2: ``<|endoftext|>``).
+        pad_token: the padding token (GPT-2 has none).
+        add_prefix_space: add a space before the text, so the first word is encoded like any other (the rule of
+            ``tokenizers``' ByteLevel: each stretch of text between added tokens that does not start with ``" "``;
+            see :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.pre_tokenize`).
+        pre_tokenizer: how text is cut, as ``tokenizer_config.json`` records it (``splits``, ``normalizer``,
+            ``engine``; see :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.model_settings`); default GPT-2's.
+        add_bos_token: put ``bos_token`` in front of every sequence.
+        clean_up_tokenization_spaces: off by default, so that ``decode(encode(s)) == s``.
+        vocab: instead of files, the vocabulary (token to id, or ``(token, score)`` pairs in id order).
+        merges: with ``vocab``, the merges in rank order (``(left, right)`` pairs or ``"left right"`` strings).
+        tokenizer_file: without ``vocab.json`` + ``merges.txt``, a byte-level BPE ``tokenizer.json`` (as the Rust
+            backend saves GPT-2); its ``add_prefix_space`` applies unless given.
+
+    Raises:
+        ValueError: if there are neither files nor ``vocab``/``merges``, or ``tokenizer.json`` is not byte-level
+            BPE with GPT-2's split (naming the file and the setting).
+
+    >>> import hf_bpe, tempfile
+    >>> directory = tempfile.mkdtemp()
+    >>> _ = hf_bpe.train_from_iterator(["hug pug hug"], vocab_size=260).save(directory)
+    >>> tok = BPETokenizer.from_pretrained(directory)
+    >>> tok("hug pug")["input_ids"], tok.decode(tok("hug pug")["input_ids"])
+    ([257, 220, 258], 'hug pug')
+    """
+
+    call_options = ("add_prefix_space",)
+
+    def __init__(
+        self,
+        vocab_file: str | os.PathLike[str] | None = None,
+        merges_file: str | os.PathLike[str] | None = None,
+        errors: str = "replace",
+        unk_token: Any = GPT2_SPECIAL_TOKEN,
+        bos_token: Any = GPT2_SPECIAL_TOKEN,
+        eos_token: Any = GPT2_SPECIAL_TOKEN,
+        pad_token: Any = None,
+        add_prefix_space: bool | None = None,
+        add_bos_token: bool = False,
+        clean_up_tokenization_spaces: bool = False,
+        pre_tokenizer: dict[str, Any] | None = None,
+        *,
+        vocab: dict[str, int] | Sequence[tuple[str, float]] | None = None,
+        merges: Sequence[tuple[str, str] | list[str] | str] | None = None,
+        tokenizer_file: str | os.PathLike[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._file_added_tokens: list[dict[str, Any]] = []
+        loaded: _LoadedFiles | None = None
+        if vocab is not None or merges is not None:
+            self._set_vocabulary(vocab, merges)
+        elif vocab_file is not None and merges_file is not None:
+            loaded = _loaded(_file_key(vocab_file), _file_key(merges_file))
+        elif tokenizer_file is not None:
+            loaded = _loaded(_file_key(tokenizer_file))
+            self._file_added_tokens = loaded.added_tokens
+            if add_prefix_space is None:
+                add_prefix_space = loaded.add_prefix_space
+            if pre_tokenizer is None:
+                pre_tokenizer = loaded.pre_tokenizer
+        else:
+            where = kwargs.get("name_or_path") or "the directory"
+            raise ValueError(
+                f"{where}: BPETokenizer needs vocab.json + merges.txt, or a byte-level BPE tokenizer.json, and "
+                f"found {'only ' + VOCAB_FILE if vocab_file else 'only ' + MERGES_FILE if merges_file else 'neither'}; "
+                "or pass vocab= and merges= to build one in memory"
+            )
+        add_prefix_space = bool(add_prefix_space)
+        kwargs.pop("backend", None)  # a directory saved by the Rust backend says "tokenizers"; this class is Python
+        cut = PreTokenizer.from_settings({**(pre_tokenizer or {}), "add_prefix_space": add_prefix_space})
+        if loaded is not None:
+            self.encoder, self.merges = dict(loaded.vocab), list(loaded.merges)
+            self.decoder = {token_id: token for token, token_id in self.encoder.items()}
+            self.bpe = loaded.encoder(cut)
+        else:
+            self.bpe = BytePairEncoder(self.encoder, self.merges, pre_tokenizer=cut)
+        self.errors = errors
+        self.add_prefix_space = add_prefix_space
+        self.add_bos_token = add_bos_token
+        self._prefix_for_call: bool | None = None
+        super().__init__(
+            pre_tokenizer=cut.model_settings(),
+            errors=errors,
+            unk_token=unk_token,
+            bos_token=bos_token,
+            eos_token=eos_token,
+            pad_token=pad_token,
+            add_prefix_space=add_prefix_space,
+            add_bos_token=add_bos_token,
+            clean_up_tokenization_spaces=clean_up_tokenization_spaces,
+            tokenizer_file=tokenizer_file,
+            **kwargs,
+        )
+
+    def _set_vocabulary(
+        self,
+        vocab: dict[str, int] | Sequence[tuple[str, float]] | None,
+        merges: Sequence[tuple[str, str] | list[str] | str] | None,
+        *,
+        source: str = "vocab=/merges=",
+    ) -> None:
+        """Take a vocabulary and merges given in memory (transformers v5's ``vocab=``, ``merges=``): merges as
+        ``(left, right)`` pairs or ``"left right"`` strings; the vocabulary as a dict, or as ``(token, score)``
+        pairs in id order."""
+        if isinstance(vocab, (list, tuple)):
+            # transformers' vocab-scores form: (token, score) in id order.
+            vocab = {str(entry[0]): token_id for token_id, entry in enumerate(vocab)}
+        if not isinstance(vocab, dict) or merges is None:
+            raise TypeError(
+                f"{source}: give both vocab (a dict from token to id) and merges (a list of pairs), got "
+                f"vocab={type(vocab).__name__}, merges={type(merges).__name__}"
+            )
+        pairs: list[tuple[str, str]] = []
+        for number, merge in enumerate(merges, start=1):
+            parts = merge.split(" ") if isinstance(merge, str) else list(merge)
+            if len(parts) != 2 or not all(isinstance(part, str) and part for part in parts):
+                raise ValueError(f"{source}: merge {number} is {merge!r}; expected ('left', 'right') or 'left right'")
+            pairs.append((parts[0], parts[1]))
+        self.encoder = dict(vocab)
+        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
+        self.merges = pairs
+
+    # -- encoding -----------------------------------------------------------------------------------------------
+
+    def tokenize(self, text: str, **kwargs: Any) -> list[str]:  # type: ignore[override]
+        """The tokens of ``text``, added and special tokens matched whole.
+
+        ``add_prefix_space`` (and ``is_split_into_words``, which implies it) applies to each stretch of text
+        between added tokens, as in ``tokenizers``.
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to tokenize, got {type(text).__name__}: {text!r:.60}")
+        prefix = kwargs.pop("add_prefix_space", None)
+        if kwargs.pop("is_split_into_words", False):
+            prefix = True
+        # transformers calls _tokenize without the call's options: they wait here for the length of the call.
+        self._prefix_for_call = self.add_prefix_space if prefix is None else prefix
+        try:
+            return super().tokenize(text, **kwargs)
+        finally:
+            self._prefix_for_call = None
+
+    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
+        """Byte-level tokens of ``text`` (no special-token matching; transformers' slow path does that)."""
+        prefix = self.add_prefix_space if self._prefix_for_call is None else self._prefix_for_call
+        ids = self.bpe.encode_ordinary(replace_surrogates(text), add_prefix_space=prefix)
+        return [self.decoder[token_id] for token_id in ids]
+
+    def _pieces(
+        self, text: str, split_special_tokens: bool, add_prefix_space: bool | None
+    ) -> tuple[str, list[tuple[int, int, str | None]], bool]:
+        """``text`` (surrogates replaced), cut as the Rust backend cuts it: added tokens whole (unless
+        ``split_special_tokens``), then each piece between them pre-tokenized on its own."""
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
+        text = replace_surrogates(text)
+        prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
+        return text, self._added_spans(text, split_special_tokens), prefix
+
+    def encode_text(
+        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None, **options: Any
+    ) -> list[int]:
+        """The ids of one text, added and special tokens matched whole (unless ``split_special_tokens``).
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
+        text = replace_surrogates(text)
+        prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
+        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
+        return self.bpe.encode_around(text, pattern, self._added_tokens_encoder, add_prefix_space=prefix)
+
+    def encode_text_with_offsets(
+        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None, **options: Any
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids of one text and each token's ``(start, end)`` character span in it, as the Rust backend gives
+        them: a token holding part of a character's UTF-8 bytes spans that whole character, and an added prefix
+        space belongs to the character it was put before.
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        text, spans, prefix = self._pieces(text, split_special_tokens, add_prefix_space)
+        added = self._added_tokens_encoder
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        decoder = self.decoder
+        for begin, end, token in spans:
+            if token is not None:
+                ids.append(added[token])
+                offsets.append((begin, end))
+                continue
+            segment = text[begin:end]
+            # The text position of each character of the segment as pre-tokenized (a prefix space: the first's).
+            positions = list(range(begin, end))
+            if prefix and segment[0] != " ":
+                positions.insert(0, begin)
+            at = 0
+            for piece in self.bpe.pieces(segment, add_prefix_space=prefix):
+                # The character each UTF-8 byte of the piece belongs to.
+                owner = [positions[at + k] for k, char in enumerate(piece) for _ in range(len(char.encode("utf-8")))]
+                byte = 0
+                for token_id in self.bpe.encode_ordinary(piece, add_prefix_space=False):
+                    size = len(from_byte_level(decoder[token_id]))
+                    ids.append(token_id)
+                    offsets.append((owner[byte], owner[byte + size - 1] + 1))
+                    byte += size
+                at += len(piece)
+        return ids, offsets
+
+    def special_tokens_template(self) -> Template:
+        """``bos_token`` before each sequence where ``add_bos_token`` is on."""
+        bos = [self.bos_token_id] if self.add_bos_token and self.bos_token_id is not None else []
+        return bos, [], bos, []
+
+    def check_offsets_supported(self) -> None:
+        cut = self.bpe.pre_tokenizer
+        if cut.normalizer != "none" or not cut.gpt2_form:
+            raise NotImplementedError(
+                "hf_bpe's BPETokenizer returns offsets for GPT-2's split without a normalizer only; for this "
+                f"pre-tokenizer ({cut.preset or 'custom'}, normalizer {cut.normalizer!r}), load the directory's "
+                "tokenizer.json with the Rust backend (transformers' TokenizersBackend)"
+            )
+
+    # -- decoding -----------------------------------------------------------------------------------------------
+
+    def convert_tokens_to_string(self, tokens: list[str]) -> str:
+        data = bytearray()
+        added = self._added_tokens_encoder
+        for token in tokens:
+            data += token.encode("utf-8") if token in added else from_byte_level(token)
+        return data.decode("utf-8", self.errors)
+
+    def _decode(
+        self,
+        token_ids: int | Sequence[int],
+        skip_special_tokens: bool = False,
+        clean_up_tokenization_spaces: bool | None = None,
+        **kwargs: Any,
+    ) -> str:
+        ids = [token_ids] if isinstance(token_ids, int) else token_ids
+        added = self._added_tokens_decoder
+        special = set(self.all_special_ids) if skip_special_tokens else set()
+        decoder = self.decoder
+        data = bytearray()
+        for token_id in ids:
+            token_id = int(token_id)
+            if token_id in special:
+                continue
+            if token_id in added:
+                data += added[token_id].content.encode("utf-8")
+            else:
+                token = decoder.get(token_id)
+                if token is None:
+                    raise IndexError(f"id {token_id} is not in the vocabulary (size {len(self)})")
+                data += from_byte_level(token)
+        text = data.decode("utf-8", self.errors)
+        clean = (
+            self.clean_up_tokenization_spaces if clean_up_tokenization_spaces is None else clean_up_tokenization_spaces
+        )
+        return self.clean_up_tokenization(text) if clean else text
+
+    # -- saving and pickling ------------------------------------------------------------------------------------
+
+    @property
+    def pre_tokenization(self) -> PreTokenizer:
+        """How this tokenizer cuts text (its ``add_prefix_space`` is the tokenizer's)."""
+        return dataclasses.replace(self.bpe.pre_tokenizer, add_prefix_space=bool(self.add_prefix_space))
+
+    def _tokenizer_json(self, special_tokens: list[str]) -> str:
+        return tokenizer_json(self.encoder, self.merges, special_tokens, pre_tokenizer=self.pre_tokenization)
+
+    def train_new_from_iterator(
+        self,
+        text_iterator: Any,
+        vocab_size: int,
+        length: int | None = None,
+        new_special_tokens: list[str] | None = None,
+        special_tokens_map: dict[str, str] | None = None,
+        continue_from: Any = None,
+        **kwargs: Any,
+    ) -> BPETokenizer:
+        """Train a new tokenizer like this one (prefix space, special tokens and their roles) with hf_bpe's trainer.
+
+        Args:
+            text_iterator: strings, or batches (lists) of strings; each string is one sequence.
+            vocab_size: the new vocabulary's size, special tokens and the 256 byte characters included.
+            length: ignored (the number of items, for transformers' progress bar).
+            new_special_tokens: special tokens to add after this tokenizer's own.
+            special_tokens_map: renames of special tokens (old text to new text).
+            continue_from: ``True`` to continue training this tokenizer (every id, merge, special token and role
+                kept; new merges after its own; see :func:`hf_bpe.models.bpe.trainer.continue_bpe`), or a directory to
+                continue from, as in :func:`hf_bpe.train_from_iterator`.
+            kwargs: ``min_frequency``, ``max_token_length``, ``limit_alphabet``, as in
+                :func:`hf_bpe.train_from_iterator`.
+        """
+        from hf_bpe.models.bpe.training import train_from_iterator
+
+        renames = special_tokens_map or {}
+        specials = sorted(
+            {token for token in self.all_special_tokens if token in self.encoder}, key=self.encoder.__getitem__
+        )
+        specials = [renames.get(token, token) for token in specials]
+        specials += [token for token in new_special_tokens or [] if token not in specials]
+        roles = {
+            role: renames.get(str(getattr(self, role)), str(getattr(self, role)))
+            for role in ("bos_token", "eos_token", "unk_token", "pad_token")
+            if getattr(self, role) is not None
+        }
+        if continue_from is True:
+            from hf_bpe.models.bpe.continuing import BaseTokenizer
+
+            if renames:
+                raise ValueError(
+                    "special_tokens_map renames special tokens; continuing training keeps them: leave it out"
+                )
+            kept = tuple(token for token in specials if token in self.encoder)
+            continue_from = BaseTokenizer(
+                self.encoder,
+                self.merges,
+                kept,
+                dict(roles),
+                self.pre_tokenization.for_encoding(),
+                str(self.name_or_path),
+            )
+        result = train_from_iterator(
+            text_iterator,
+            vocab_size=vocab_size,
+            special_tokens=specials,
+            pre_tokenizer=None if continue_from else self.pre_tokenization,
+            continue_from=continue_from or None,
+            **kwargs,
+        )
+        with tempfile.TemporaryDirectory(prefix="hf-bpe-new-") as directory:
+            result.save(directory, roles=roles)
+            new = type(self).from_pretrained(directory, errors=self.errors, add_bos_token=self.add_bos_token)
+        # As the Rust backend's train_new_from_iterator: the added tokens this tokenizer was loaded with (from a
+        # tokenizer.json) come back; one renamed away is then missing from the new vocabulary and is added after it.
+        vocab = new.get_vocab()
+        entries = self._file_added_tokens
+        loaded_from = self.init_kwargs.get("tokenizer_file")
+        if not entries and loaded_from and os.path.isfile(loaded_from):
+            entries = read_tokenizer_json(loaded_from).added_tokens
+        for entry in entries:
+            content = str(entry.get("content", ""))
+            if content and content not in vocab:
+                flags = {key: bool(entry.get(key)) for key in ("lstrip", "rstrip", "single_word", "normalized")}
+                special = bool(entry.get("special"))
+                new.add_tokens([AddedToken(content, special=special, **flags)], special_tokens=special)
+        return new
+
+    def save_pretrained(self, save_directory: str | os.PathLike[str], *args: Any, **kwargs: Any) -> tuple[str, ...]:
+        """transformers' ``save_pretrained``; after ``register_for_auto_class()`` it also writes the module file.
+
+        transformers copies the class's module for ``trust_remote_code``; hf_bpe writes a two-line module that
+        imports the class from the installed package instead, so a load gets this very class (and a clear
+        error naming the package to install where hf_bpe is missing).
+        """
+        saved = super().save_pretrained(save_directory, *args, **kwargs)
+        if getattr(self, "_auto_class", None):
+            module = os.path.join(save_directory, os.path.basename(__file__))
+            write_files(save_directory, {os.path.basename(module): REMOTE_CODE_MODULE})
+        return tuple(saved)
+
+
+@dataclasses.dataclass(frozen=True)
+class _LoadedFiles:
+    """A vocabulary and merges read once per file version, and the encoders made from them per pre-tokenizer."""
+
+    vocab: dict[str, int]
+    merges: list[tuple[str, str]]
+    add_prefix_space: bool = False
+    added_tokens: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    pre_tokenizer: dict[str, Any] | None = None
+    _encoders: dict[PreTokenizer, BytePairEncoder] = dataclasses.field(default_factory=dict)
+
+    def encoder(self, pre_tokenizer: PreTokenizer) -> BytePairEncoder:
+        """The encoder for these files and ``pre_tokenizer``, made once: building GPT-2's merge tables takes most
+        of a second. Tokenizers share it and never change it (its pre-token cache is the same for the same
+        files and pre-tokenizer)."""
+        found = self._encoders.get(pre_tokenizer)
+        if found is None:
+            found = self._encoders[pre_tokenizer] = BytePairEncoder(
+                self.vocab, self.merges, pre_tokenizer=pre_tokenizer
+            )
+        return found
+
+
+def _file_key(path: str | os.PathLike[str]) -> tuple[str, int, int]:
+    """A file's identity for :func:`_loaded`: its path, modification time and size (changed files load again)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return (os.fspath(path), -1, -1)  # reading it will raise the error that names it
+    return (os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=4)
+def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
+    """``vocab.json`` + ``merges.txt`` (two keys) or ``tokenizer.json`` (one), read once per file version.
+    Instances copy the vocabulary and merges."""
+    if len(keys) == 2:
+        vocab = read_vocab(keys[0][0])
+        return _LoadedFiles(vocab, read_merges(keys[1][0], vocab))
+    found = read_tokenizer_json(keys[0][0])
+    return _LoadedFiles(found.vocab, found.merges, found.add_prefix_space, found.added_tokens, found.pre_tokenizer)

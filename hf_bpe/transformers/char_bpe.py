@@ -1,0 +1,144 @@
+"""The transformers class for char-level BPE (GPT-1 / Sennrich style), sibling of :class:`hf_bpe.BPETokenizer`.
+
+:class:`CharBPETokenizer` loads the ``vocab.json`` + ``merges.txt`` that ``hf-bpe train --char-level`` writes and
+encodes as ``tokenizers``' BPE model does behind a ``WhitespaceSplit`` pre-tokenizer (and ``Lowercase``, when
+trained so): every word on its own, its last character carrying the end-of-word suffix (every other one the
+continuing-subword prefix), merges applied by rank, characters outside the vocabulary as the unknown token.
+Decoding turns the suffix back into spaces, as ``BPEDecoder`` does. File reading is :mod:`hf_bpe.models.bpe.files`' job.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import os
+from typing import Any
+
+from hf_bpe.models.bpe.files import tokenizer_json
+from hf_bpe.models.bpe.options import CharLevel
+from hf_bpe.pipeline import normalizers
+from hf_bpe.pipeline.pre_tokenizers import WHITESPACE_SPLIT_PATTERN, SplitPattern
+from hf_bpe.transformers._import import quiet_transformers_import
+from hf_bpe.transformers.bpe import VocabularyFilesTokenizer
+
+with quiet_transformers_import():
+    from transformers import PretrainedConfig
+
+
+class CharBPETokenizerConfig(PretrainedConfig):
+    """The stand-in of :class:`hf_bpe.transformers.bpe.BPETokenizerConfig` for hf_bpe's char-level tokenizer."""
+
+    model_type = "hf_bpe_char"
+
+
+class CharBPETokenizer(VocabularyFilesTokenizer):
+    """Char-level BPE tokenizer with an end-of-word suffix, for transformers.
+
+    Args:
+        vocab_file: path to ``vocab.json``.
+        merges_file: path to ``merges.txt``.
+        end_of_word_suffix: the suffix on a word's last character (``"</w>"``), or None.
+        continuing_subword_prefix: the prefix on a word's other characters (``"##"``), or None.
+        lowercase: lowercase text before encoding.
+        unk_token: what characters outside the vocabulary become (dropped when None, as in ``tokenizers``).
+
+    >>> import hf_bpe, tempfile
+    >>> from hf_bpe.models.bpe.files import CharLevel
+    >>> directory = tempfile.mkdtemp()
+    >>> counts = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    >>> _ = hf_bpe.train_from_counts(counts, vocab_size=18, char_level=CharLevel()).save(directory)
+    >>> tok = CharBPETokenizer.from_pretrained(directory)
+    >>> tok.tokenize("lowest newer")
+    ['lo', 'w', 'est</w>', 'new', 'e', 'r</w>']
+    >>> tok.decode(tok("lowest newer")["input_ids"])
+    'lowest newer'
+    """
+
+    def __init__(
+        self,
+        vocab_file: str | os.PathLike[str],
+        merges_file: str | os.PathLike[str],
+        end_of_word_suffix: str | None = "</w>",
+        continuing_subword_prefix: str | None = None,
+        lowercase: bool = False,
+        unk_token: Any = None,
+        clean_up_tokenization_spaces: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        self._load_files(vocab_file, merges_file, check_merges=not continuing_subword_prefix)
+        # A pair listed twice takes its last rank, as in the Rust model.
+        self.ranks = {pair: rank for rank, pair in enumerate(self.merges)}
+        self.char_level = CharLevel(end_of_word_suffix, continuing_subword_prefix, lowercase)
+        self._words = SplitPattern(WHITESPACE_SPLIT_PATTERN)
+        super().__init__(
+            end_of_word_suffix=end_of_word_suffix,
+            continuing_subword_prefix=continuing_subword_prefix,
+            lowercase=lowercase,
+            unk_token=unk_token,
+            clean_up_tokenization_spaces=clean_up_tokenization_spaces,
+            **kwargs,
+        )
+
+    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
+        if self.char_level.lowercase:
+            text = normalizers.lowercase(text)
+        tokens: list[str] = []
+        for word in self._words.findall(text):
+            tokens += self._merge_word(word)
+        return tokens
+
+    def _merge_word(self, word: str) -> list[str]:
+        """The word's symbols (affixed, unknown ones as the unk token), merged lowest rank first, leftmost first."""
+        suffix = self.char_level.end_of_word_suffix or ""
+        prefix = self.char_level.continuing_subword_prefix or ""
+        unk = str(self.unk_token) if self.unk_token is not None else None
+        symbols: list[str] = []
+        last = len(word) - 1
+        for position, char in enumerate(word):
+            symbol = f"{prefix if position else ''}{char}{suffix if position == last else ''}"
+            if symbol in self.encoder:
+                symbols.append(symbol)
+            elif unk is not None:
+                symbols.append(unk)
+        # A heap of (rank, position) over a linked list, as the Rust BPE model merges a word.
+        following = list(range(1, len(symbols) + 1))
+        preceding = list(range(-1, len(symbols) - 1))
+        heap = [
+            (self.ranks[pair], i, *pair) for i, pair in enumerate(itertools.pairwise(symbols)) if pair in self.ranks
+        ]
+        heapq.heapify(heap)
+        while heap:
+            _rank, i, left, right = heapq.heappop(heap)
+            j = following[i]
+            if symbols[i] != left or j >= len(symbols) or symbols[j] != right:
+                continue
+            merged = left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right)
+            symbols[i], symbols[j] = merged, ""
+            k = following[j]
+            following[i] = k
+            if k < len(symbols):
+                preceding[k] = i
+            for a, b, at in ((preceding[i], i, preceding[i]), (i, k, i)):
+                if a >= 0 and b < len(symbols) and (symbols[a], symbols[b]) in self.ranks:
+                    heapq.heappush(heap, (self.ranks[(symbols[a], symbols[b])], at, symbols[a], symbols[b]))
+        return [symbol for symbol in symbols if symbol]
+
+    def convert_tokens_to_string(self, tokens: list[str]) -> str:
+        """``BPEDecoder``: the suffix becomes a space (nothing after the last token); with only a prefix, a token
+        without it starts a new word (as WordPiece decoding does)."""
+        suffix = self.char_level.end_of_word_suffix
+        prefix = self.char_level.continuing_subword_prefix
+        if suffix:
+            last = len(tokens) - 1
+            return "".join(token.replace(suffix, "" if i == last else " ") for i, token in enumerate(tokens))
+        pieces = []
+        for i, token in enumerate(tokens):
+            if prefix and token.startswith(prefix):
+                pieces.append(token[len(prefix) :])
+            else:
+                pieces.append((" " if i else "") + token)
+        return "".join(pieces)
+
+    def _tokenizer_json(self, special_tokens: list[str]) -> str:
+        unk = str(self.unk_token) if self.unk_token is not None else None
+        return tokenizer_json(self.encoder, self.merges, special_tokens, char_level=self.char_level, unk_token=unk)

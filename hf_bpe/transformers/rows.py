@@ -1,0 +1,655 @@
+"""The base of hf_bpe's transformers classes: the Rust backend's ``BatchEncoding``, built from each model's ids.
+
+:class:`EncodingRowsTokenizer` is a ``PreTrainedTokenizer`` (transformers v5's ``PythonBackend``) whose
+``__call__`` gives what ``TokenizersBackend`` gives for the same files: each text (or each word, with
+``is_split_into_words``) is encoded by the subclass's :meth:`~EncodingRowsTokenizer.encode_text` (and
+:meth:`~EncodingRowsTokenizer.encode_text_with_offsets`), into rows shaped like ``tokenizers``' ``Encoding``
+(:class:`_Encoding`); truncation with overflowing windows, the special-token template, pairs and padding are done
+on those rows, in the order ``Tokenizer.encode`` and ``encode_batch`` do them. The common ``tok(texts)`` call skips
+transformers' per-token Python loop. A subclass owns its model: its files, its encoder, its special-token template
+(:meth:`~EncodingRowsTokenizer.special_tokens_template`), decoding and saving.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, cast
+
+import regex
+
+from hf_bpe.collector import collector_paused
+from hf_bpe.pipeline.pre_tokenizers import split_around, whole_tokens_pattern
+from hf_bpe.processes import fork_processes, resident_gib, run_forked
+from hf_bpe.transformers._import import quiet_transformers_import
+
+with quiet_transformers_import():
+    from transformers import BatchEncoding, PreTrainedTokenizer
+    from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
+
+#: ``(before A, after A, before B, after B)``: the special-token ids a template puts around each sequence.
+Template = tuple[list[int], list[int], list[int], list[int]]
+
+#: A batch's texts are shared out to forked processes only where each gets at least this many characters (some
+#: 50 ms of encoding; a fork of a small process and the ids sent back cost a few milliseconds), and as many more
+#: for each GiB this process holds (a fork copies its page tables: some 17 ms per GiB).
+FORK_MIN_CHARS = 100_000
+#: Each process gets this many stripes of consecutive texts, taken in turn, so that text that costs more (CJK
+#: runs in a batch sorted by language) is shared out too.
+STRIPES_PER_PROCESS = 16
+
+
+class EncodingRowsTokenizer(PreTrainedTokenizer):
+    """What hf_bpe's transformers classes share: ``__call__`` giving the Rust backend's rows.
+
+    A subclass gives :meth:`encode_text`, :meth:`encode_text_with_offsets` and :meth:`special_tokens_template`;
+    ``call_options`` names the extra per-call options its encoders take (BPE: ``add_prefix_space``), and
+    ``encodes_split_words`` whether words given with ``is_split_into_words=True`` are encoded here (each word on its
+    own, offsets within the word, as the Rust backend's pre-tokenized input) or by transformers' own path.
+    """
+
+    call_options: tuple[str, ...] = ()
+    encodes_split_words: bool = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._added_matcher = AddedTokenMatcher()
+        super().__init__(*args, **kwargs)
+
+    # -- what a subclass gives ----------------------------------------------------------------------------------
+
+    def encode_ordinary(self, text: str, **options: Any) -> list[int]:
+        """The ids of text without added or special tokens (each model's own encoding)."""
+        raise NotImplementedError
+
+    def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids of text without added or special tokens, and each token's ``(start, end)`` span in ``text``."""
+        raise NotImplementedError
+
+    def encode_text(self, text: str, *, split_special_tokens: bool = False, **options: Any) -> list[int]:
+        """The ids of one text, added and special tokens matched whole (unless ``split_special_tokens``), the text
+        between them encoded by :meth:`encode_ordinary`.
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        added = self._added_tokens_encoder
+        ids: list[int] = []
+        for start, end, token in self._added_spans(text, split_special_tokens):
+            if token is not None:
+                ids.append(added[token])
+            else:
+                ids += self.encode_ordinary(text[start:end], **options)
+        return ids
+
+    def encode_text_with_offsets(
+        self, text: str, *, split_special_tokens: bool = False, **options: Any
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids of one text and each token's ``(start, end)`` character span in it, as the Rust backend gives
+        them: added and special tokens matched whole (unless ``split_special_tokens``), the text between them
+        encoded by :meth:`encode_ordinary_with_offsets`.
+
+        Raises:
+            TypeError: if ``text`` is not a string.
+        """
+        added = self._added_tokens_encoder
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        for start, end, token in self._added_spans(text, split_special_tokens):
+            if token is not None:
+                ids.append(added[token])
+                offsets.append((start, end))
+                continue
+            part_ids, part_offsets = self.encode_ordinary_with_offsets(text[start:end], **options)
+            ids += part_ids
+            offsets += [(start + begin, start + stop) for begin, stop in part_offsets]
+        return ids, offsets
+
+    def _added_spans(self, text: str, split_special_tokens: bool) -> list[tuple[int, int, str | None]]:
+        """``text`` cut around the added tokens, matched whole and longest first (none if ``split_special_tokens``),
+        as ``(start, end, token or None)``."""
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
+        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
+        return list(split_around(text, pattern))
+
+    def special_tokens_template(self) -> Template:
+        """The special-token ids put before and after the first and the second sequence (none by default)."""
+        return [], [], [], []
+
+    def check_offsets_supported(self) -> None:
+        """Raise ``NotImplementedError`` (naming what to use instead) where this tokenizer cannot give offsets."""
+
+    def _fallback_encode_plus(
+        self, text: Any, text_pair: Any, is_split_into_words: bool, options: dict[str, Any], kwargs: dict[str, Any]
+    ) -> BatchEncoding:
+        """transformers' own path, for ids and added tokens that strip (``lstrip``/``rstrip``/``single_word``)."""
+        return super()._encode_plus(
+            cast(Any, text), text_pair=text_pair, is_split_into_words=is_split_into_words, **options, **kwargs
+        )
+
+    # -- the special tokens, from the template ------------------------------------------------------------------
+
+    def build_inputs_with_special_tokens(
+        self, token_ids_0: list[int], token_ids_1: list[int] | None = None
+    ) -> list[int]:
+        a_before, a_after, b_before, b_after = self.special_tokens_template()
+        if token_ids_1 is None and not a_before and not a_after:
+            return token_ids_0  # as transformers' own does: no copy of each row where the template adds none (GPT-2)
+        output = a_before + token_ids_0 + a_after
+        if token_ids_1 is not None:
+            output = output + b_before + token_ids_1 + b_after
+        return output
+
+    def get_special_tokens_mask(
+        self, token_ids_0: list[int], token_ids_1: list[int] | None = None, already_has_special_tokens: bool = False
+    ) -> list[int]:
+        if already_has_special_tokens:
+            special = set(self.all_special_ids)
+            return [1 if token_id in special else 0 for token_id in token_ids_0]
+        a_before, a_after, b_before, b_after = self.special_tokens_template()
+        mask = [1] * len(a_before) + [0] * len(token_ids_0) + [1] * len(a_after)
+        if token_ids_1 is not None:
+            mask += [1] * len(b_before) + [0] * len(token_ids_1) + [1] * len(b_after)
+        return mask
+
+    def num_special_tokens_to_add(self, pair: bool = False) -> int:
+        a_before, a_after, b_before, b_after = self.special_tokens_template()
+        return len(a_before) + len(a_after) + (len(b_before) + len(b_after) if pair else 0)
+
+    # -- encoding -----------------------------------------------------------------------------------------------
+
+    def _fast_path_ok(self) -> bool:
+        """Whether no added token needs transformers' own handling (lstrip/rstrip/single_word)."""
+        return not any(
+            token.lstrip or token.rstrip or token.single_word for token in self._added_tokens_decoder.values()
+        )
+
+    def _encode_plus(  # type: ignore[override]
+        self,
+        text: Any,
+        text_pair: Any = None,
+        add_special_tokens: bool = True,
+        padding_strategy: PaddingStrategy = PaddingStrategy.DO_NOT_PAD,
+        truncation_strategy: TruncationStrategy = TruncationStrategy.DO_NOT_TRUNCATE,
+        max_length: int | None = None,
+        stride: int = 0,
+        is_split_into_words: bool = False,
+        pad_to_multiple_of: int | None = None,
+        padding_side: str | None = None,
+        return_tensors: Any = None,
+        return_token_type_ids: bool | None = None,
+        return_attention_mask: bool | None = None,
+        return_overflowing_tokens: bool = False,
+        return_special_tokens_mask: bool = False,
+        return_length: bool = False,
+        verbose: bool = True,
+        **kwargs: Any,
+    ) -> BatchEncoding:
+        if not isinstance(text, (str, list, tuple)):
+            raise TypeError(
+                f"expected a string or a list of strings to encode, got {type(text).__name__}: {text!r:.60}"
+            )
+        # How TokenizersBackend._encode_plus tells a batch from one text (pre-split words: a list of lists).
+        if is_split_into_words:
+            batched = isinstance(text, (list, tuple)) and bool(text) and isinstance(text[0], (list, tuple))
+        else:
+            batched = isinstance(text, (list, tuple))
+        texts = text if batched else [text]
+        for index, item in enumerate(texts):
+            # Strings, pairs or pre-split words (lists), or ids (ints, already encoded) are what transformers takes.
+            if not isinstance(item, (str, list, tuple, int)):
+                raise TypeError(
+                    f"item {index} of the batch is {type(item).__name__}: {item!r:.60}; expected a string to encode"
+                )
+        options: dict[str, Any] = {
+            "add_special_tokens": add_special_tokens,
+            "padding_strategy": padding_strategy,
+            "truncation_strategy": truncation_strategy,
+            "max_length": max_length,
+            "stride": stride,
+            "pad_to_multiple_of": pad_to_multiple_of,
+            "padding_side": padding_side,
+            "return_tensors": return_tensors,
+            "return_token_type_ids": return_token_type_ids,
+            "return_attention_mask": return_attention_mask,
+            "return_overflowing_tokens": return_overflowing_tokens,
+            "return_special_tokens_mask": return_special_tokens_mask,
+            "return_length": return_length,
+            "verbose": verbose,
+        }
+        if is_split_into_words:
+            sequence_ok = _is_words
+            item_ok = (lambda t: _is_words(t) or _is_words_pair(t)) if batched else _is_words
+            pairs_ok = text_pair is None or (_is_words(text_pair) if not batched else isinstance(text_pair, list))
+        else:
+            sequence_ok = _is_str
+            item_ok = lambda t: isinstance(t, str) or _is_text_pair(t)  # noqa: E731
+            pairs_ok = text_pair is None or isinstance(text_pair, (str, list, tuple))
+        known = ("split_special_tokens", "return_offsets_mapping", *self.call_options)
+        ours = (
+            (self.encodes_split_words or not is_split_into_words)
+            and all(map(item_ok, texts))
+            and pairs_ok
+            and not any(value for key, value in kwargs.items() if key not in known)
+            and self._fast_path_ok()
+        )
+        if not ours:
+            # Pre-split words (where not ours), ids, and added tokens that strip: transformers' own path.
+            return self._fallback_encode_plus(text, text_pair, is_split_into_words, options, kwargs)
+        split = kwargs.get("split_special_tokens")
+        call = {
+            "split_special_tokens": self.split_special_tokens if split is None else split,
+            **{key: kwargs.get(key) for key in self.call_options},
+        }
+        offsets = bool(kwargs.get("return_offsets_mapping"))
+        if offsets:
+            self.check_offsets_supported()
+        # How TokenizersBackend._encode_plus reads its inputs (an empty text_pair counts as none).
+        items: list[tuple[Any, ...]]
+        if batched:
+            if isinstance(text_pair, str):
+                raise TypeError("when encoding a batch of texts, text_pair must be a list of the same length")
+            if text_pair is not None and len(text_pair) != len(texts):
+                raise ValueError(f"text has {len(texts)} items but text_pair has {len(text_pair)}; give one pair each")
+            if text_pair is not None:
+                items = [(first, second) for first, second in zip(texts, text_pair, strict=True)]
+            else:
+                items = [(item,) if sequence_ok(item) else tuple(item) for item in texts]
+        else:
+            items = [(text, text_pair)] if text_pair else [(text,)]
+        if text_pair is not None and not all(map(sequence_ok, (item[1] for item in items if len(item) > 1))):
+            raise TypeError(
+                f"text_pair holds {text_pair!r:.60}; give strings (or lists of words with is_split_into_words)"
+            )
+        plain = (
+            all(len(item) == 1 and isinstance(item[0], str) for item in items)
+            and not offsets
+            and padding_strategy == PaddingStrategy.DO_NOT_PAD
+            and truncation_strategy == TruncationStrategy.DO_NOT_TRUNCATE
+            and not return_overflowing_tokens
+            and not return_special_tokens_mask
+            and not return_length
+        )
+        # The rows' lists make no reference cycles, but each few hundred would start a collection that walks them
+        # all again (4-10 % of the time of a batch).
+        with collector_paused():
+            if plain:
+                return self._encode_plain(text, [item[0] for item in items], call, options)
+            if truncation_strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is not None:
+                # Checked when the Rust backend sets its truncation (TokenizerImpl::with_truncation), whatever the text.
+                effective = max_length - self.num_special_tokens_to_add(pair=False)
+                if effective < stride:
+                    raise ValueError(
+                        f"stride={stride} is larger than max_length={max_length} less the special tokens added "
+                        f"({effective}); choose a smaller stride"
+                    )
+            if offsets or not all(isinstance(sequence, str) for item in items for sequence in item):
+                encodings = [self._encode_item(item, call, offsets, options) for item in items]
+            else:
+                # Texts and pairs of texts: all their ids at once (a big batch in several processes), then the rows.
+                flat = iter(self.encode_texts([sequence for item in items for sequence in item], call))
+                encodings = [
+                    self._encode_item(item, call, offsets, options, [next(flat) for _ in item]) for item in items
+                ]
+            return self._batch_encoding(encodings, batched, offsets, options)
+
+    def _encode_plain(
+        self, text: Any, texts: list[str], call: dict[str, Any], options: dict[str, Any]
+    ) -> BatchEncoding:
+        """``tok(texts)``: ids, token type ids and attention masks only, without transformers' per-token loop."""
+        encoded = self.encode_texts(texts, call)
+        if options["add_special_tokens"]:
+            encoded = [self.build_inputs_with_special_tokens(ids) for ids in encoded]
+        longest = max(map(len, encoded), default=0)
+        if longest > self.model_max_length:
+            self._eventual_warn_about_too_long_sequence(
+                next(ids for ids in encoded if len(ids) == longest), options["max_length"], options["verbose"]
+            )
+        data: dict[str, Any] = {"input_ids": encoded}
+        if self._wants("token_type_ids", options["return_token_type_ids"]):
+            data["token_type_ids"] = [[0] * len(ids) for ids in encoded]
+        if self._wants("attention_mask", options["return_attention_mask"]):
+            data["attention_mask"] = [[1] * len(ids) for ids in encoded]
+        tensors = options["return_tensors"]
+        if isinstance(text, str):
+            data = {key: value[0] for key, value in data.items()}
+            return BatchEncoding(data, tensor_type=tensors, prepend_batch_axis=tensors is not None)
+        return BatchEncoding(data, tensor_type=tensors)
+
+    def encode_texts(self, texts: list[str], call: dict[str, Any]) -> list[list[int]]:
+        """Each text's :meth:`encode_text` ids; a big batch is shared out to forked processes, one per CPU (see
+        :func:`~hf_bpe.processes.fork_processes`; ``TOKENIZERS_PARALLELISM=false`` keeps it in this one), as
+        the Rust backend encodes a batch on all of them.
+
+        >>> import hf_bpe, tempfile
+        >>> directory = tempfile.mkdtemp()
+        >>> _ = hf_bpe.train_from_iterator(["hug pug hug"], vocab_size=260).save(directory)
+        >>> tok = hf_bpe.BPETokenizer.from_pretrained(directory)
+        >>> texts = ["hug pug"] * 100_000  # 700,000 characters: shared out on a machine of two CPUs or more
+        >>> ids = tok.encode_texts(texts, {})
+        >>> ids[0], ids[-1], ids == [tok.encode_text(text) for text in texts]
+        ([257, 220, 258], [257, 220, 258], True)
+        """
+        total = sum(map(len, texts))
+        processes = min(fork_processes(), int(total / (FORK_MIN_CHARS * (1 + resident_gib()))), len(texts))
+        if processes < 2:
+            return [self.encode_text(text, **call) for text in texts]
+        stripe = total // (processes * STRIPES_PER_PROCESS) + 1
+        shares: list[list[int]] = [[] for _ in range(processes)]
+        turn = size = 0
+        for index, text in enumerate(texts):
+            shares[turn].append(index)
+            size += len(text)
+            if size >= stripe:
+                turn, size = (turn + 1) % processes, 0
+        encode = self.encode_text
+
+        def job(share: list[int]) -> Callable[[], list[list[int]]]:
+            return lambda: [encode(texts[index], **call) for index in share]
+
+        encoded: list[list[int]] = [[] for _ in texts]
+        for share, share_ids in zip(shares, run_forked([job(s) for s in shares], "hf_bpe encoding"), strict=True):
+            for index, ids in zip(share, share_ids, strict=True):
+                encoded[index] = ids
+        return encoded
+
+    def _wants(self, name: str, asked: bool | None) -> bool:
+        return name in self.model_input_names if asked is None else bool(asked)
+
+    def _encode_sequence(
+        self, sequence: str | list[str], type_id: int, call: dict[str, Any], offsets: bool, known: list[int] | None
+    ) -> _Encoding:
+        """One sequence as a row: a text, or pre-split words each encoded on its own (offsets within each word,
+        as the Rust backend gives them for pre-tokenized input); ``known``: the text's ids, already encoded."""
+        if known is not None:
+            return _Encoding(known, [type_id] * len(known), [0] * len(known), [(0, 0)] * len(known))
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        for part in [sequence] if isinstance(sequence, str) else sequence:
+            if offsets:
+                part_ids, part_spans = self.encode_text_with_offsets(part, **call)
+                spans += part_spans
+            else:
+                part_ids = self.encode_text(part, **call)
+            ids += part_ids
+        if not offsets:
+            spans = [(0, 0)] * len(ids)
+        return _Encoding(ids, [type_id] * len(ids), [0] * len(ids), spans)
+
+    def _encode_item(
+        self,
+        item: tuple[Any, ...],
+        call: dict[str, Any],
+        offsets: bool,
+        options: dict[str, Any],
+        known: list[list[int]] | None = None,
+    ) -> _Encoding:
+        """One text or pair as the Rust backend's ``Tokenizer.encode`` makes it: each sequence encoded (unless
+        ``known`` gives each one's ids), then truncated, then given its special tokens (``TemplateProcessing``),
+        the pair merged into one row."""
+        parts = [
+            self._encode_sequence(sequence, type_id, call, offsets, None if known is None else known[type_id])
+            for type_id, sequence in enumerate(item)
+        ]
+        first, pair = parts[0], parts[1] if len(parts) > 1 else None
+        add_special_tokens = options["add_special_tokens"]
+        max_length = options["max_length"]
+        strategy = options["truncation_strategy"]
+        if strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is not None:
+            if add_special_tokens:
+                max_length -= self.num_special_tokens_to_add(pair=pair is not None)
+            _truncate(first, pair, max(max_length, 0), options["stride"], strategy, self.truncation_side == "left")
+        if add_special_tokens:
+            a_before, a_after, b_before, b_after = self.special_tokens_template()
+            first = first.around(a_before, a_after, 0)
+            pair = pair.around(b_before, b_after, 1) if pair is not None else None
+        return first.merged(pair) if pair is not None else first
+
+    def _batch_encoding(
+        self, encodings: list[_Encoding], batched: bool, offsets: bool, options: dict[str, Any]
+    ) -> BatchEncoding:
+        """Pad as the Rust backend pads (every row, overflowing windows included, to the longest first row or to
+        ``max_length``), then lay the rows out as ``TokenizersBackend._encode_plus`` does."""
+        strategy = options["padding_strategy"]
+        if strategy != PaddingStrategy.DO_NOT_PAD and encodings:
+            target = (
+                options["max_length"]
+                if strategy == PaddingStrategy.MAX_LENGTH
+                else max(len(encoding.ids) for encoding in encodings)
+            )
+            multiple = options["pad_to_multiple_of"]
+            if multiple and target % multiple:
+                target += multiple - target % multiple
+            left = (options["padding_side"] or self.padding_side) == "left"
+            for encoding in encodings:
+                encoding.pad(target, self.pad_token_id, self.pad_token_type_id, left)
+        overflowing = options["return_overflowing_tokens"]
+        rows: list[_Encoding] = []
+        mapping: list[int] = []
+        for sample, encoding in enumerate(encodings):
+            windows = [encoding, *encoding.overflowing] if overflowing else [encoding]
+            rows += windows
+            mapping += [sample] * len(windows)
+        data: dict[str, Any] = {"input_ids": [row.ids for row in rows]}
+        if self._wants("token_type_ids", options["return_token_type_ids"]):
+            data["token_type_ids"] = [row.type_ids for row in rows]
+        if self._wants("attention_mask", options["return_attention_mask"]):
+            data["attention_mask"] = [row.attention for row in rows]
+        if options["return_special_tokens_mask"]:
+            data["special_tokens_mask"] = [row.special for row in rows]
+        if offsets:
+            data["offset_mapping"] = [row.offsets for row in rows]
+        if options["return_length"]:
+            data["length"] = [len(row.ids) for row in rows]
+        if overflowing:
+            data["overflow_to_sample_mapping"] = mapping
+        for row in rows:
+            self._eventual_warn_about_too_long_sequence(row.ids, options["max_length"], options["verbose"])
+        tensors = options["return_tensors"]
+        if not batched and tensors is None and not overflowing:
+            # TokenizersBackend drops the batch axis of list values only ("length" stays a one-item list).
+            data = {key: value[0] if value and isinstance(value[0], list) else value for key, value in data.items()}
+            return BatchEncoding(data)
+        return BatchEncoding(data, tensor_type=tensors)
+
+
+def _is_str(item: Any) -> bool:
+    return isinstance(item, str)
+
+
+def _is_words(item: Any) -> bool:
+    return isinstance(item, (list, tuple)) and all(isinstance(word, str) for word in item)
+
+
+def _is_words_pair(item: Any) -> bool:
+    return isinstance(item, (list, tuple)) and len(item) == 2 and all(map(_is_words, item))
+
+
+class AddedTokenMatcher:
+    """A pattern matching every added token whole, longest first, rebuilt when the added tokens change.
+
+    It holds only what can be derived again, so it pickles as nothing: a tokenizer's pickle, and ``datasets``'
+    fingerprint of it (which hashes the tokenizer's ``__dict__``), do not depend on whether it was used.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[str, ...] | None = None
+        self._pattern: regex.Pattern[str] | None = None
+
+    def pattern(self, tokens: dict[str, int]) -> regex.Pattern[str] | None:
+        key = tuple(tokens)
+        if key != self._key:
+            self._pattern = whole_tokens_pattern(key)
+            self._key = key
+        return self._pattern
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+
+
+@dataclasses.dataclass
+class _Encoding:
+    """One row as ``tokenizers``' ``Encoding`` holds it, with its overflowing windows: what truncation, pairs and
+    padding work on, so that they give the Rust backend's rows."""
+
+    ids: list[int]
+    type_ids: list[int]
+    special: list[int]
+    offsets: list[tuple[int, int]]
+    attention: list[int] = dataclasses.field(default_factory=list)
+    overflowing: list[_Encoding] = dataclasses.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.attention:
+            self.attention = [1] * len(self.ids)
+
+    def _slice(self, start: int, stop: int) -> _Encoding:
+        return _Encoding(
+            self.ids[start:stop],
+            self.type_ids[start:stop],
+            self.special[start:stop],
+            self.offsets[start:stop],
+            self.attention[start:stop],
+        )
+
+    def truncate(self, max_len: int, stride: int, left: bool) -> None:
+        """Keep ``max_len`` tokens; the rest go to ``overflowing`` as windows overlapping by ``stride``
+        (``Encoding::truncate``)."""
+        length = len(self.ids)
+        if max_len >= length:
+            return
+        if max_len == 0:
+            whole = self._slice(0, length)
+            whole.overflowing = self.overflowing
+            self.ids, self.type_ids, self.special, self.offsets, self.attention = [], [], [], [], []
+            self.overflowing = [whole]
+            return
+        if stride >= max_len:
+            raise ValueError(
+                f"stride={stride} must be smaller than the length truncated to ({max_len}: max_length less the "
+                "special tokens added); choose a smaller stride"
+            )
+        step = max_len - stride
+        ranges: list[tuple[int, int]] = []
+        if not left:
+            for start in range(0, length, step):
+                stop = min(start + max_len, length)
+                ranges.append((start, stop))
+                if stop == length:
+                    break
+        else:
+            for last in range(length - 1, -1, -step):
+                start = max(last + 1 - max_len, 0)
+                ranges.append((start, last + 1))
+                if start == 0:
+                    break
+        windows = [self._slice(start, stop) for start, stop in ranges]
+        first = windows[0]
+        self.ids, self.type_ids, self.special = first.ids, first.type_ids, first.special
+        self.offsets, self.attention = first.offsets, first.attention
+        self.overflowing = windows[1:]
+
+    def around(self, before: list[int], after: list[int], type_id: int) -> _Encoding:
+        """This row (and each overflowing window) between special tokens (``TemplateProcessing``)."""
+        if not before and not after:
+            return self
+        n, m = len(before), len(after)
+        return _Encoding(
+            [*before, *self.ids, *after],
+            [type_id] * (n + len(self.ids) + m),
+            [1] * n + self.special + [1] * m,
+            [(0, 0)] * n + self.offsets + [(0, 0)] * m,
+            [1] * n + self.attention + [1] * m,
+            [window.around(before, after, type_id) for window in self.overflowing],
+        )
+
+    def merged(self, pair: _Encoding) -> _Encoding:
+        """This row followed by ``pair``; the windows are every combination (``Encoding::merge_with``): each of
+        ours with the pair and with each of its windows, then ours with each of the pair's windows."""
+
+        def join(a: _Encoding, b: _Encoding) -> _Encoding:
+            return _Encoding(
+                a.ids + b.ids, a.type_ids + b.type_ids, a.special + b.special, a.offsets + b.offsets,
+                a.attention + b.attention,
+            )  # fmt: skip
+
+        windows = [join(mine, theirs) for mine in self.overflowing for theirs in (pair, *pair.overflowing)]
+        windows += [join(self, theirs) for theirs in pair.overflowing]
+        result = join(self, pair)
+        result.overflowing = windows
+        return result
+
+    def pad(self, target: int, pad_id: int | None, pad_type_id: int, left: bool) -> None:
+        """Pad to ``target`` tokens, the overflowing windows too (``Encoding::pad``)."""
+        for window in self.overflowing:
+            window.pad(target, pad_id, pad_type_id, left)
+        missing = target - len(self.ids)
+        if missing <= 0:
+            return
+        if pad_id is None:
+            raise ValueError("padding needs a pad token; set tokenizer.pad_token (e.g. to tokenizer.eos_token)")
+        pads = [pad_id] * missing
+        if left:
+            self.ids = pads + self.ids
+            self.type_ids = [pad_type_id] * missing + self.type_ids
+            self.special = [1] * missing + self.special
+            self.offsets = [(0, 0)] * missing + self.offsets
+            self.attention = [0] * missing + self.attention
+        else:
+            self.ids = self.ids + pads
+            self.type_ids = self.type_ids + [pad_type_id] * missing
+            self.special = self.special + [1] * missing
+            self.offsets = self.offsets + [(0, 0)] * missing
+            self.attention = self.attention + [0] * missing
+
+
+def _is_text_pair(item: Any) -> bool:
+    return isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(part, str) for part in item)
+
+
+def _truncate(
+    first: _Encoding, pair: _Encoding | None, max_length: int, stride: int, strategy: TruncationStrategy, left: bool
+) -> None:
+    """Truncate a text or pair to ``max_length`` tokens in all, as ``tokenizers``' ``truncate_encodings`` does.
+
+    Raises:
+        ValueError: if the sequence to truncate is too short, or ``only_second`` is asked without a pair.
+    """
+    if max_length == 0:
+        first.truncate(0, stride, left)
+        if pair is not None:
+            pair.truncate(0, stride, left)
+        return
+    total = len(first.ids) + (len(pair.ids) if pair is not None else 0)
+    if total <= max_length:
+        return
+    to_remove = total - max_length
+    if strategy == TruncationStrategy.LONGEST_FIRST:
+        if pair is None:
+            first.truncate(max_length, stride, left)
+            return
+        n1, n2 = len(first.ids), len(pair.ids)
+        swap = n1 > n2
+        if swap:
+            n1, n2 = n2, n1
+        n2 = n1 if n1 > max_length else max(n1, max_length - n1)
+        if n1 + n2 > max_length:
+            n1 = max_length // 2
+            n2 = n1 + max_length % 2
+        if swap:
+            n1, n2 = n2, n1
+        first.truncate(n1, stride, left)
+        pair.truncate(n2, stride, left)
+        return
+    if strategy == TruncationStrategy.ONLY_SECOND and pair is None:
+        raise ValueError("truncation='only_second' needs a second sequence (text_pair); none was given")
+    target = first if strategy == TruncationStrategy.ONLY_FIRST else cast(_Encoding, pair)
+    if len(target.ids) <= to_remove:
+        raise ValueError(
+            f"truncation={strategy.value!r} cannot reach max_length={max_length}: the sequence it may cut has "
+            f"{len(target.ids)} tokens and {to_remove} must go; use truncation='longest_first' or a larger max_length"
+        )
+    target.truncate(len(target.ids) - to_remove, stride, left)
