@@ -23,7 +23,8 @@ from hf_bpe.models.bpe.files import read_merges, read_vocab, write_merges, write
 from hf_bpe.models.bpe.options import CharLevel, Merges, Vocab
 from hf_bpe.models.bpe.trainer import TrainResult
 from hf_bpe.models.bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
-from hf_bpe.models.wordpiece.trainer import WordPieceResult, train_wordpiece
+from hf_bpe.models.wordpiece.result import WordPieceResult
+from hf_bpe.models.wordpiece.trainer import train_wordpiece
 from hf_bpe.models.wordpiece.training import (
     train_wordpiece_from_dataset,
     train_wordpiece_from_files,

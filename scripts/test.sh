@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite, set-up included: lint (ruff), types (mypy), then pytest (doctests and slow tests too).
+# The whole test suite, set-up included: lint (ruff), types (mypy), import layers (import-linter), then pytest (doctests and slow tests too).
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh -m "not slow"` while developing.
 # pytest runs on every core (pytest-xdist, at most 4 workers: each imports torch and transformers); the shared
 # caches it fills (GPT-2's files, the Debian corpora, transformers' test suite) take turns under lock files.
@@ -10,6 +10,7 @@ cd "$repo"
 "$venv/bin/ruff" check .
 "$venv/bin/ruff" format --check .
 "$venv/bin/mypy"
+"$venv/bin/lint-imports" --no-cache
 cores='import os; n = min(len(os.sched_getaffinity(0)), 4); print(n if n > 1 else 0)'
 workers="${HF_BPE_TEST_WORKERS:-$("$venv/bin/python" -c "$cores")}"
 # --dist loadfile: a file's tests stay on one worker, so its module-scoped fixtures (trained tokenizers, reference

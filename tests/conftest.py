@@ -14,6 +14,9 @@ import pytest
 # trained in the same test with the same settings, its files saved by ``model.save``.
 # ---------------------------------------------------------------------------------------------------------------
 
+#: The clone's root (tests live in folders that mirror the package's).
+REPO = Path(__file__).resolve().parent.parent
+
 COURSE = [
     "This is the Hugging Face Course.\n",
     "This chapter is about tokenization.\n",

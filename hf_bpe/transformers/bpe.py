@@ -434,8 +434,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             new_special_tokens: special tokens to add after this tokenizer's own.
             special_tokens_map: renames of special tokens (old text to new text).
             continue_from: ``True`` to continue training this tokenizer (every id, merge, special token and role
-                kept; new merges after its own; see :func:`hf_bpe.models.bpe.trainer.continue_bpe`), or a directory to
-                continue from, as in :func:`hf_bpe.train_from_iterator`.
+                kept; new merges after its own; see :func:`hf_bpe.models.bpe.continuing.continue_bpe`), or a directory
+                to continue from, as in :func:`hf_bpe.train_from_iterator`.
             kwargs: ``min_frequency``, ``max_token_length``, ``limit_alphabet``, as in
                 :func:`hf_bpe.train_from_iterator`.
         """

@@ -6,7 +6,7 @@ GPT-2's files (``vocab.json`` + ``merges.txt`` alone: a token no merge makes and
 tiktoken``), or any directory whose ``tokenizer.json`` holds a byte-level BPE model (its added tokens become special
 tokens at their ids; ``tokenizer_config.json``, when there, names their roles). A base whose ids have a gap, or that
 has an ordinary (non-special) added token, is refused with a message naming it: nothing is ever renumbered. The
-merge loop that continues is :func:`hf_bpe.models.bpe.trainer.continue_bpe`; reading the files is
+merge loop that continues is :func:`continue_bpe`, below; reading the files is
 :mod:`hf_bpe.models.bpe.files`' job.
 """
 
@@ -15,10 +15,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hf_bpe.collector import collector_paused
+from hf_bpe.models.bpe.encoder import BytePairEncoder
 from hf_bpe.models.bpe.files import (
     CHAR_TOKENIZER_CLASS,
     MERGES_FILE,
@@ -28,8 +30,15 @@ from hf_bpe.models.bpe.files import (
     read_vocab,
 )
 from hf_bpe.models.bpe.options import Merges, Vocab
+from hf_bpe.models.bpe.trainer import (
+    ProgressCallback,
+    TrainResult,
+    _check_options,
+    _merge_loop,
+    _symbol_words,
+)
 from hf_bpe.models.directory import SPECIAL_TOKEN_ROLES, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, special_token_roles
-from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
+from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
@@ -149,3 +158,136 @@ def _content(token: Any) -> str | None:
     if isinstance(token, Mapping):
         token = token.get("content")
     return token if isinstance(token, str) else None
+
+
+def continue_bpe(
+    counts: Mapping[str, int],
+    vocab: Mapping[str, int],
+    merges: Merges,
+    *,
+    vocab_size: int,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = (),
+    new_special_tokens: Sequence[str] = (),
+    max_token_length: int | None = None,
+    workers: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> TrainResult:
+    """Continue training a byte-level BPE vocabulary: its ids and merges kept, new merges learned after them.
+
+    Each pre-token is first encoded with the base's merges, as the base tokenizer encodes it
+    (:meth:`hf_bpe.models.bpe.encoder.BytePairEncoder.merge_bytes`); the merge loop then starts from those words with
+    exact pair counts and one queue entry per pair, and runs by the rules of :func:`train_bpe`. New special tokens take
+    the ids after the base's last one, then merged tokens take the next ids in creation order; a merge whose token is
+    already in the vocabulary (the base's or a new one) keeps that id, as in :func:`train_bpe`. A new merge whose
+    pair is already one of the base's merges (possible only after such a merge) is not listed again: the base's
+    rank stays. When the base was trained by ``tokenizers`` on the same counts, the result is what ``tokenizers``
+    gives training them to ``vocab_size`` directly (the module docstring, "Continuing", says why the reference's
+    queue quirks never make them differ).
+
+    Args:
+        counts: pre-token to count, byte-level spelling, cut with the base's pre-tokenizer.
+        vocab: the base's vocabulary, ids ``0`` to ``len(vocab) - 1`` with no gap, holding the 256 byte-level
+            characters.
+        merges: the base's merges in rank order.
+        vocab_size: the vocabulary size to reach, the base included (at least the base's size).
+        min_frequency: as in :func:`train_bpe`.
+        special_tokens: which tokens of the base are special tokens (kept, with their ids).
+        new_special_tokens: special tokens to add after the base's tokens; one already special in the base is
+            skipped, one that is an ordinary token of the base is refused.
+        max_token_length: as in :func:`train_bpe` (a base token spans as many symbols as it has bytes).
+        workers: as in :func:`train_bpe`.
+        progress: as in :func:`train_bpe`.
+
+    Returns:
+        The base's vocabulary and merges with the new ones after them; ``merges_learned`` counts the new merges.
+
+    Raises:
+        ValueError: on a ``vocab_size`` below the base's size, a base with a gap in its ids or without a byte, a
+            new special token that is an ordinary token of the base, or a bad option (as :func:`train_bpe`).
+
+    >>> base = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=257)
+    >>> base.merges
+    [('u', 'g')]
+    >>> more = continue_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, base.vocab, base.merges,
+    ...                     vocab_size=259)
+    >>> more.merges, more.vocab["hug"]
+    ([('u', 'g'), ('u', 'n'), ('h', 'ug')], 258)
+    """
+    _check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
+    tokens = _base_tokens(vocab)
+    if vocab_size < len(tokens):
+        raise ValueError(
+            f"vocab_size={vocab_size} is below the base's {len(tokens)} tokens; continuing keeps every token of the "
+            f"base, so ask for {len(tokens)} or more"
+        )
+    missing = [char for char in BYTE_ALPHABET if char not in vocab]
+    if missing:
+        raise ValueError(
+            f"the base has no token for byte {from_byte_level(missing[0])!r} ({len(missing)} bytes missing); "
+            "continuing needs a byte-level vocabulary holding all 256 bytes"
+        )
+    for token in special_tokens:
+        if token not in vocab:
+            raise ValueError(f"special token {token!r} is not in the base's vocabulary")
+    grown: Vocab = dict(vocab)
+    specials = list(special_tokens)
+    for token in new_special_tokens:
+        if token in grown:
+            if token in specials:
+                continue
+            raise ValueError(
+                f"new special token {token!r} is already token {grown[token]} of the base, an ordinary token; "
+                "choose another text for it (a special token must not change how the base encodes text)"
+            )
+        grown[token] = len(tokens)
+        tokens.append(token)
+        specials.append(token)
+
+    words, word_counts = _base_words(counts, vocab, merges)
+    # A base token spans as many initial symbols as it has bytes (the reference's Word lengths); a special token
+    # its length, as in train_bpe.
+    lengths = [len(token) for token in tokens]
+
+    with collector_paused():
+        new_merges, learned, stop = _merge_loop(
+            words,
+            word_counts,
+            grown,
+            tokens,
+            lengths,
+            vocab_size,
+            min_frequency,
+            max_token_length,
+            "",
+            progress,
+            workers or os.cpu_count() or 1,
+            continued=True,
+        )
+    ranked = set(merges)
+    result_merges = list(merges) + [pair for pair in new_merges if pair not in ranked]
+    return TrainResult(grown, result_merges, stop, learned, tuple(specials))
+
+
+def _base_words(counts: Mapping[str, int], vocab: Mapping[str, int], merges: Merges) -> tuple[list[str], list[int]]:
+    """The words as the base encodes them (symbol strings of its ids), with their counts; its encoder (and cache)
+    is gone when they are made."""
+    merge_bytes = BytePairEncoder(vocab, merges).merge_bytes
+    return _symbol_words(counts, lambda word: "".join(map(chr, merge_bytes(from_byte_level(word)))))
+
+
+def _base_tokens(vocab: Mapping[str, int]) -> list[str]:
+    """The base's tokens by id; refuses a gap in the ids (new tokens take the ids after the last one, and a gap
+    would be filled by nothing or renumbered)."""
+    tokens: list[str | None] = [None] * len(vocab)
+    for token, token_id in vocab.items():
+        if type(token_id) is not int or not 0 <= token_id < len(vocab) or tokens[token_id] is not None:
+            used = sorted(vocab.values())
+            gap = next((i for i, found in enumerate(used) if found != i), len(used))
+            raise ValueError(
+                f"the base's ids are not 0 to {len(vocab) - 1} without a gap (no token has id {gap}; the largest id "
+                f"is {used[-1] if used else None}); hf_bpe continues only vocabularies whose ids have no gap, so "
+                "that new tokens take the next ids without renumbering any"
+            )
+        tokens[token_id] = token
+    return [token for token in tokens if token is not None]

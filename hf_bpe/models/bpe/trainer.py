@@ -65,7 +65,6 @@ Counting pre-tokens is :mod:`hf_bpe.counting.counting`'s job; file formats are :
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import heapq
 import math
@@ -75,14 +74,11 @@ from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Mapping, MutableSequence, Sequence
 from itertools import repeat
-from pathlib import Path
 
 from hf_bpe.collector import collector_paused
-from hf_bpe.models.bpe.encoder import BytePairEncoder
-from hf_bpe.models.bpe.files import write_tokenizer_dir
-from hf_bpe.models.bpe.options import CharLevel, Merges, Vocab
-from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.models.bpe.options import Merges, Vocab
+from hf_bpe.models.bpe.result import TrainResult
+from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.processes import run_forked
 
 #: Why training stopped.
@@ -109,68 +105,6 @@ _COUNT_SHIFT = _SEQ_BITS + 2 * _ID_BITS
 
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(merges_done, merges_wanted)`` while merging."""
-
-
-@dataclasses.dataclass(frozen=True)
-class TrainResult:
-    """A trained vocabulary and its merges.
-
-    Attributes:
-        vocab: token (byte-level spelling) to id.
-        merges: the merges in the order they apply, as ``merges.txt`` lists them.
-        stop_reason: ``"vocab_size"`` (the vocabulary is full), ``"min_frequency"`` (the best pair was rarer than
-            ``min_frequency``) or ``"no_pairs"`` (no pair was left to merge).
-        merges_learned: how many merges were made (a merge made twice counts twice; ``len(merges)`` does not).
-        special_tokens: the special tokens, first in the vocabulary.
-        pre_tokenizer: how the text was cut (recorded in the tokenizer files).
-        replaced_lines: input lines whose invalid UTF-8 was replaced by U+FFFD (``errors="replace"``).
-        char_level: how a char-level vocabulary was made (None for byte-level).
-        roles: which special token is ``bos_token``, ``eos_token``, ... (a continued base's), written by
-            :meth:`save` unless it is given others.
-    """
-
-    vocab: Vocab
-    merges: Merges
-    stop_reason: str
-    merges_learned: int
-    special_tokens: tuple[str, ...] = ()
-    pre_tokenizer: PreTokenizer = dataclasses.field(default_factory=PreTokenizer)
-    replaced_lines: int = 0
-    char_level: CharLevel | None = None
-    roles: Mapping[str, str | None] | None = None
-
-    @property
-    def add_prefix_space(self) -> bool:
-        """Whether a space was added before text that does not start with one."""
-        return self.pre_tokenizer.add_prefix_space
-
-    def save(
-        self, directory: str | os.PathLike[str], *, roles: Mapping[str, str | None] | None = None, force: bool = False
-    ) -> list[Path]:
-        """Write ``vocab.json``, ``merges.txt``, ``tokenizer_config.json`` and ``tokenizer.json``, all or none.
-
-        Args:
-            directory: the output directory (made if missing).
-            roles: which special token is ``bos_token``, ``eos_token``, ``unk_token``, ``pad_token``.
-            force: remove files of another tokenizer that transformers would load along with this one
-                (``special_tokens_map.json``, ``added_tokens.json``, chat templates) instead of refusing.
-
-        Raises:
-            FileExistsError: naming such files, without ``force``.
-
-        Returns:
-            The paths written.
-        """
-        return write_tokenizer_dir(
-            directory,
-            self.vocab,
-            self.merges,
-            special_tokens=self.special_tokens,
-            roles=roles if roles is not None else self.roles,
-            pre_tokenizer=self.pre_tokenizer,
-            char_level=self.char_level,
-            force=force,
-        )
 
 
 def train_bpe(
@@ -277,139 +211,6 @@ def train_bpe(
             exact_lengths=bool(end_of_word_suffix or continuing_subword_prefix),
         )
     return TrainResult(vocab, result_merges, stop, learned, tuple(special_tokens))
-
-
-def continue_bpe(
-    counts: Mapping[str, int],
-    vocab: Mapping[str, int],
-    merges: Merges,
-    *,
-    vocab_size: int,
-    min_frequency: int = 0,
-    special_tokens: Sequence[str] = (),
-    new_special_tokens: Sequence[str] = (),
-    max_token_length: int | None = None,
-    workers: int | None = None,
-    progress: ProgressCallback | None = None,
-) -> TrainResult:
-    """Continue training a byte-level BPE vocabulary: its ids and merges kept, new merges learned after them.
-
-    Each pre-token is first encoded with the base's merges, as the base tokenizer encodes it
-    (:meth:`hf_bpe.models.bpe.encoder.BytePairEncoder.merge_bytes`); the merge loop then starts from those words with
-    exact pair counts and one queue entry per pair, and runs by the rules of :func:`train_bpe`. New special tokens take
-    the ids after the base's last one, then merged tokens take the next ids in creation order; a merge whose token is
-    already in the vocabulary (the base's or a new one) keeps that id, as in :func:`train_bpe`. A new merge whose
-    pair is already one of the base's merges (possible only after such a merge) is not listed again: the base's
-    rank stays. When the base was trained by ``tokenizers`` on the same counts, the result is what ``tokenizers``
-    gives training them to ``vocab_size`` directly (the module docstring, "Continuing", says why the reference's
-    queue quirks never make them differ).
-
-    Args:
-        counts: pre-token to count, byte-level spelling, cut with the base's pre-tokenizer.
-        vocab: the base's vocabulary, ids ``0`` to ``len(vocab) - 1`` with no gap, holding the 256 byte-level
-            characters.
-        merges: the base's merges in rank order.
-        vocab_size: the vocabulary size to reach, the base included (at least the base's size).
-        min_frequency: as in :func:`train_bpe`.
-        special_tokens: which tokens of the base are special tokens (kept, with their ids).
-        new_special_tokens: special tokens to add after the base's tokens; one already special in the base is
-            skipped, one that is an ordinary token of the base is refused.
-        max_token_length: as in :func:`train_bpe` (a base token spans as many symbols as it has bytes).
-        workers: as in :func:`train_bpe`.
-        progress: as in :func:`train_bpe`.
-
-    Returns:
-        The base's vocabulary and merges with the new ones after them; ``merges_learned`` counts the new merges.
-
-    Raises:
-        ValueError: on a ``vocab_size`` below the base's size, a base with a gap in its ids or without a byte, a
-            new special token that is an ordinary token of the base, or a bad option (as :func:`train_bpe`).
-
-    >>> base = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=257)
-    >>> base.merges
-    [('u', 'g')]
-    >>> more = continue_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, base.vocab, base.merges,
-    ...                     vocab_size=259)
-    >>> more.merges, more.vocab["hug"]
-    ([('u', 'g'), ('u', 'n'), ('h', 'ug')], 258)
-    """
-    _check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
-    tokens = _base_tokens(vocab)
-    if vocab_size < len(tokens):
-        raise ValueError(
-            f"vocab_size={vocab_size} is below the base's {len(tokens)} tokens; continuing keeps every token of the "
-            f"base, so ask for {len(tokens)} or more"
-        )
-    missing = [char for char in BYTE_ALPHABET if char not in vocab]
-    if missing:
-        raise ValueError(
-            f"the base has no token for byte {from_byte_level(missing[0])!r} ({len(missing)} bytes missing); "
-            "continuing needs a byte-level vocabulary holding all 256 bytes"
-        )
-    for token in special_tokens:
-        if token not in vocab:
-            raise ValueError(f"special token {token!r} is not in the base's vocabulary")
-    grown: Vocab = dict(vocab)
-    specials = list(special_tokens)
-    for token in new_special_tokens:
-        if token in grown:
-            if token in specials:
-                continue
-            raise ValueError(
-                f"new special token {token!r} is already token {grown[token]} of the base, an ordinary token; "
-                "choose another text for it (a special token must not change how the base encodes text)"
-            )
-        grown[token] = len(tokens)
-        tokens.append(token)
-        specials.append(token)
-
-    words, word_counts = _base_words(counts, vocab, merges)
-    # A base token spans as many initial symbols as it has bytes (the reference's Word lengths); a special token
-    # its length, as in train_bpe.
-    lengths = [len(token) for token in tokens]
-
-    with collector_paused():
-        new_merges, learned, stop = _merge_loop(
-            words,
-            word_counts,
-            grown,
-            tokens,
-            lengths,
-            vocab_size,
-            min_frequency,
-            max_token_length,
-            "",
-            progress,
-            workers or os.cpu_count() or 1,
-            continued=True,
-        )
-    ranked = set(merges)
-    result_merges = list(merges) + [pair for pair in new_merges if pair not in ranked]
-    return TrainResult(grown, result_merges, stop, learned, tuple(specials))
-
-
-def _base_words(counts: Mapping[str, int], vocab: Mapping[str, int], merges: Merges) -> tuple[list[str], list[int]]:
-    """The words as the base encodes them (symbol strings of its ids), with their counts; its encoder (and cache)
-    is gone when they are made."""
-    merge_bytes = BytePairEncoder(vocab, merges).merge_bytes
-    return _symbol_words(counts, lambda word: "".join(map(chr, merge_bytes(from_byte_level(word)))))
-
-
-def _base_tokens(vocab: Mapping[str, int]) -> list[str]:
-    """The base's tokens by id; refuses a gap in the ids (new tokens take the ids after the last one, and a gap
-    would be filled by nothing or renumbered)."""
-    tokens: list[str | None] = [None] * len(vocab)
-    for token, token_id in vocab.items():
-        if type(token_id) is not int or not 0 <= token_id < len(vocab) or tokens[token_id] is not None:
-            used = sorted(vocab.values())
-            gap = next((i for i, found in enumerate(used) if found != i), len(used))
-            raise ValueError(
-                f"the base's ids are not 0 to {len(vocab) - 1} without a gap (no token has id {gap}; the largest id "
-                f"is {used[-1] if used else None}); hf_bpe continues only vocabularies whose ids have no gap, so "
-                "that new tokens take the next ids without renumbering any"
-            )
-        tokens[token_id] = token
-    return [token for token in tokens if token is not None]
 
 
 def _plain_words(counts: Mapping[str, int], vocab: Vocab, chars: set[str]) -> tuple[list[str], list[int]]:

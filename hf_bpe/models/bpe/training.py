@@ -21,9 +21,9 @@ from typing import Any
 
 from hf_bpe.counting.counting import FileCounts, count_files, count_sequences, counting_settings, dataset_rows
 from hf_bpe.counting.counts_dir import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
-from hf_bpe.models.bpe.continuing import BaseTokenizer, as_base
+from hf_bpe.models.bpe.continuing import BaseTokenizer, as_base, continue_bpe
 from hf_bpe.models.bpe.options import CharLevel
-from hf_bpe.models.bpe.trainer import TrainResult, continue_bpe, train_bpe
+from hf_bpe.models.bpe.trainer import TrainResult, train_bpe
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
@@ -333,7 +333,7 @@ def train_from_files(
         :func:`hf_bpe.models.bpe.continuing.read_base`,
             or a :class:`~hf_bpe.models.bpe.continuing.BaseTokenizer`): its ids, merges, special tokens, their roles and
             its pre-tokenizer are kept, ``special_tokens`` are added after its tokens, and new merges follow its
-            own (:func:`hf_bpe.models.bpe.trainer.continue_bpe`). The pre-tokenizer keywords, ``char_level`` and
+            own (:func:`hf_bpe.models.bpe.continuing.continue_bpe`). The pre-tokenizer keywords, ``char_level`` and
             ``limit_alphabet`` are then the base's and cannot be given.
 
     Raises:

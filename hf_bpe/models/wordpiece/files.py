@@ -20,7 +20,7 @@ from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE
 from hf_bpe.pipeline.bert import BertRecipe
 
 if TYPE_CHECKING:
-    from hf_bpe.models.wordpiece.trainer import WordPieceResult
+    from hf_bpe.models.wordpiece.result import WordPieceResult
 
 #: BERT's vocabulary file.
 VOCAB_TXT = "vocab.txt"

@@ -22,60 +22,19 @@ Counting words is :mod:`hf_bpe.counting.counting`'s job (with BERT's recipe); wr
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-import os
 from collections.abc import Collection, Mapping, Sequence
-from pathlib import Path
 
 from hf_bpe.models.bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, ProgressCallback, train_bpe
+from hf_bpe.models.wordpiece.result import (
+    BERT_SPECIAL_TOKENS,
+    CONTINUING_SUBWORD_PREFIX,
+    WordPieceResult,
+)
 from hf_bpe.pipeline.bert import BertRecipe
 
-#: BERT's special tokens, in BERT's order (ids 0 to 4).
-BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 #: How the two trainers score a pair.
 SCORINGS = ("frequency", "likelihood")
-#: BERT's prefix for a piece that continues a word.
-CONTINUING_SUBWORD_PREFIX = "##"
-#: Longer words are encoded as the unknown token.
-MAX_INPUT_CHARS_PER_WORD = 100
-
-
-@dataclasses.dataclass(frozen=True)
-class WordPieceResult:
-    """A trained WordPiece vocabulary.
-
-    Attributes:
-        vocab: token to id (ids 0 to ``len(vocab) - 1``, special tokens first).
-        stop_reason: ``"vocab_size"``, ``"min_frequency"`` or ``"no_pairs"``.
-        special_tokens: the special tokens, first in the vocabulary.
-        scoring: ``"frequency"`` or ``"likelihood"``.
-        recipe: how the text was normalized (recorded in the tokenizer files).
-        unk_token: the unknown token.
-        continuing_subword_prefix: the prefix of pieces that continue a word.
-        max_input_chars_per_word: longer words encode as ``unk_token``.
-        replaced_lines: input lines whose invalid UTF-8 was replaced by U+FFFD.
-    """
-
-    vocab: dict[str, int]
-    stop_reason: str
-    special_tokens: tuple[str, ...] = BERT_SPECIAL_TOKENS
-    scoring: str = "frequency"
-    recipe: BertRecipe = dataclasses.field(default_factory=BertRecipe)
-    unk_token: str = "[UNK]"
-    continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX
-    max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD
-    replaced_lines: int = 0
-
-    def save(self, directory: str | os.PathLike[str]) -> list[Path]:
-        """Write ``vocab.txt``, ``tokenizer_config.json`` and ``tokenizer.json``, all or none.
-
-        Returns:
-            The paths written.
-        """
-        from hf_bpe.models.wordpiece.files import write_wordpiece_dir
-
-        return write_wordpiece_dir(directory, self)
 
 
 def train_wordpiece(

@@ -17,7 +17,8 @@ from typing import Any
 
 from hf_bpe.counting.counting import count_files, count_sequences, dataset_rows
 from hf_bpe.models.bpe.trainer import ProgressCallback
-from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, WordPieceResult, train_wordpiece
+from hf_bpe.models.wordpiece.result import WordPieceResult
+from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, train_wordpiece
 from hf_bpe.pipeline.bert import BertRecipe
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 

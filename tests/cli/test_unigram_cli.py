@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import multilingual_text
 
 from hf_bpe.cli import main
 from hf_bpe.models.unigram.trainer import UnigramOptions
 from hf_bpe.reference.unigram_verify import reference_train
-
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import multilingual_text
 
 
 @pytest.fixture

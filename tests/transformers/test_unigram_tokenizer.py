@@ -16,15 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ADVERSARIAL, multilingual_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hf_bpe.models.unigram.files import write_unigram_dir
 from hf_bpe.models.unigram.trainer import UnigramOptions, train_unigram
 from hf_bpe.pipeline import sentencepiece as recipe
-
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import ADVERSARIAL, multilingual_text
 
 SPECIALS = ("<pad>", "<s>", "</s>")
 ROLES = {"pad_token": "<pad>", "bos_token": "<s>", "eos_token": "</s>"}

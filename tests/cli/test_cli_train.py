@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import multilingual_text, reference_train
+from conftest import REPO, multilingual_text, reference_train
 
-CONFIGS = Path(__file__).parent.parent / "configs"
+CONFIGS = REPO / "configs"
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REPO, multilingual_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, normalizers, pre_tokenizers, trainers
@@ -29,9 +30,6 @@ from tokenizers.models import Unigram
 
 from hf_bpe.models.unigram.trainer import UnigramOptions, UnigramTrainingError, train_unigram
 from hf_bpe.pipeline import sentencepiece as recipe
-
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import multilingual_text
 
 PENALTY = 1e-4
 # The least tolerance for a score: the reference's own runs, and hf_bpe against them, differ by at most 4e-11 on
@@ -288,7 +286,7 @@ def test_real_corpus_training_is_deterministic(real_training: dict[str, Any]) ->
     import subprocess
 
     seed = "1" if os.environ.get("PYTHONHASHSEED") == "0" else "0"
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(REPO)
     path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": path}
     options = real_training["options"]

@@ -3,18 +3,14 @@ pre-tokenizer, on every code point and on adversarial and random text."""
 
 from __future__ import annotations
 
-import sys
 import unicodedata
-from pathlib import Path
 
+from conftest import ADVERSARIAL, multilingual_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, normalizers, pre_tokenizers
 
 from hf_bpe.pipeline import sentencepiece as recipe
-
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import ADVERSARIAL, multilingual_text
 
 NORMALIZER = normalizers.Sequence([normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")])
 PRE_TOKENIZER = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import regex
-from conftest import ADVERSARIAL, multilingual_text
+from conftest import ADVERSARIAL, REPO, multilingual_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
@@ -413,7 +413,7 @@ def test_convert_refuses_a_special_token_on_a_rank(tmp_path, openai_encodings):
 
 @pytest.mark.parametrize("preset", ["llama3", "qwen2", "o200k"])
 def test_config_presets_bring_their_pattern(preset, training_files, tmp_path):
-    config = Path(__file__).resolve().parent.parent / "configs" / f"{preset}.json"
+    config = REPO / "configs" / f"{preset}.json"
     out = tmp_path / "out"
     done = run_cli("train", str(training_files[2]), "-o", str(out), "--config", str(config), "--vocab-size", "700",
                    "--no-progress")  # fmt: skip

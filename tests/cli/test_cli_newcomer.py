@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from conftest import multilingual_text, reference_train
+from conftest import REPO, multilingual_text, reference_train
 
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
@@ -33,7 +33,7 @@ def run(*args: str | Path, stdin: bytes | None = None, user: list[str] | None = 
         capture_output=True,
         timeout=300,
         cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+        env={**os.environ, "PYTHONPATH": str(REPO)},
         preexec_fn=lambda: os.umask(0o022),
     )
 
@@ -544,7 +544,7 @@ def test_the_first_gpt2_fetch_says_what_it_fetches(tmp_path):
     environment = {
         **os.environ,
         "HF_BPE_CACHE": str(tmp_path / "cache"),
-        "PYTHONPATH": str(Path(__file__).parent.parent),
+        "PYTHONPATH": str(REPO),
     }
     done = subprocess.run(
         [sys.executable, "-m", "hf_bpe.cli", "download", "gpt2", str(tmp_path / "gpt2")],

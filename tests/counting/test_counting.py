@@ -7,13 +7,13 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
-from conftest import multilingual_text, ours, reference_train
+from conftest import REPO, multilingual_text, ours, reference_train
 from tokenizers import pre_tokenizers
 
-from hf_bpe.counting.counting import count_dataset, count_files, count_sequences, counting
+from hf_bpe.counting import counting
+from hf_bpe.counting.counting import count_dataset, count_files, count_sequences
 from hf_bpe.models.bpe.training import train_from_counts, train_from_files
 
 
@@ -152,7 +152,7 @@ def test_special_tokens_are_text_unless_excluded(tmp_path):
 
 DETERMINISM_SCRIPT = """
 import hashlib, sys
-from hf_bpe.counting.counting import counting
+from hf_bpe.counting import counting
 from hf_bpe.models.bpe.files import format_merges, format_vocab
 from hf_bpe.models.bpe.training import train_from_files
 counting.SHARD_BYTES = 5000
@@ -177,6 +177,6 @@ def test_same_result_for_any_worker_count_and_hash_seed(tmp_path):
             capture_output=True,
             text=True,
             check=True,
-            cwd=Path(__file__).parent.parent,
+            cwd=REPO,
         ).stdout.strip()
         assert output == expected, (workers, seed)

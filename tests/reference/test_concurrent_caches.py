@@ -16,10 +16,11 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from conftest import REPO
+
 from hf_bpe.reference.gpt2 import RANKS_FILE, RANKS_SHA256
 from hf_bpe.reference.package_index import cache_lock
 
-REPO = Path(__file__).resolve().parent.parent
 BUILD_CORPORA = REPO / "scripts" / "build_corpora.py"
 
 
