@@ -1,16 +1,23 @@
-"""hf_bpe: byte-level BPE training identical to HuggingFace ``tokenizers``, and a Python-backend GPT-2 tokenizer.
+"""hf_bpe: BPE, WordPiece and Unigram training identical to HuggingFace ``tokenizers``, in readable Python, and
+transformers v5 tokenizer classes (``PythonBackend``) that load the result.
 
-The package's pieces, in the order data flows through them: :mod:`hf_bpe.pipeline.pre_tokenizers` (normalizer, split
-patterns and presets, prefix space), :mod:`hf_bpe.pipeline.byte_level` (byte alphabet),
-:mod:`hf_bpe.counting.counting` (text to pre-token counts), :mod:`hf_bpe.models.bpe.trainer` (counts to merges),
-:mod:`hf_bpe.models.bpe.files` (vocab.json / merges.txt), :mod:`hf_bpe.transformers.bpe` (the transformers class).
-Unigram training and encoding live in :mod:`hf_bpe.models.unigram`, its transformers class in
-:mod:`hf_bpe.transformers.unigram`.
+The packages, in the order data flows through them (``pyproject.toml``'s import-linter contracts keep it so):
+
+* :mod:`hf_bpe.pipeline`: ``tokenizers``' stages before the model: normalizers, pre-tokenizers and their
+  presets, BERT's and SentencePiece's recipes, the byte-level alphabet, the references' Unicode classes.
+* :mod:`hf_bpe.counting`: text sources to pre-token counts: files, iterators, ``datasets`` columns, local
+  processes, counts directories, datatrove (local, Slurm, Ray).
+* :mod:`hf_bpe.models`: one package per model (``bpe``, ``wordpiece``, ``unigram``): its trainer, its result,
+  its encoder and its files.
+* :mod:`hf_bpe.transformers`: the transformers classes and their registration with ``AutoTokenizer``;
+  :mod:`hf_bpe.reference`: off the data path (GPT-2, cl100k and o200k files, tiktoken converters, parity checks);
+  :mod:`hf_bpe.report`: what a tokenizer buys on a sample; :mod:`hf_bpe.cli`: the ``hf-bpe`` command.
 
 Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer``,
 ``CharBPETokenizer``, ``WordPieceTokenizer`` and ``UnigramTokenizer`` are imported on first access, and
-:mod:`hf_bpe.transformers.auto` registers them with ``AutoTokenizer`` as soon as transformers loads it, before or after
-``hf_bpe``. WordPiece (BERT's tokenizer) and Unigram live in :mod:`hf_bpe.models`.
+:mod:`hf_bpe.transformers.auto` registers them with ``AutoTokenizer`` as soon as transformers loads it, before or
+after ``hf_bpe``. The modules' paths before they moved into these packages (``hf_bpe.tokenizer``,
+``hf_bpe.trainer``, ...) still import: :mod:`hf_bpe._moved` maps them.
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ def test_unwritable_output_directory_is_named_and_left_alone(tmp_path, previous_
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(hf_bpe.models.bpe.files.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(hf_bpe.atomic.tempfile, "mkstemp", refuse)
     source = tmp_path / "a.txt"
     source.write_text("hello world\n", encoding="utf-8")
     status = cli.main(["train", str(source), "-o", str(previous_output), "--workers", "1", "--no-progress"])

@@ -72,7 +72,7 @@ WORDPIECE_DEFAULTS: dict[str, Any] = {
 _ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 #: Where ``--config NAME`` finds presets: the clone's ``configs/`` beside the package (a clone, an editable install)
 #: and where a wheel installs them (its data files, ``share/hf-bpe/configs``).
-CONFIG_DIRS = (Path(__file__).resolve().parent.parent / "configs", Path(sys.prefix) / "share" / "hf-bpe" / "configs")
+CONFIG_DIRS = (Path(__file__).resolve().parents[2] / "configs", Path(sys.prefix) / "share" / "hf-bpe" / "configs")
 
 
 class UsageError(Exception):

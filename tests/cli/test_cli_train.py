@@ -80,7 +80,7 @@ def test_config_with_command_line_override(tmp_path):
 
 
 def test_presets_are_valid(tmp_path):
-    from hf_bpe.cli import read_config
+    from hf_bpe.cli.main import read_config
 
     assert read_config(str(CONFIGS / "gpt2.json"))["vocab_size"] == 50257
     assert read_config(str(CONFIGS / "demo.json"))["vocab_size"] == 2000

@@ -206,6 +206,7 @@ def continue_bpe(
         ValueError: on a ``vocab_size`` below the base's size, a base with a gap in its ids or without a byte, a
             new special token that is an ordinary token of the base, or a bad option (as :func:`train_bpe`).
 
+    >>> from hf_bpe.models.bpe.trainer import train_bpe
     >>> base = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=257)
     >>> base.merges
     [('u', 'g')]
