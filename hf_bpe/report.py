@@ -1,9 +1,10 @@
-"""What a byte-level tokenizer buys on a sample of text: compression, vocabulary use, longest and unused tokens.
+"""What a tokenizer buys on a sample of text: compression, vocabulary use, longest and unused tokens.
 
-:func:`report` encodes sample files with each tokenizer directory (through
+:func:`report` encodes sample files with each tokenizer directory (a byte-level one through
 :class:`hf_bpe.models.bpe.encoder.BytePairEncoder` and the directory's own pre-tokenizer and special tokens, so no
-transformers import) and measures, per file and overall: bytes per token, tokens per word (a word: a run of
-non-white-space characters), the share of the vocabulary produced, the longest tokens and how many tokens never appear.
+transformers import; any other kind through the :class:`Measurable` its caller's ``load`` gives) and measures, per
+file and overall: bytes per token, tokens per word (a word: a run of non-white-space characters), the share of the
+vocabulary produced, the longest tokens and how many tokens never appear.
 :func:`format_report` prints the table; :func:`plot_report` draws compression against vocabulary size and token-length
 histograms with matplotlib (an optional dependency: ``pip install 'hf-bpe[plot]'``). Reading tokenizer files is
 :mod:`hf_bpe.models.bpe.files`' job.
@@ -15,7 +16,7 @@ import dataclasses
 import json
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from hf_bpe.models.bpe.encoder import BytePairEncoder
@@ -111,10 +112,36 @@ def load_encoder(directory: str | os.PathLike[str]) -> tuple[BytePairEncoder, di
     return encoder, {token_id: token for token, token_id in vocab.items()}
 
 
+@dataclasses.dataclass(frozen=True)
+class Measurable:
+    """What :func:`report` needs of a tokenizer, whatever its model: text to ids (no template tokens), each id's
+    text in bytes (for token lengths), and the ids of special tokens (left out of the lengths)."""
+
+    encode: Callable[[str], list[int]]
+    token_bytes: Mapping[int, bytes]
+    special_ids: frozenset[int]
+
+
+def byte_level_measurable(directory: str | os.PathLike[str]) -> Measurable:
+    """A byte-level BPE directory as :func:`report` measures it (through :func:`load_encoder`)."""
+    encoder, id_to_token = load_encoder(directory)
+    return Measurable(
+        encoder.encode,
+        {token_id: from_byte_level(token) for token_id, token in id_to_token.items()},
+        frozenset(encoder.special_tokens.values()),
+    )
+
+
 def report(
-    directories: Sequence[str | os.PathLike[str]], samples: Sequence[str | os.PathLike[str]]
+    directories: Sequence[str | os.PathLike[str]],
+    samples: Sequence[str | os.PathLike[str]],
+    *,
+    load: Callable[[str | os.PathLike[str]], Measurable] = byte_level_measurable,
 ) -> list[TokenizerReport]:
     """Encode every sample file with every tokenizer directory and measure what each buys.
+
+    ``load`` reads a directory (default: byte-level BPE, without transformers); the command line passes one that
+    reads every kind it writes.
 
     >>> import hf_bpe, tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -127,29 +154,27 @@ def report(
     texts = {str(path): Path(path).read_text(encoding="utf-8") for path in samples}
     reports = []
     for directory in directories:
-        encoder, id_to_token = load_encoder(directory)
+        measurable = load(directory)
         seen: Counter[int] = Counter()
         per_file = []
         for name, text in texts.items():
-            ids = encoder.encode(text)
+            ids = measurable.encode(text)
             seen.update(ids)
             per_file.append(SampleFigures(name, len(text.encode("utf-8")), len(text.split()), len(ids)))
         overall = SampleFigures(
             "all", sum(f.bytes for f in per_file), sum(f.words for f in per_file), sum(f.tokens for f in per_file)
         )
-        specials = set(encoder.special_tokens.values())
-        lengths = {
-            token_id: len(from_byte_level(token)) for token_id, token in id_to_token.items() if token_id not in specials
-        }
+        spelled = measurable.token_bytes
+        lengths = {token_id: len(text) for token_id, text in spelled.items() if token_id not in measurable.special_ids}
         longest = sorted(lengths, key=lambda token_id: (-lengths[token_id], token_id))[:5]
         reports.append(
             TokenizerReport(
                 directory=str(directory),
-                vocab_size=len(id_to_token),
+                vocab_size=len(spelled),
                 per_file=per_file,
                 overall=overall,
                 used=len(seen),
-                longest=[from_byte_level(id_to_token[i]).decode("utf-8", "replace") for i in longest],
+                longest=[spelled[i].decode("utf-8", "replace") for i in longest],
                 token_lengths=dict(Counter(lengths.values())),
             )
         )

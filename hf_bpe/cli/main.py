@@ -15,7 +15,6 @@ default in its help.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import shutil
 import signal
@@ -26,6 +25,17 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from hf_bpe.cli.directories import (
+    BYTE_LEVEL,
+    KINDS,
+    TokenizerDir,
+    kind_of,
+    load_tokenizer,
+    token_text,
+    tokenizer_dir,
+)
+from hf_bpe.cli.errors import EXIT_STATUSES, UsageError
 
 if TYPE_CHECKING:
     from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
@@ -73,14 +83,6 @@ _ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 #: Where ``--config NAME`` finds presets: the clone's ``configs/`` beside the package (a clone, an editable install)
 #: and where a wheel installs them (its data files, ``share/hf-bpe/configs``).
 CONFIG_DIRS = (Path(__file__).resolve().parents[2] / "configs", Path(sys.prefix) / "share" / "hf-bpe" / "configs")
-
-
-class UsageError(Exception):
-    """A mistake in the command line or the config file (exit status 2)."""
-
-
-#: What the exit statuses mean, for every command's help.
-EXIT_STATUSES = "exit status: 0 ok, 1 runtime error, 2 usage error, 130 interrupted (Ctrl-C), 143 terminated"
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -904,6 +906,12 @@ def train_command(args: argparse.Namespace) -> int:
     if args.continue_from:
         from hf_bpe.models.bpe.continuing import read_base
 
+        kind = kind_of(Path(args.continue_from))
+        if kind not in (None, BYTE_LEVEL):
+            raise UsageError(
+                f"--continue-from {args.continue_from}: a {KINDS[kind][0]} tokenizer; training continues byte-level "
+                "BPE only (train it anew with --model, or continue a byte-level BPE directory)"
+            )
         base = read_base(args.continue_from)
         if settings["vocab_sizes"][0] < len(base.vocab):
             raise UsageError(
@@ -1114,46 +1122,8 @@ def _require(module: str, feature: str, requirement: str, extra: str) -> None:
         ) from None
 
 
-def _tokenizer_dir(name: str) -> Path:
-    """A tokenizer directory argument (``gpt2`` for GPT-2's cached files), checked for its files."""
-    if name == "gpt2" and not Path(name).is_dir():
-        from hf_bpe.reference.gpt2 import gpt2_files
-
-        return gpt2_files()
-    directory = Path(name)
-    if not directory.is_dir():
-        raise FileNotFoundError(f"{directory}: no such directory; give a tokenizer directory or gpt2")
-    for file in ("vocab.json", "merges.txt"):
-        if not (directory / file).is_file():
-            raise FileNotFoundError(f"{directory}: no {file} there; give a tokenizer directory or gpt2")
-    return directory
-
-
-def _tokenizer_class_name(directory: Path) -> str:
-    """The ``tokenizer_class`` a directory's ``tokenizer_config.json`` names (BPETokenizer when it has none)."""
-    config = directory / "tokenizer_config.json"
-    if config.is_file():
-        with contextlib.suppress(ValueError, OSError):
-            return str(json.loads(config.read_text(encoding="utf-8")).get("tokenizer_class") or "BPETokenizer")
-    return "BPETokenizer"
-
-
-def _load_tokenizer(directory: Path) -> Any:
-    """hf_bpe's tokenizer class for a directory (BPETokenizer, or CharBPETokenizer for char-level ones)."""
-    from hf_bpe.transformers._import import quiet_transformers_import
-
-    with quiet_transformers_import():
-        if _tokenizer_class_name(directory) == "CharBPETokenizer":
-            from hf_bpe.transformers.char_bpe import CharBPETokenizer
-
-            return CharBPETokenizer.from_pretrained(str(directory))
-        from hf_bpe.transformers.bpe import BPETokenizer
-
-        return BPETokenizer.from_pretrained(str(directory))
-
-
 def encode_command(args: argparse.Namespace) -> int:
-    tokenizer = _load_tokenizer(_tokenizer_dir(args.tokenizer))
+    tokenizer = load_tokenizer(tokenizer_dir(args.tokenizer))
     for text in args.texts:
         ids = tokenizer(text)["input_ids"]
         tokens = tokenizer.convert_ids_to_tokens(ids)
@@ -1176,33 +1146,117 @@ def download_command(args: argparse.Namespace) -> int:
 def _reference_encoder(args: argparse.Namespace, directory: Path, tokenizer: Any) -> tuple[Any, str]:
     """The reference's text-to-ids function for ``verify encode``, and its name in the report."""
     if args.against == "tiktoken":
-        _require("tiktoken", "--against tiktoken", "tiktoken>=0.9", "test")
-        from hf_bpe.reference.gpt2 import RANKS_FILE, TIKTOKEN_PATTERN, gpt2_files, tiktoken_encoding
-
-        ranks_path = Path(args.ranks) if args.ranks else gpt2_files() / RANKS_FILE
-        if not ranks_path.is_file():
-            raise UsageError(f"--ranks {ranks_path}: no such file")
-        cut = tokenizer.pre_tokenization
-        if cut.normalizer != "none" or len(cut.splits) > 1:
-            raise UsageError(
-                f"{directory} cuts text with a normalizer or several splits, which tiktoken cannot express; "
-                "verify it --against transformers"
-            )
-        pattern = TIKTOKEN_PATTERN if cut.gpt2_form else cut.splits[0]
-        specials = {token: tokenizer.convert_tokens_to_ids(token) for token in tokenizer.added_tokens_encoder}
-        encoding = tiktoken_encoding(ranks_path, pattern=pattern, special_tokens=specials)
-        return (lambda text: encoding.encode(text, allowed_special="all")), f"tiktoken ({ranks_path.name})"
+        return _tiktoken_reference(args, directory, tokenizer)
     if (directory / "tokenizer.json").is_file():
         # The directory's own tokenizer.json (its pre-tokenizer included), as AutoTokenizer loads it without hf_bpe;
         # GPT2Tokenizer would put GPT-2's split in place of the directory's.
-        from transformers import TokenizersBackend
-
-        backend = TokenizersBackend.from_pretrained(str(directory))
+        backend = _rust_backend(directory)
         return (lambda text: backend(text)["input_ids"]), "transformers' Rust backend (tokenizer.json)"
     from transformers import GPT2Tokenizer
 
     rust = GPT2Tokenizer.from_pretrained(str(directory))
     return (lambda text: rust(text)["input_ids"]), "transformers' Rust GPT2Tokenizer"
+
+
+def _rust_backend(directory: Path) -> Any:
+    """transformers' Rust backend on the directory's ``tokenizer.json``, without hf_bpe's classes."""
+    from hf_bpe.transformers._import import quiet_transformers_import
+
+    with quiet_transformers_import():
+        from transformers import TokenizersBackend
+
+    return TokenizersBackend.from_pretrained(str(directory))
+
+
+def _tiktoken_reference(args: argparse.Namespace, directory: Path, tokenizer: Any) -> tuple[Any, str]:
+    """tiktoken with the rank file of ``--ranks`` (GPT-2's only for GPT-2's vocabulary), as ``verify encode``'s
+    reference; an id outside the directory's vocabulary is refused (the rank file is another tokenizer's)."""
+    _require("tiktoken", "--against tiktoken", "tiktoken>=0.9", "test")
+    from hf_bpe.reference.gpt2 import RANKS_FILE, TIKTOKEN_PATTERN, gpt2_files, tiktoken_encoding
+
+    if args.ranks:
+        ranks_path = Path(args.ranks)
+    elif _is_gpt2(args.tokenizer, directory):
+        ranks_path = gpt2_files() / RANKS_FILE
+    else:
+        raise UsageError(
+            f"--against tiktoken needs --ranks FILE, the .tiktoken rank file of {directory}'s vocabulary "
+            f"(hf-bpe export tiktoken {directory} -o FILE writes it); only GPT-2's vocabulary defaults to GPT-2's"
+        )
+    if not ranks_path.is_file():
+        raise UsageError(f"--ranks {ranks_path}: no such file")
+    cut = tokenizer.pre_tokenization
+    if cut.normalizer != "none" or len(cut.splits) > 1:
+        raise UsageError(
+            f"{directory} cuts text with a normalizer or several splits, which tiktoken cannot express; "
+            "verify it --against transformers"
+        )
+    pattern = TIKTOKEN_PATTERN if cut.gpt2_form else cut.splits[0]
+    specials = {token: tokenizer.convert_tokens_to_ids(token) for token in tokenizer.added_tokens_encoder}
+    encoding = tiktoken_encoding(ranks_path, pattern=pattern, special_tokens=specials)
+    size = len(tokenizer)
+
+    def reference(text: str) -> list[int]:
+        ids = encoding.encode(text, allowed_special="all")
+        outside = next((token_id for token_id in ids if not 0 <= token_id < size), None)
+        if outside is not None:
+            raise UsageError(
+                f"--ranks {ranks_path}: tiktoken gives id {outside}, outside {directory}'s vocabulary of {size}; "
+                "give the rank file of this tokenizer (hf-bpe export tiktoken DIR -o FILE)"
+            )
+        return ids
+
+    return reference, f"tiktoken ({ranks_path.name})"
+
+
+def _is_gpt2(name: str, directory: Path) -> bool:
+    """Whether ``directory`` holds GPT-2's vocabulary (``--tokenizer gpt2``, or GPT-2's own ``vocab.json``)."""
+    from hf_bpe.models.bpe.files import read_vocab
+    from hf_bpe.reference.gpt2 import GPT2_VOCAB_SIZE, gpt2_files
+
+    if name == "gpt2":
+        return True
+    vocab = read_vocab(directory / "vocab.json")
+    return len(vocab) == GPT2_VOCAB_SIZE and vocab == read_vocab(gpt2_files() / "vocab.json")
+
+
+class _AsCalled:
+    """A WordPiece, Unigram or char-level tokenizer as ``verify_encoding`` compares it with the Rust backend: ids
+    as ``tokenizer(text)`` gives them (template tokens included, as the backend's), and a round trip that holds
+    when hf_bpe decodes the ids as the backend does (these kinds lowercase, normalize or drop white space by
+    design, so decoding does not give the text back)."""
+
+    def __init__(self, tokenizer: Any, directory: Path) -> None:
+        self.tokenizer = tokenizer
+        self.backend = _rust_backend(directory)
+        self.last: tuple[list[int], str] | None = None
+
+    def encode_text(self, text: str) -> list[int]:
+        ids = list(self.tokenizer(text)["input_ids"])
+        same = self.tokenizer.decode(ids) == self.backend.decode(ids)
+        self.last = (ids, text) if same else None
+        return ids
+
+    def decode(self, ids: list[int]) -> str:
+        if self.last is not None and list(ids) == self.last[0]:
+            return self.last[1]
+        return str(self.tokenizer.decode(ids))
+
+
+def _measurable(found: TokenizerDir) -> Any:
+    """A tokenizer directory of any kind as ``report`` measures it."""
+    from hf_bpe.report import Measurable, byte_level_measurable
+
+    if found.kind == BYTE_LEVEL:
+        return byte_level_measurable(found.path)
+    tokenizer = load_tokenizer(found)
+    spelled = token_text(found, tokenizer)
+    vocab = tokenizer.get_vocab()
+    return Measurable(
+        lambda text: list(tokenizer(text, add_special_tokens=False)["input_ids"]),
+        {token_id: spelled(token) for token, token_id in vocab.items()},
+        frozenset(tokenizer.all_special_ids),
+    )
 
 
 def convert_command(args: argparse.Namespace) -> int:
@@ -1237,10 +1291,9 @@ def convert_command(args: argparse.Namespace) -> int:
 def export_command(args: argparse.Namespace) -> int:
     from hf_bpe.reference.tiktoken_files import export_tiktoken
 
-    directory = Path(args.directory)
-    if not directory.is_dir():
-        raise FileNotFoundError(f"{directory}: no such tokenizer directory")
-    exported = export_tiktoken(directory, args.output)
+    found = tokenizer_dir(args.directory, gpt2=False)
+    found.require((BYTE_LEVEL,), "export tiktoken", "a .tiktoken file holds the ranks of byte-level BPE")
+    exported = export_tiktoken(found.path, args.output)
     specials = ", ".join(f"{token}={token_id}" for token, token_id in exported.special_tokens.items()) or "none"
     print(f"wrote {exported.path}: {exported.ranks} ranks; special tokens (pass them to tiktoken): {specials}")
     if exported.exact:
@@ -1268,10 +1321,8 @@ def report_command(args: argparse.Namespace) -> int:
 
     from hf_bpe.report import format_report, plot_report, report
 
-    for directory in args.directories:
-        if not Path(directory).is_dir():
-            raise FileNotFoundError(f"{directory}: no such tokenizer directory")
-    found = report(args.directories, args.sample)
+    kinds = {directory: tokenizer_dir(directory, gpt2=False) for directory in args.directories}
+    found = report(args.directories, args.sample, load=lambda directory: _measurable(kinds[str(directory)]))
     if args.json:
         print(json.dumps([dataclasses.asdict(item) for item in found], ensure_ascii=False, indent=2))
     else:
@@ -1286,17 +1337,15 @@ def report_command(args: argparse.Namespace) -> int:
 
 
 def verify_encode_command(args: argparse.Namespace) -> int:
-    from hf_bpe import BPETokenizer
     from hf_bpe.reference.verify import asdict, format_encoding_report, units, verify_encoding
 
-    directory = _tokenizer_dir(args.tokenizer)
-    if _tokenizer_class_name(directory) != "BPETokenizer":
-        raise UsageError(
-            f"{directory}: a {_tokenizer_class_name(directory)} directory; verify encode compares byte-level "
-            "tokenizers with their references (try 'hf-bpe encode DIR TEXT' to see its tokens)"
-        )
-    tokenizer = BPETokenizer.from_pretrained(str(directory))
-    reference, name = _reference_encoder(args, directory, tokenizer)
+    found = tokenizer_dir(args.tokenizer, "--tokenizer")
+    if args.against == "tiktoken":
+        found.require((BYTE_LEVEL,), "--against tiktoken", "verify it --against transformers")
+    tokenizer = load_tokenizer(found)
+    reference, name = _reference_encoder(args, found.path, tokenizer)
+    if found.kind != BYTE_LEVEL:
+        tokenizer = _AsCalled(tokenizer, found.path)
     texts = list(units(args.files, args.unit))
     bar = None
     if not args.no_progress:
