@@ -725,6 +725,18 @@ def _check_output(path: str, *, force: bool = False, tokenizer: bool = True) -> 
         check_no_stale_files(target)
 
 
+def _remove_foreign_files(output: str, *, force: bool) -> None:
+    """With ``--force``, remove another tokenizer's files (special_tokens_map.json, ...) from a WordPiece or Unigram
+    directory just written: its writers keep them, and :func:`_check_output` let them through because of ``force``.
+    Removed with signals held, after the new files are in place, so an interruption loses nothing."""
+    from hf_bpe.atomic import write_files
+    from hf_bpe.models.directory import stale_tokenizer_files
+
+    stale = stale_tokenizer_files(output) if force else []
+    if stale:
+        write_files(output, {}, remove=[path.name for path in stale])
+
+
 def _refuse_bpe_options(args: argparse.Namespace, model: str, recipe: str) -> None:
     """Counting for WordPiece or Unigram: its own recipe cuts the text, so BPE's pre-tokenizer options are refused."""
     if args.add_prefix_space or args.special_tokens or args.exclude_special_tokens or args.pattern:
@@ -794,7 +806,7 @@ def _train_unigram_command(args: argparse.Namespace, settings: dict[str, Any]) -
     if bool(args.files) == bool(args.from_counts):
         raise UsageError("--model unigram trains on text FILEs or on --from-counts DIR (hf-bpe count --model unigram)")
     options = _unigram_options(args, settings)
-    _check_output(args.output)
+    _check_output(args.output, force=args.force)
     start = time.perf_counter()
     if args.from_counts:
         result = train_unigram_from_count_directory(args.from_counts, options)
@@ -804,6 +816,7 @@ def _train_unigram_command(args: argparse.Namespace, settings: dict[str, Any]) -
         )
     roles = {role: settings[role] for role in _ROLES if role != "unk_token"}
     write_unigram_dir(args.output, result.pieces, result.unk_id, result.special_tokens, roles=roles)
+    _remove_foreign_files(args.output, force=args.force)
     print(
         f"vocab size {len(result.pieces)} (unigram), unk id {result.unk_id}, "
         f"{time.perf_counter() - start:.1f} s, written to {args.output}"
@@ -832,7 +845,7 @@ def _train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     unk = settings["unk_token"]
     if unk not in settings["special_tokens"]:
         raise UsageError(f"--unk-token {unk!r} is not among the special tokens {settings['special_tokens']}")
-    _check_output(args.output)
+    _check_output(args.output, force=args.force)
     recipe = BertRecipe(
         clean_text=settings["clean_text"],
         handle_chinese_chars=settings["handle_chinese_chars"],
@@ -863,6 +876,7 @@ def _train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
         progress.close()
     result = dataclasses.replace(result, max_input_chars_per_word=settings["max_input_chars_per_word"])
     result.save(args.output)
+    _remove_foreign_files(args.output, force=args.force)
     if result.replaced_lines:
         print(
             f"hf-bpe: warning: replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)", file=sys.stderr

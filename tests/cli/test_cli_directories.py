@@ -106,3 +106,25 @@ def test_a_directory_of_no_known_kind_is_named(tmp_path, capsys):
     assert main(["encode", str(tmp_path), "hi"]) == 2
     error = capsys.readouterr().err
     assert f"{tmp_path}: not a tokenizer directory hf-bpe reads" in error and "vocab.txt (WordPiece)" in error
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram"])
+def test_force_removes_another_tokenizers_files_for_wordpiece_and_unigram(trained, kind, tmp_path, capsys):
+    out = tmp_path / "tok"
+    out.mkdir()
+    # what an earlier tokenizer's save_pretrained left: another eos and two added tokens
+    (out / "special_tokens_map.json").write_text(json.dumps({"eos_token": "<eos>"}), encoding="utf-8")
+    (out / "added_tokens.json").write_text(json.dumps({"<eos>": 500, "<pad>": 501}), encoding="utf-8")
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    argv = ["train", str(trained["sample"]), "-o", str(out), "--no-progress", "--workers", "1", *KINDS[kind]]
+    assert main(argv) == 1
+    error = capsys.readouterr().err
+    assert "special_tokens_map.json, added_tokens.json" in error and "--force" in error
+    assert sorted(path.name for path in out.iterdir()) == ["added_tokens.json", "notes.txt", "special_tokens_map.json"]
+
+    assert main([*argv, "--force"]) == 0
+    written = sorted(path.name for path in out.iterdir())
+    assert "special_tokens_map.json" not in written and "added_tokens.json" not in written and "notes.txt" in written
+    # the same tokenizer as trained without the old files: the Rust backend gives the same ids from both
+    for text in TEXTS:
+        assert rust(out).encode(text).ids == rust(trained[kind]).encode(text).ids
