@@ -60,6 +60,7 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "continuing_subword_prefix": None,
     "lowercase": False,
     "pattern": None,
+    "regex": None,
     "normalizer": None,
     "model": "bpe",
     "scoring": None,
@@ -262,25 +263,37 @@ def _sub(commands: Any, name: str, summary: str, description: str, example: str)
 
 
 def _add_pattern_options(group: Any) -> None:
-    """``--pattern`` and ``--normalizer``: how byte-level text is cut (train, count, verify train)."""
+    """``--pattern``, ``--regex`` and ``--normalizer``: how byte-level text is cut (train, count, verify train).
+
+    ``--pattern`` takes a preset's name only, so a mistyped one is refused with the list instead of becoming a
+    regex that matches nothing; a split of one's own is asked for by ``--regex``."""
     from hf_bpe.pipeline.pre_tokenizers import NORMALIZERS, PRESETS
 
-    group.add_argument(
+    split = group.add_mutually_exclusive_group()
+    split.add_argument(
         "--pattern",
+        choices=PRESETS,
         default=None,
-        metavar="NAME|REGEX",
-        help=f"the split: a preset ({', '.join(PRESETS)}; default gpt2) or a regex, as tokenizers' Split(isolated)",
+        metavar="NAME",
+        help=f"the split of a model family: {', '.join(PRESETS)} (default: gpt2)",
+    )
+    split.add_argument(
+        "--regex",
+        default=None,
+        metavar="REGEX",
+        help="a split of your own, as tokenizers' Split(REGEX, 'isolated'), e.g. '\\p{L}+|\\p{N}|\\s+'",
     )
     group.add_argument(
         "--normalizer",
         choices=NORMALIZERS,
         default=None,
-        help="default: the preset's (qwen2: nfc; the others and a regex: none)",
+        help="default: the preset's (qwen2: nfc; the others and --regex: none)",
     )
 
 
 def build_parser() -> argparse.ArgumentParser:
     from hf_bpe import __version__
+    from hf_bpe.pipeline.pre_tokenizers import PRESETS
 
     parser = argparse.ArgumentParser(
         prog="hf-bpe",
@@ -403,12 +416,15 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     tiktoken.add_argument("ranks", metavar="RANKS_FILE|cl100k_base|o200k_base", help="a .tiktoken file, or a name")
     tiktoken.add_argument("--output", "-o", required=True, metavar="DIR", help="directory to write")
-    tiktoken.add_argument(
+    split = tiktoken.add_mutually_exclusive_group()
+    split.add_argument(
         "--pattern",
+        choices=PRESETS,
         default=None,
-        metavar="NAME|REGEX",
-        help="the split: a preset or a regex as tiktoken reads it (default for the named encodings: theirs)",
+        metavar="NAME",
+        help=f"the split: a preset ({', '.join(PRESETS)}; default for the named encodings: theirs)",
     )
+    split.add_argument("--regex", default=None, metavar="REGEX", help="a split of your own, as tiktoken reads it")
     tiktoken.add_argument(
         "--special-tokens",
         nargs="+",
@@ -577,10 +593,24 @@ def read_config(path: str) -> dict[str, Any]:
         name = key.replace("-", "_")
         if name not in TRAIN_DEFAULTS:
             raise UsageError(f"--config {path}: unknown option {key!r}; known: {', '.join(TRAIN_DEFAULTS)}")
+        if name == "pattern" and value not in (None, *_preset_patterns()):
+            raise UsageError(
+                f"--config {path}: pattern {value!r} is no preset ({', '.join(_preset_patterns())}); "
+                "a split of your own is the key 'regex'"
+            )
         if not _valid(name, value):
             raise UsageError(f"--config {path}: bad value {value!r} for {key!r}")
         config[name] = value
+    if config.get("pattern") and config.get("regex"):
+        raise UsageError(f"--config {path}: give 'pattern' (a preset) or 'regex' (your own split), not both")
     return config
+
+
+def _preset_patterns() -> list[str]:
+    """The names ``--pattern`` and a config's ``pattern`` take."""
+    from hf_bpe.pipeline.pre_tokenizers import PRESETS
+
+    return list(PRESETS)
 
 
 def _valid(name: str, value: Any) -> bool:
@@ -595,8 +625,12 @@ def _valid(name: str, value: Any) -> bool:
         return value is None or isinstance(value, str)
     if name == "encoding_errors":
         return value in ("strict", "replace")
-    if name in ("end_of_word_suffix", "continuing_subword_prefix", "pattern"):
+    if name in ("end_of_word_suffix", "continuing_subword_prefix", "regex"):
         return value is None or isinstance(value, str)
+    if name == "pattern":
+        from hf_bpe.pipeline.pre_tokenizers import PRESETS
+
+        return value is None or value in PRESETS
     if name == "normalizer":
         from hf_bpe.pipeline.pre_tokenizers import NORMALIZERS
 
@@ -616,6 +650,10 @@ def _valid(name: str, value: Any) -> bool:
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     settings = dict(TRAIN_DEFAULTS)
     given = read_config(args.config) if args.config else {}
+    if getattr(args, "pattern", None) or getattr(args, "regex", None):
+        # The command line's split replaces the config's, whichever way either gives it.
+        given.pop("pattern", None)
+        given.pop("regex", None)
     for name in TRAIN_DEFAULTS:
         value = getattr(args, name, None)
         if value is not None:
@@ -630,6 +668,10 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         if token is not None and token not in tokens:
             tokens.append(token)
     settings["special_tokens"] = tokens
+    for token in tokens:
+        if not token or tokens.count(token) > 1:
+            problem = "is empty" if not token else "is given twice; list each special token once"
+            raise UsageError(f"special token {token!r} {problem}")
     # One size or several (a config may give a list too): the largest is trained, the others read off it.
     sizes = settings["vocab_size"]
     settings["vocab_sizes"] = sorted(set(sizes)) if isinstance(sizes, list) else [sizes]
@@ -682,16 +724,32 @@ def _char_level(settings: dict[str, Any]) -> Any:
 
 
 def _pre_tokenizer(settings: dict[str, Any]) -> PreTokenizer:
-    """The byte-level pre-tokenizer the settings describe."""
-    from hf_bpe.models.bpe.training import pre_tokenizer_for
+    """The BPE pre-tokenizer the settings describe, built before any work: a regex that does not compile or an
+    option the kind of BPE does not take is a usage error.
 
-    return pre_tokenizer_for(
+    Raises:
+        UsageError: with the library's reason.
+    """
+    return _cut(
+        "--regex" if settings["regex"] else "--char-level" if settings["char_level"] else "--pattern",
         pattern=settings["pattern"],
+        regex=settings["regex"],
         normalizer=settings["normalizer"],
         add_prefix_space=settings["add_prefix_space"],
         special_tokens=settings["special_tokens"],
         exclude_special_tokens=settings["exclude_special_tokens"],
+        char_level=_char_level(settings),
     )
+
+
+def _cut(option: str, **keywords: Any) -> PreTokenizer:
+    """:func:`~hf_bpe.models.bpe.training.pre_tokenizer_for`, its ValueError a usage error naming ``option``."""
+    from hf_bpe.models.bpe.training import pre_tokenizer_for
+
+    try:
+        return pre_tokenizer_for(**keywords)
+    except ValueError as e:
+        raise UsageError(f"{option}: {e}") from None
 
 
 def _merging_options(settings: dict[str, Any]) -> dict[str, Any]:
@@ -739,9 +797,10 @@ def _remove_foreign_files(output: str, *, force: bool) -> None:
 
 def _refuse_bpe_options(args: argparse.Namespace, model: str, recipe: str) -> None:
     """Counting for WordPiece or Unigram: its own recipe cuts the text, so BPE's pre-tokenizer options are refused."""
-    if args.add_prefix_space or args.special_tokens or args.exclude_special_tokens or args.pattern:
+    if args.add_prefix_space or args.special_tokens or args.exclude_special_tokens or args.pattern or args.regex:
         raise UsageError(
-            f"--add-prefix-space, --pattern and the special-token options are BPE's; leave them out for {model}"
+            f"--add-prefix-space, --pattern, --regex and the special-token options are BPE's; leave them out for "
+            f"{model}"
         )
     if args.normalizer:
         raise UsageError(f"--normalizer is BPE's; {model} normalizes with {recipe}")
@@ -777,6 +836,7 @@ def _unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
         "char_level",
         "add_prefix_space",
         "pattern",
+        "regex",
         "normalizer",
     ):
         if getattr(args, name, None):
@@ -836,7 +896,8 @@ def _train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     recipe_flags = ("lowercase", "strip_accents", "clean_text", "handle_chinese_chars")
     if args.from_counts and any(getattr(args, name) is not None for name in recipe_flags):
         raise UsageError(f"{args.from_counts} records how its text was normalized; leave out the recipe options")
-    for name in ("char_level", "add_prefix_space", "max_token_length", "end_of_word_suffix", "pattern", "normalizer"):
+    bpe_only = ("char_level", "add_prefix_space", "max_token_length", "end_of_word_suffix", "pattern", "regex")
+    for name in (*bpe_only, "normalizer"):
         if settings[name]:
             raise UsageError(f"--{name.replace('_', '-')} is a BPE option; leave it out with --model wordpiece")
     for role in ("bos_token", "eos_token"):
@@ -915,6 +976,8 @@ def train_command(args: argparse.Namespace) -> int:
         raise UsageError(f"no FILE to train on: give text FILEs or --from-counts DIR{hint}")
     if args.from_counts and settings["char_level"]:
         raise UsageError("counts directories hold byte-level pre-tokens; train --char-level from the text files")
+    if not args.continue_from:
+        _pre_tokenizer(settings)  # a bad --regex or a refused combination, before any work
     _check_output(args.output, force=args.force)
     base = None
     if args.continue_from:
@@ -932,6 +995,7 @@ def train_command(args: argparse.Namespace) -> int:
                 f"--vocab-size {settings['vocab_sizes'][0]} is below the {len(base.vocab):,} tokens of "
                 f"{args.continue_from}; continuing keeps all of them, so ask for more"
             )
+        _check_continuing(settings, base)
         roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}
     progress = _Progress(not args.no_progress and not args.json)
     start = time.perf_counter()
@@ -947,7 +1011,7 @@ def train_command(args: argparse.Namespace) -> int:
                             f"--{name.replace('_', '-')} differs from how {args.from_counts} was counted "
                             f"({name}={recorded.get(name)}); recount, or leave the option out"
                         )
-                if args.pattern is not None or args.normalizer is not None:
+                if args.pattern is not None or args.regex is not None or args.normalizer is not None:
                     from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
                     asked = _pre_tokenizer(settings)
@@ -958,7 +1022,7 @@ def train_command(args: argparse.Namespace) -> int:
                         counted.engine,
                     ):
                         raise UsageError(
-                            f"--pattern/--normalizer differ from how {args.from_counts} was counted (pattern "
+                            f"--pattern/--regex/--normalizer differ from how {args.from_counts} was counted (pattern "
                             f"{counted.preset or counted.splits}, normalizer {counted.normalizer}); recount, or "
                             "leave them out"
                         )
@@ -969,11 +1033,13 @@ def train_command(args: argparse.Namespace) -> int:
                     return train_from_count_directory(
                         args.from_counts, workers=settings["workers"], progress=progress, continue_from=base, **options
                     )
+                own_split = _pre_tokenizer(settings) if settings["regex"] else None
                 return train_from_files(
                     args.files,
                     char_level=_char_level(settings),
                     pattern=settings["pattern"],
-                    normalizer=settings["normalizer"],
+                    normalizer=None if own_split else settings["normalizer"],
+                    pre_tokenizer=own_split,
                     add_prefix_space=settings["add_prefix_space"],
                     workers=settings["workers"],
                     exclude_special_tokens=settings["exclude_special_tokens"],
@@ -1044,6 +1110,27 @@ def train_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_continuing(settings: dict[str, Any], base: Any) -> None:
+    """Refuse, as a usage error and before any work, the options continuing training cannot take (a pattern, a
+    normalizer, a limit on the alphabet: the base's are kept) or a new special token that is an ordinary token of
+    the base."""
+    from hf_bpe.models.bpe.training import continuing_cut
+
+    try:
+        continuing_cut(
+            base,
+            pattern=settings["pattern"],
+            pre_tokenizer=_pre_tokenizer(settings) if settings["regex"] else None,
+            normalizer=settings["normalizer"],
+            add_prefix_space=settings["add_prefix_space"],
+            limit_alphabet=settings["limit_alphabet"],
+            special_tokens=settings["special_tokens"],
+            exclude_special_tokens=settings["exclude_special_tokens"],
+        )
+    except ValueError as e:
+        raise UsageError(f"--continue-from: {e}") from None
+
+
 def _compression_before_after(base: Any, result: Any, files: list[str]) -> tuple[int, float, float]:
     """Bytes per token of the base and of the continued tokenizer on a sample of the training files (the first
     megabyte, shared among the files): the sample's size, before, after."""
@@ -1081,6 +1168,16 @@ def count_command(args: argparse.Namespace) -> int:
 
         _refuse_bpe_options(args, "unigram", "the SentencePiece recipe (Nmt, NFKC)")
         counting = unigram_counting()
+    else:
+        counting = _cut(
+            "--regex" if args.regex else "--pattern",
+            pattern=args.pattern,
+            regex=args.regex,
+            normalizer=args.normalizer,
+            add_prefix_space=args.add_prefix_space,
+            special_tokens=args.special_tokens,
+            exclude_special_tokens=args.exclude_special_tokens,
+        )
     if args.model != "wordpiece" and (
         not (args.lowercase and args.clean_text and args.handle_chinese_chars) or args.strip_accents is not None
     ):
@@ -1103,8 +1200,6 @@ def count_command(args: argparse.Namespace) -> int:
             add_prefix_space=args.add_prefix_space,
             special_tokens=args.special_tokens,
             exclude_special_tokens=args.exclude_special_tokens,
-            pattern=args.pattern,
-            normalizer=args.normalizer,
             errors=args.encoding_errors,
             engine=args.engine,
             workers=args.workers,
@@ -1278,9 +1373,9 @@ def convert_command(args: argparse.Namespace) -> int:
     from hf_bpe.reference.tiktoken_files import convert_tiktoken
 
     named = args.ranks in openai_ranks.RANK_FILES and not Path(args.ranks).exists()
-    pattern = args.pattern or (openai_ranks.PRESET[args.ranks] if named else None)
+    pattern = args.pattern or args.regex or (openai_ranks.PRESET[args.ranks] if named else None)
     if pattern is None:
-        raise UsageError("give --pattern (a preset such as cl100k or o200k, or a regex) for a rank file")
+        raise UsageError("give --pattern NAME (a preset such as cl100k or o200k) or --regex REGEX for a rank file")
     specials: dict[str, int] = dict(openai_ranks.SPECIAL_TOKENS[args.ranks]) if named else {}
     if args.special_tokens is not None:
         specials = {}

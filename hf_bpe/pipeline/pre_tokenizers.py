@@ -126,6 +126,15 @@ PRESETS: dict[str, Preset] = {
 }
 
 
+def looks_like_a_name(text: str) -> bool:
+    """Whether ``text`` reads as a preset's name (letters, digits, ``-``, ``_``) rather than as a regex.
+
+    >>> looks_like_a_name("llama4"), looks_like_a_name(r"\\p{L}+|\\s+")
+    (True, False)
+    """
+    return re.fullmatch(r"[A-Za-z0-9_-]+", text) is not None
+
+
 _NORMALIZE = {
     "none": None,
     "nfc": functools.partial(unicode_normalize, "NFC"),
@@ -210,23 +219,47 @@ class PreTokenizer:
         """
         preset = PRESETS.get(name)
         if preset is None:
-            raise ValueError(f"unknown pre-tokenizer preset {name!r}; choose one of {', '.join(PRESETS)}")
+            raise ValueError(
+                f"unknown pre-tokenizer preset {name!r}; choose one of {', '.join(PRESETS)} "
+                "(a regex of your own: PreTokenizer.from_regex)"
+            )
         fields: dict[str, Any] = {"splits": preset.splits, "normalizer": preset.normalizer, "engine": preset.engine}
         fields.update({key: value for key, value in overrides.items() if value is not None})
         return cls(**fields)
 
     @classmethod
     def from_pattern(cls, pattern: str | None = None, *, normalizer: str | None = None, **fields: Any) -> PreTokenizer:
-        """A preset's name or a regex (``None``: GPT-2's), as the command line's ``--pattern`` takes it;
-        ``normalizer`` overrides the preset's (a custom regex has none unless given).
+        """A preset's name or a regex (``None``: GPT-2's), as the API's ``pattern=`` takes it; ``normalizer``
+        overrides the preset's (a custom regex has none unless given).
+
+        A string that looks like a name (letters, digits, ``-`` and ``_`` only) must be a preset's: a mistyped
+        name (``"llama4"``, ``"Llama3"``) would otherwise be a regex that matches nothing but itself. A regex that
+        looks like a name is still possible through :meth:`from_regex`.
+
+        Raises:
+            ValueError: naming an unknown preset and the known ones.
 
         >>> PreTokenizer.from_pattern("qwen2").normalizer, PreTokenizer.from_pattern(r"\\w+|\\W").normalizer
         ('nfc', 'none')
+        >>> PreTokenizer.from_pattern("llama4")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown pre-tokenizer preset 'llama4'; choose one of gpt2, llama3, ... deepseek-v3 (a regex ...)
         """
         name = pattern or "gpt2"
-        if name in PRESETS:
+        if name in PRESETS or looks_like_a_name(name):
             return cls.from_preset(name, normalizer=normalizer, **fields)
-        return cls(splits=(name,), normalizer=normalizer or "none", **fields)
+        return cls.from_regex(name, normalizer=normalizer, **fields)
+
+    @classmethod
+    def from_regex(cls, regex: str, *, normalizer: str | None = None, **fields: Any) -> PreTokenizer:
+        """A split of your own: ``regex`` as ``tokenizers``' ``Split(regex, "isolated")``, never read as a preset's
+        name; no normalizer unless ``normalizer`` is given.
+
+        >>> PreTokenizer.from_regex("llama3").pre_tokenize("a llama3 b")
+        ['a ', 'llama3', ' b']
+        """
+        return cls(splits=(regex,), normalizer=normalizer or "none", **fields)
 
     @classmethod
     def char_level(

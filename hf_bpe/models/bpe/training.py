@@ -115,38 +115,46 @@ def pre_tokenizer_for(
     special_tokens: Sequence[str] = (),
     exclude_special_tokens: bool = False,
     char_level: CharLevel | None = None,
+    regex: str | None = None,
 ) -> PreTokenizer:
     """The pre-tokenizer the training keywords describe.
 
     ``pre_tokenizer``, when given, is taken whole (its ``add_prefix_space`` included); ``special_tokens`` and
     ``exclude_special_tokens`` always come from their own keywords, since they are training options too.
-    Otherwise ``pattern`` (a preset's name or a regex; GPT-2's by default), ``normalizer`` and
-    ``add_prefix_space`` build it, or ``char_level`` does (words split on white space; its ``lowercase``).
+    Otherwise ``pattern`` (a preset's name, or a regex that does not look like a name; GPT-2's by default) or
+    ``regex`` (a split of your own, never read as a name), ``normalizer`` and ``add_prefix_space`` build it, or
+    ``char_level`` does (words split on white space; its ``lowercase``).
 
     Raises:
-        ValueError: for a pattern or normalizer given with ``char_level`` or with ``pre_tokenizer``, or a bad
-            pattern.
+        ValueError: for an unknown preset name, both ``pattern`` and ``regex``, a pattern or normalizer given
+            with ``char_level`` or with ``pre_tokenizer``, or a bad pattern.
 
     >>> pre_tokenizer_for(pattern="qwen2").normalizer
     'nfc'
+    >>> pre_tokenizer_for(regex="[a-z]+").splits
+    ('[a-z]+',)
     """
     if isinstance(special_tokens, str):
         raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
+    if pattern is not None and regex is not None:
+        raise ValueError("give pattern (a preset's name) or regex (a split of your own), not both")
     specials: dict[str, Any] = {
         "special_tokens": tuple(special_tokens),
         "exclude_special_tokens": bool(exclude_special_tokens),
     }
     if pre_tokenizer is not None:
-        if pattern is not None or normalizer is not None or char_level is not None:
-            raise ValueError("give either pre_tokenizer or pattern/normalizer/char_level, not both")
+        if pattern is not None or regex is not None or normalizer is not None or char_level is not None:
+            raise ValueError("give either pre_tokenizer or pattern/regex/normalizer/char_level, not both")
         return dataclasses.replace(pre_tokenizer, **specials)
     if char_level is not None:
-        if pattern is not None or normalizer not in (None, "none", "lowercase"):
+        if pattern is not None or regex is not None or normalizer not in (None, "none", "lowercase"):
             raise ValueError("char-level BPE splits words on white space: it takes no pattern or normalizer")
         if add_prefix_space:
             raise ValueError("add_prefix_space applies to byte-level BPE only, not to char_level")
         return PreTokenizer.char_level(lowercase=char_level.lowercase or normalizer == "lowercase", **specials)
     prefix = bool(add_prefix_space)
+    if regex is not None:
+        return PreTokenizer.from_regex(regex, normalizer=normalizer, add_prefix_space=prefix, **specials)
     return PreTokenizer.from_pattern(pattern, normalizer=normalizer, add_prefix_space=prefix, **specials)
 
 
