@@ -84,7 +84,8 @@ def tokenizer_dir(name: str, option: str = "", *, gpt2: bool = True) -> Tokenize
         # Checked here, at once: a mistyped directory is never taken for a model hub name.
         or_gpt2 = " or gpt2" if gpt2 else ""
         raise FileNotFoundError(
-            f"{given}: no such tokenizer directory{_near(directory)}; give a tokenizer directory{or_gpt2}"
+            f"{given}: no such tokenizer directory"
+            + (_near(name, directory) or f"; give a tokenizer directory{or_gpt2}")
         )
     kind = kind_of(directory)
     if kind is None:
@@ -96,15 +97,17 @@ def tokenizer_dir(name: str, option: str = "", *, gpt2: bool = True) -> Tokenize
     return TokenizerDir(directory, kind)
 
 
-def _near(directory: Path) -> str:
-    """``; did you mean X?`` for a directory beside the missing one with a close name, else ``""``."""
+def _near(name: str, directory: Path) -> str:
+    """`` (did you mean X?)`` for a directory beside the missing one with a close name, spelled as ``name`` is,
+    else ``""``."""
     parent = directory.parent
     with contextlib.suppress(OSError):
         if parent.is_dir():
             names = [entry.name for entry in os.scandir(parent) if entry.is_dir()]
             close = difflib.get_close_matches(directory.name, names, n=1, cutoff=0.75)
             if close:
-                return f"; did you mean {parent / close[0] if str(parent) != '.' else close[0]}?"
+                given = name.rstrip("/")
+                return f" (did you mean {given[: len(given) - len(directory.name)]}{close[0]}?)"
     return ""
 
 

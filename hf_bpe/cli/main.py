@@ -24,7 +24,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hf_bpe.cli.directories import (
     BYTE_LEVEL,
@@ -86,6 +86,13 @@ _ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 CONFIG_DIRS = (Path(__file__).resolve().parents[2] / "configs", Path(sys.prefix) / "share" / "hf-bpe" / "configs")
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose usage errors are one line and a pointer to ``--help`` (exit 2), not the whole usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+
+
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     """Keeps the examples' line breaks; wider option columns so the help reads as a table."""
 
@@ -113,10 +120,45 @@ def _training_groups(parser: argparse.ArgumentParser) -> dict[str, Any]:
     }
 
 
-def _add_training_options(groups: dict[str, Any]) -> None:
-    """The options ``train`` and ``verify train`` share. Defaults are None here, so that what the command line
-    gives can override a ``--config`` preset; the real defaults are :data:`TRAIN_DEFAULTS`."""
-    g = groups
+def _add_training_options(groups: dict[str, Any], *, verify: bool = False) -> None:
+    """The options of ``train``, and of ``verify train`` (``verify``: only those it takes: byte-level BPE and
+    Unigram). Defaults are None here, so that what the command line gives can override a ``--config`` preset; the
+    real defaults are :data:`TRAIN_DEFAULTS`."""
+    _add_input_and_vocabulary_options(groups, several_sizes=not verify)
+    _add_special_token_options(groups["special"])
+    groups["pretokenize"].add_argument(
+        "--add-prefix-space",
+        action="store_true",
+        default=None,
+        help="a space before each line that does not start with one",
+    )
+    _add_pattern_options(groups["pretokenize"])
+    groups["run"].add_argument(
+        "--workers",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="processes; the result is the same for any number (default: the CPU count)",
+    )
+    if verify:
+        groups["model"].add_argument(
+            "--model", choices=("bpe", "unigram"), default=None, help="bpe (default) or unigram"
+        )
+    else:
+        _add_char_level_options(groups["char"])
+        groups["model"].add_argument(
+            "--model",
+            choices=("bpe", "wordpiece", "unigram"),
+            default=None,
+            help="bpe (default), wordpiece (BERT's: vocab.txt, BertNormalizer, BertPreTokenizer) or unigram "
+            "(SentencePiece's recipe)",
+        )
+        _add_wordpiece_options(groups["model"])
+    _add_unigram_options(groups["model"])
+
+
+def _add_input_and_vocabulary_options(g: dict[str, Any], *, several_sizes: bool = True) -> None:
+    """``--config``, ``--encoding-errors`` and the vocabulary's size (or sizes) and limits."""
     g["input"].add_argument(
         "--config",
         metavar="NAME|PATH",
@@ -130,12 +172,12 @@ def _add_training_options(groups: dict[str, Any]) -> None:
     )
     g["vocabulary"].add_argument(
         "--vocab-size",
-        type=_vocab_sizes,
+        type=_vocab_sizes if several_sizes else _one_vocab_size,
         default=None,
-        metavar="N[,N...]",
+        metavar="N[,N...]" if several_sizes else "N",
         help="tokens wanted, special tokens and the 256 bytes included"
         + _default("vocab_size")
-        + "; several (8000,16000,32000) write DIR/8000/ ... from one run",
+        + ("; several (8000,16000,32000) write DIR/8000/ ... from one run" if several_sizes else ""),
     )
     g["vocabulary"].add_argument(
         "--min-frequency",
@@ -158,7 +200,11 @@ def _add_training_options(groups: dict[str, Any]) -> None:
         metavar="N",
         help="keep the N most frequent characters (default: all)",
     )
-    g["special"].add_argument(
+
+
+def _add_special_token_options(group: Any) -> None:
+    """The special tokens, their roles and whether training text is cut around them."""
+    group.add_argument(
         "--special-tokens",
         nargs="+",
         default=None,
@@ -166,90 +212,79 @@ def _add_training_options(groups: dict[str, Any]) -> None:
         help="tokens with the first ids, in order; takes every word after it, so put FILEs "
         "first (or end the tokens with --)",
     )
-    g["special"].add_argument(
+    group.add_argument(
         "--exclude-special-tokens",
         action="store_true",
         default=None,
         help="cut special tokens out of the text before counting (tokenizers counts them)",
     )
     for role in _ROLES:
-        g["special"].add_argument(
+        group.add_argument(
             f"--{role.replace('_', '-')}",
             default=None,
             metavar="TOK",
             help=f"the {role.removesuffix('_token')} token (made a special token if need be)",
         )
-    g["pretokenize"].add_argument(
-        "--add-prefix-space",
-        action="store_true",
-        default=None,
-        help="a space before each line that does not start with one",
-    )
-    _add_pattern_options(g["pretokenize"])
-    g["char"].add_argument(
+
+
+def _add_char_level_options(group: Any) -> None:
+    """Classic char-level BPE (``train`` only)."""
+    group.add_argument(
         "--char-level",
         action="store_true",
         default=None,
         help="words split on white space, no byte mapping, an end-of-word suffix",
     )
-    g["char"].add_argument(
+    group.add_argument(
         "--end-of-word-suffix",
         default=None,
         metavar="S",
         help="glued to each word's last character (default: '</w>'; '' for none)",
     )
-    g["char"].add_argument(
+    group.add_argument(
         "--continuing-subword-prefix",
         default=None,
         metavar="P",
         help="glued to every other character, e.g. ## (default: none)",
     )
-    g["char"].add_argument("--lowercase", action="store_true", default=None, help="lowercase the text first")
-    g["run"].add_argument(
-        "--workers",
-        type=_positive,
-        default=None,
-        metavar="N",
-        help="processes; the result is the same for any number (default: the CPU count)",
-    )
-    g["model"].add_argument(
-        "--model",
-        choices=("bpe", "wordpiece", "unigram"),
-        default=None,
-        help="bpe (default), wordpiece (BERT's: vocab.txt, BertNormalizer, BertPreTokenizer) or unigram "
-        "(SentencePiece's recipe)",
-    )
-    g["model"].add_argument(
+    group.add_argument("--lowercase", action="store_true", default=None, help="lowercase the text first")
+
+
+def _add_wordpiece_options(group: Any) -> None:
+    """BERT's recipe and WordPiece's scoring (``train --model wordpiece``)."""
+    group.add_argument(
         "--scoring",
         choices=("frequency", "likelihood"),
         default=None,
         help="wordpiece: frequency (tokenizers' WordPieceTrainer, default) or likelihood (the HF course's)",
     )
-    g["model"].add_argument(
+    group.add_argument(
         "--no-lowercase", dest="lowercase", action="store_false", default=None, help="wordpiece: keep case"
     )
-    g["model"].add_argument(
+    group.add_argument(
         "--strip-accents", action="store_true", default=None, help="wordpiece: strip accents (default: if lowercasing)"
     )
-    g["model"].add_argument("--no-strip-accents", dest="strip_accents", action="store_false", default=None)
-    g["model"].add_argument(
+    group.add_argument("--no-strip-accents", dest="strip_accents", action="store_false", default=None)
+    group.add_argument(
         "--no-clean-text", dest="clean_text", action="store_false", default=None, help="wordpiece: keep controls"
     )
-    g["model"].add_argument(
+    group.add_argument(
         "--no-chinese-chars",
         dest="handle_chinese_chars",
         action="store_false",
         default=None,
         help="wordpiece: CJK ideographs are not words of their own",
     )
-    g["model"].add_argument(
+    group.add_argument(
         "--max-input-chars-per-word", type=_positive, default=None, metavar="N", help="wordpiece (default 100)"
     )
-    g["model"].add_argument("--shrinking-factor", type=float, default=None, metavar="F", help="unigram (default 0.75)")
-    g["model"].add_argument(
-        "--max-piece-length", type=_positive, default=None, metavar="N", help="unigram (default 16)"
-    )
-    g["model"].add_argument("--n-sub-iterations", type=_positive, default=None, metavar="N", help="unigram (default 2)")
+
+
+def _add_unigram_options(group: Any) -> None:
+    """The Unigram trainer's own options."""
+    group.add_argument("--shrinking-factor", type=float, default=None, metavar="F", help="unigram (default 0.75)")
+    group.add_argument("--max-piece-length", type=_positive, default=None, metavar="N", help="unigram (default 16)")
+    group.add_argument("--n-sub-iterations", type=_positive, default=None, metavar="N", help="unigram (default 2)")
 
 
 def _sub(commands: Any, name: str, summary: str, description: str, example: str) -> argparse.ArgumentParser:
@@ -295,7 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     from hf_bpe import __version__
     from hf_bpe.pipeline.pre_tokenizers import PRESETS
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="hf-bpe",
         description="Byte-level BPE training identical to HuggingFace tokenizers, in pure Python.",
         epilog="examples:\n"
@@ -493,7 +528,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     verify_groups = _training_groups(training)
     verify_groups["input"].add_argument("files", nargs="+", metavar="FILE", help="text files, read line by line")
-    _add_training_options(verify_groups)
+    _add_training_options(verify_groups, verify=True)
     report = verify_groups["output"]
     report.add_argument("--json", action="store_true", help="print the report as JSON")
     report.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -507,6 +542,11 @@ def _vocab_sizes(text: str) -> list[int]:
     except argparse.ArgumentTypeError as e:
         raise argparse.ArgumentTypeError(f"{text!r}: give a vocabulary size or sizes separated by commas ({e})") from e
     return sizes
+
+
+def _one_vocab_size(text: str) -> list[int]:
+    """``N``: one vocabulary size (``verify train`` compares one run)."""
+    return [_positive(text)]
 
 
 def _key_value(text: str) -> tuple[str, Any]:
@@ -806,6 +846,30 @@ def _refuse_bpe_options(args: argparse.Namespace, model: str, recipe: str) -> No
         raise UsageError(f"--normalizer is BPE's; {model} normalizes with {recipe}")
 
 
+def _refuse_binary(files: Sequence[str], errors: str) -> None:
+    """Refuse, before any work, an input file that looks binary (a NUL byte in its first 8 KiB, as git tells
+    binary files; compressed files aside): invalid UTF-8's own hint would suggest training on it with U+FFFD.
+
+    Raises:
+        ValueError: naming the file and where the NUL byte is.
+    """
+    from hf_bpe.counting.sources import COMPRESSED_SUFFIXES, compressed_look, is_stream
+
+    if errors != "strict":
+        return  # asked for: train on whatever decodes
+    for name in files:
+        if is_stream(name) or name.endswith(COMPRESSED_SUFFIXES) or not Path(name).is_file():
+            continue  # standard input, compressed files and missing files are the reader's to name
+        with open(name, "rb") as stream:
+            head = stream.read(8192)
+        nul = head.find(b"\0")
+        if nul >= 0 and compressed_look(name) is None:
+            raise ValueError(
+                f"{name}: looks binary, not text (a NUL byte at byte offset {nul}); give text files "
+                "(a compressed file is read when its name ends in .gz, .bz2, .xz or .zst)"
+            )
+
+
 def _check_special_tokens(args: argparse.Namespace) -> None:
     """``--special-tokens`` takes every word after it: refuse a "special token" that is one of the input files."""
     for token in args.special_tokens or ():
@@ -954,6 +1018,7 @@ def train_command(args: argparse.Namespace) -> int:
     from hf_bpe.models.bpe.training import shortfall, smaller_vocabulary, train_from_count_directory, train_from_files
 
     settings = _settings(args)
+    _refuse_binary(args.files, settings["encoding_errors"])
     if args.continue_from and (settings["model"] != "bpe" or settings["char_level"]):
         raise UsageError("--continue-from continues byte-level BPE: leave out --model and --char-level")
     if settings["model"] == "wordpiece":
@@ -1153,6 +1218,7 @@ def count_command(args: argparse.Namespace) -> int:
     from hf_bpe.models.bpe.training import count_to_directory
 
     _check_special_tokens(args)
+    _refuse_binary(args.files, args.encoding_errors)
     _check_output(args.output, tokenizer=False)
     counting = None
     if args.model == "wordpiece":
@@ -1484,6 +1550,7 @@ def verify_train_command(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     _check_special_tokens(args)
+    _refuse_binary(args.files, settings["encoding_errors"])
     if settings["model"] == "unigram":
         from hf_bpe.reference.unigram_verify import verify_unigram_training
 
