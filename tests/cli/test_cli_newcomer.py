@@ -423,16 +423,19 @@ def test_the_python_api_warns_when_it_stops_short(tmp_path):
     assert caught[0].filename == __file__  # points at the user's line
 
 
-def test_an_unwritable_output_is_refused_before_training(shared_dir):
-    source = corpus(shared_dir)
-    source.chmod(0o644)
-    locked = shared_dir / "locked"
-    locked.mkdir(mode=0o755)
-    done = run("train", source, "-o", locked / "tok", "--vocab-size", "400", user=NOBODY)
+def test_an_unwritable_output_is_refused_before_training(tmp_path):
+    # A directory no one may create anything in, root included (permission bits do not stop root, and running the
+    # command as another user needs a clone that user can read, which a clone in a 0700 directory is not): sysfs
+    # refuses every new file or directory, as a read-only mount would.
+    source = corpus(tmp_path)
+    locked = Path("/sys/kernel")
+    before = sorted(path.name for path in locked.iterdir())
+    done = run("train", source, "-o", locked / "tok", "--vocab-size", "400")
     stderr = text_of(done)[1]
     assert done.returncode == 1
     assert stderr.startswith(f"hf-bpe: error: {locked / 'tok'}: cannot write there ({locked}, where it would be made)")
     assert "counting" not in stderr  # refused before any work
+    assert sorted(path.name for path in locked.iterdir()) == before  # nothing left behind
 
 
 def test_importing_transformers_after_hf_bpe_prints_no_pytorch_advice():
