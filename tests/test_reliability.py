@@ -125,7 +125,7 @@ def test_bad_special_tokens(tmp_path, tokens, message):
     source = tmp_path / "a.txt"
     source.write_text("text\n", encoding="utf-8")
     done = run("train", source, "-o", tmp_path / "out", "--special-tokens", *tokens, "--no-progress")
-    assert done.returncode == 1
+    assert done.returncode == 2  # a bad option value: a usage error
     assert message in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
 

@@ -1,0 +1,281 @@
+"""The ``train`` settings: the defaults, the ``--config`` presets (``configs/*.json``) and the command line merged
+into one dict, and what the library takes built from it (the pre-tokenizer, the merging options, Unigram's options).
+
+Checking a setting here is checking the command line: every refusal is a :class:`UsageError` (exit 2). The work
+itself is the library's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hf_bpe.cli.errors import UsageError
+
+if TYPE_CHECKING:
+    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+
+
+#: Options of ``train`` a config file may set, with their types, and their defaults (BpeTrainer's).
+TRAIN_DEFAULTS: dict[str, Any] = {
+    "vocab_size": 30000,
+    "min_frequency": 0,
+    "special_tokens": [],
+    "add_prefix_space": False,
+    "max_token_length": None,
+    "limit_alphabet": None,
+    "workers": None,
+    "exclude_special_tokens": False,
+    "bos_token": None,
+    "eos_token": None,
+    "unk_token": None,
+    "pad_token": None,
+    "encoding_errors": "strict",
+    "char_level": False,
+    "end_of_word_suffix": None,
+    "continuing_subword_prefix": None,
+    "lowercase": False,
+    "pattern": None,
+    "regex": None,
+    "normalizer": None,
+    "model": "bpe",
+    "scoring": None,
+    "strip_accents": None,
+    "clean_text": True,
+    "handle_chinese_chars": True,
+    "max_input_chars_per_word": None,
+}
+#: --model wordpiece: BERT's defaults (tokenizers' BertWordPieceTokenizer.train) where the option is not given.
+WORDPIECE_DEFAULTS: dict[str, Any] = {
+    "min_frequency": 2,
+    "limit_alphabet": 1000,
+    "special_tokens": ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
+    "unk_token": "[UNK]",
+    "continuing_subword_prefix": "##",
+    "lowercase": True,
+    "scoring": "frequency",
+    "max_input_chars_per_word": 100,
+}
+ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
+#: Where ``--config NAME`` finds presets: the clone's ``configs/`` beside the package (a clone, an editable install)
+#: and where a wheel installs them (its data files, ``share/hf-bpe/configs``).
+CONFIG_DIRS = (Path(__file__).resolve().parents[2] / "configs", Path(sys.prefix) / "share" / "hf-bpe" / "configs")
+
+
+def preset_names() -> list[str]:
+    """The presets ``--config`` knows by name (``configs/*.json``).
+
+    >>> preset_names()
+    ['code', 'demo', 'gpt2', 'llama3', 'o200k', 'qwen2']
+    """
+    return sorted({path.stem for directory in CONFIG_DIRS for path in directory.glob("*.json")})
+
+
+def _config_file(name: str) -> Path | None:
+    """The preset file called ``name``, if one of :data:`CONFIG_DIRS` has it."""
+    return next((d / f"{name}.json" for d in CONFIG_DIRS if (d / f"{name}.json").is_file()), None)
+
+
+def read_config(path: str) -> dict[str, Any]:
+    """Read and check a JSON preset for ``train``.
+
+    Raises:
+        UsageError: naming the file and the bad key or value.
+    """
+    file = Path(path)
+    if not file.exists():
+        file = _config_file(path) or file
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(
+            f"--config {path}: no such file, and not a preset name ({', '.join(preset_names())})"
+        ) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"--config {path}: cannot read it ({e})") from None
+    except json.JSONDecodeError as e:
+        raise UsageError(f"--config {path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"--config {path}: expected a JSON object of options")
+    config: dict[str, Any] = {}
+    for key, value in data.items():
+        if key.startswith("_") or key == "description":
+            continue  # comments
+        name = key.replace("-", "_")
+        if name not in TRAIN_DEFAULTS:
+            raise UsageError(f"--config {path}: unknown option {key!r}; known: {', '.join(TRAIN_DEFAULTS)}")
+        if name == "pattern" and value not in (None, *preset_patterns()):
+            raise UsageError(
+                f"--config {path}: pattern {value!r} is no preset ({', '.join(preset_patterns())}); "
+                "a split of your own is the key 'regex'"
+            )
+        if not _valid(name, value):
+            raise UsageError(f"--config {path}: bad value {value!r} for {key!r}")
+        config[name] = value
+    if config.get("pattern") and config.get("regex"):
+        raise UsageError(f"--config {path}: give 'pattern' (a preset) or 'regex' (your own split), not both")
+    return config
+
+
+def preset_patterns() -> list[str]:
+    """The names ``--pattern`` and a config's ``pattern`` take."""
+    from hf_bpe.pipeline.pre_tokenizers import PRESETS
+
+    return list(PRESETS)
+
+
+def _valid(name: str, value: Any) -> bool:
+    default = TRAIN_DEFAULTS[name]
+    if name == "special_tokens":
+        return isinstance(value, list) and all(isinstance(t, str) and t for t in value)
+    if name == "vocab_size" and isinstance(value, list):
+        return bool(value) and all(_valid(name, size) for size in value)
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if name in ROLES:
+        return value is None or isinstance(value, str)
+    if name == "encoding_errors":
+        return value in ("strict", "replace")
+    if name in ("end_of_word_suffix", "continuing_subword_prefix", "regex"):
+        return value is None or isinstance(value, str)
+    if name == "pattern":
+        from hf_bpe.pipeline.pre_tokenizers import PRESETS
+
+        return value is None or value in PRESETS
+    if name == "normalizer":
+        from hf_bpe.pipeline.pre_tokenizers import NORMALIZERS
+
+        return value is None or value in NORMALIZERS
+    if name == "model":
+        return value in ("bpe", "wordpiece", "unigram")
+    if name == "scoring":
+        return value in (None, "frequency", "likelihood")
+    if name == "strip_accents":
+        return value is None or isinstance(value, bool)
+    if value is None:
+        return default is None
+    least = 0 if name in ("min_frequency", "limit_alphabet") else 1
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def settings_of(args: argparse.Namespace) -> dict[str, Any]:
+    settings = dict(TRAIN_DEFAULTS)
+    given = read_config(args.config) if args.config else {}
+    if getattr(args, "pattern", None) or getattr(args, "regex", None):
+        # The command line's split replaces the config's, whichever way either gives it.
+        given.pop("pattern", None)
+        given.pop("regex", None)
+    for name in TRAIN_DEFAULTS:
+        value = getattr(args, name, None)
+        if value is not None:
+            given[name] = value
+    if given.get("model") == "wordpiece":
+        settings.update(WORDPIECE_DEFAULTS)
+    settings.update(given)
+    # A role token that is not yet a special token becomes one (appended), so that --eos-token alone works.
+    tokens = list(settings["special_tokens"])
+    for role in ROLES:
+        token = settings[role]
+        if token is not None and token not in tokens:
+            tokens.append(token)
+    settings["special_tokens"] = tokens
+    for token in tokens:
+        if not token:
+            raise UsageError(f"special token {token!r}: special tokens must be non-empty strings")
+        if tokens.count(token) > 1:
+            raise UsageError(f"special token {token!r} is given twice; list each special token once")
+    # One size or several (a config may give a list too): the largest is trained, the others read off it.
+    sizes = settings["vocab_size"]
+    settings["vocab_sizes"] = sorted(set(sizes)) if isinstance(sizes, list) else [sizes]
+    settings["vocab_size"] = settings["vocab_sizes"][-1]
+    return settings
+
+
+def char_level_of(settings: dict[str, Any]) -> Any:
+    """The CharLevel settings asked for, or None for byte-level training."""
+    from hf_bpe.models.bpe.options import CharLevel
+
+    affixes = ("end_of_word_suffix", "continuing_subword_prefix", "lowercase")
+    if not settings["char_level"]:
+        given = [name for name in affixes if settings[name]]
+        if given:
+            raise UsageError(f"--{given[0].replace('_', '-')} needs --char-level")
+        return None
+    suffix = settings["end_of_word_suffix"]
+    return CharLevel(
+        end_of_word_suffix="</w>" if suffix is None else (suffix or None),
+        continuing_subword_prefix=settings["continuing_subword_prefix"] or None,
+        lowercase=bool(settings["lowercase"]),
+    )
+
+
+def pre_tokenizer_of(settings: dict[str, Any]) -> PreTokenizer:
+    """The BPE pre-tokenizer the settings describe, built before any work: a regex that does not compile or an
+    option the kind of BPE does not take is a usage error.
+
+    Raises:
+        UsageError: with the library's reason.
+    """
+    return cut(
+        "--regex" if settings["regex"] else "--char-level" if settings["char_level"] else "--pattern",
+        pattern=settings["pattern"],
+        regex=settings["regex"],
+        normalizer=settings["normalizer"],
+        add_prefix_space=settings["add_prefix_space"],
+        special_tokens=settings["special_tokens"],
+        exclude_special_tokens=settings["exclude_special_tokens"],
+        char_level=char_level_of(settings),
+    )
+
+
+def cut(option: str, **keywords: Any) -> PreTokenizer:
+    """:func:`~hf_bpe.models.bpe.training.pre_tokenizer_for`, its ValueError a usage error naming ``option``."""
+    from hf_bpe.models.bpe.training import pre_tokenizer_for
+
+    try:
+        return pre_tokenizer_for(**keywords)
+    except ValueError as e:
+        raise UsageError(f"{option}: {e}") from None
+
+
+def merging_options(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings the merge loop takes (the rest are about reading and cutting the text)."""
+    names = ("vocab_size", "min_frequency", "special_tokens", "max_token_length", "limit_alphabet")
+    return {name: settings[name] for name in names}
+
+
+def unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
+    """The Unigram trainer's options from the command line (BPE-only options refused by name)."""
+    from hf_bpe.models.unigram.trainer import UnigramOptions
+
+    for name in (
+        "min_frequency",
+        "max_token_length",
+        "limit_alphabet",
+        "char_level",
+        "add_prefix_space",
+        "pattern",
+        "regex",
+        "normalizer",
+    ):
+        if getattr(args, name, None):
+            raise UsageError(f"--{name.replace('_', '-')} is a BPE option; --model unigram does not take it")
+    if args.shrinking_factor is not None and not 0.0 < args.shrinking_factor < 1.0:
+        raise UsageError(f"--shrinking-factor must be between 0 and 1 (exclusive), not {args.shrinking_factor}")
+    defaults = UnigramOptions()
+    if len(settings["vocab_sizes"]) > 1:
+        raise UsageError("--model unigram trains one --vocab-size at a time (its pruning depends on the size)")
+    given = args.vocab_size is not None or (args.config and "vocab_size" in read_config(args.config))
+    return UnigramOptions(
+        vocab_size=settings["vocab_size"] if given else defaults.vocab_size,
+        special_tokens=tuple(token for token in settings["special_tokens"] if token != settings["unk_token"])
+        if settings["unk_token"] and settings["unk_token"] not in (args.special_tokens or [])
+        else tuple(settings["special_tokens"]),
+        unk_token=settings["unk_token"],
+        shrinking_factor=args.shrinking_factor or defaults.shrinking_factor,
+        max_piece_length=args.max_piece_length or defaults.max_piece_length,
+        n_sub_iterations=args.n_sub_iterations or defaults.n_sub_iterations,
+    )

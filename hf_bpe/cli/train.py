@@ -1,0 +1,408 @@
+"""``hf-bpe train`` (byte-level and char-level BPE, WordPiece, Unigram; several sizes from one run; continuing a
+tokenizer) and ``hf-bpe count``: the settings checked, the library called, the summary printed.
+
+Still here and library work by rights (a later step moves them into the models' packages): reading the smaller
+vocabularies of a multi-size run off the largest, and measuring the compression of a continued tokenizer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.cli.checks import (
+    check_continuing,
+    check_output,
+    check_special_tokens,
+    refuse_binary,
+    refuse_bpe_options,
+    remove_foreign_files,
+    require,
+)
+from hf_bpe.cli.directories import BYTE_LEVEL, KINDS, kind_of
+from hf_bpe.cli.errors import UsageError
+from hf_bpe.cli.presentation import Progress
+from hf_bpe.cli.settings import (
+    ROLES,
+    char_level_of,
+    cut,
+    merging_options,
+    pre_tokenizer_of,
+    settings_of,
+    unigram_options,
+)
+
+
+def train_command(args: argparse.Namespace) -> int:
+    """``hf-bpe train``: WordPiece and Unigram in their own functions; BPE (byte-level, char-level, continued, one
+    size or several) here."""
+    settings = settings_of(args)
+    refuse_binary(args.files, settings["encoding_errors"])
+    if args.continue_from and (settings["model"] != "bpe" or settings["char_level"]):
+        raise UsageError("--continue-from continues byte-level BPE: leave out --model and --char-level")
+    if settings["model"] == "wordpiece":
+        return train_wordpiece(args, settings)
+    if settings["model"] == "unigram":
+        return train_unigram(args, settings)
+    _check_bpe_command(args, settings)
+    base = _continued_base(args, settings)
+    check_output(args.output, force=args.force)
+    roles = {role: settings[role] for role in ROLES}
+    if base is not None:
+        roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}
+    start = time.perf_counter()
+    result, by_size = _train_bpe_sizes(args, settings, base)
+    if len(by_size) > 1:
+        for size, sub in by_size.items():
+            sub.save(Path(args.output) / str(size), roles=roles, force=args.force)
+            if not args.json:
+                print(
+                    f"vocab size {len(sub.vocab)}, {len(sub.merges)} merges, written to {Path(args.output) / str(size)}"
+                )
+    else:
+        result.save(args.output, roles=roles, force=args.force)
+    _print_bpe_summary(args, settings, result, base, time.perf_counter() - start)
+    return 0
+
+
+def _check_bpe_command(args: argparse.Namespace, settings: dict[str, Any]) -> None:
+    """Refuse, before any work, what BPE training cannot take: WordPiece's options, both or neither of FILEs and
+    --from-counts, char-level from counts, a pre-tokenizer the options do not make, a counts directory counted
+    otherwise than asked."""
+    wordpiece_only = ("scoring", "strip_accents", "max_input_chars_per_word")
+    given = [name for name in wordpiece_only if settings[name] is not None]
+    given += [name for name in ("clean_text", "handle_chinese_chars") if not settings[name]]
+    if given:
+        raise UsageError(f"--{given[0].replace('_', '-')} is a WordPiece option; add --model wordpiece")
+    check_special_tokens(args)
+    if args.files and args.from_counts:
+        raise UsageError("give the text FILEs to train on, or --from-counts DIR, but not both")
+    if not args.files and not args.from_counts:
+        hint = ""
+        if args.special_tokens:
+            hint = f" (--special-tokens took every word after it: {args.special_tokens}; put the FILEs first)"
+        raise UsageError(f"no FILE to train on: give text FILEs or --from-counts DIR{hint}")
+    if args.from_counts and settings["char_level"]:
+        raise UsageError("counts directories hold byte-level pre-tokens; train --char-level from the text files")
+    if not args.continue_from:
+        pre_tokenizer_of(settings)  # a bad --regex or a refused combination, before any work
+    if args.from_counts:
+        _check_counted_alike(args, settings)
+
+
+def _check_counted_alike(args: argparse.Namespace, settings: dict[str, Any]) -> None:
+    """Refuse cutting options that differ from how the ``--from-counts`` directory was counted."""
+    from hf_bpe.counting.counts_dir import read_manifest
+    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+
+    recorded = read_manifest(args.from_counts)["settings"]
+    for name in ("add_prefix_space", "exclude_special_tokens"):
+        if getattr(args, name) is not None and bool(getattr(args, name)) != bool(recorded.get(name)):
+            raise UsageError(
+                f"--{name.replace('_', '-')} differs from how {args.from_counts} was counted "
+                f"({name}={recorded.get(name)}); recount, or leave the option out"
+            )
+    if args.pattern is None and args.regex is None and args.normalizer is None:
+        return
+    asked = pre_tokenizer_of(settings)
+    counted = PreTokenizer.from_settings(recorded)
+    if (asked.splits, asked.normalizer, asked.engine) != (counted.splits, counted.normalizer, counted.engine):
+        raise UsageError(
+            f"--pattern/--regex/--normalizer differ from how {args.from_counts} was counted (pattern "
+            f"{counted.preset or counted.splits}, normalizer {counted.normalizer}); recount, or leave them out"
+        )
+
+
+def _continued_base(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
+    """The tokenizer ``--continue-from`` names (None without it), checked against the options."""
+    if not args.continue_from:
+        return None
+    from hf_bpe.models.bpe.continuing import read_base
+
+    kind = kind_of(Path(args.continue_from))
+    if kind not in (None, BYTE_LEVEL):
+        raise UsageError(
+            f"--continue-from {args.continue_from}: a {KINDS[kind][0]} tokenizer; training continues byte-level "
+            "BPE only (train it anew with --model, or continue a byte-level BPE directory)"
+        )
+    base = read_base(args.continue_from)
+    if settings["vocab_sizes"][0] < len(base.vocab):
+        raise UsageError(
+            f"--vocab-size {settings['vocab_sizes'][0]} is below the {len(base.vocab):,} tokens of "
+            f"{args.continue_from}; continuing keeps all of them, so ask for more"
+        )
+    check_continuing(settings, base)
+    return base
+
+
+def _train_bpe_sizes(args: argparse.Namespace, settings: dict[str, Any], base: Any) -> tuple[Any, dict[int, Any]]:
+    """Train the largest size asked for; return it and every size's result (the smaller read off the largest
+    where that is exact, trained on their own where not: see ``smaller_vocabulary``)."""
+    from hf_bpe.models.bpe.training import smaller_vocabulary, train_from_count_directory, train_from_files
+
+    progress = Progress(not args.no_progress and not args.json)
+
+    def train(vocab_size: int) -> Any:
+        options = {**merging_options(settings), "vocab_size": vocab_size}
+        if args.from_counts:
+            return train_from_count_directory(
+                args.from_counts, workers=settings["workers"], progress=progress, continue_from=base, **options
+            )
+        own_split = pre_tokenizer_of(settings) if settings["regex"] else None
+        return train_from_files(
+            args.files,
+            char_level=char_level_of(settings),
+            pattern=settings["pattern"],
+            normalizer=None if own_split else settings["normalizer"],
+            pre_tokenizer=own_split,
+            add_prefix_space=settings["add_prefix_space"],
+            workers=settings["workers"],
+            exclude_special_tokens=settings["exclude_special_tokens"],
+            errors=settings["encoding_errors"],
+            progress=progress,
+            continue_from=base,
+            **options,
+        )
+
+    sizes = settings["vocab_sizes"]
+    try:
+        with warnings.catch_warnings():
+            # The library's TrainingWarning: the command says the same thing in its own words (the summary).
+            warnings.simplefilter("ignore")
+            result = train(sizes[-1])
+            by_size = {size: smaller_vocabulary(result, size) or train(size) for size in sizes[:-1]}
+    finally:
+        progress.close()
+    return result, {**by_size, sizes[-1]: result}
+
+
+def _print_bpe_summary(
+    args: argparse.Namespace, settings: dict[str, Any], result: Any, base: Any, elapsed: float
+) -> None:
+    """What training gave, its warnings and (continuing from files) the compression before and after: as lines,
+    or as one JSON object with ``--json``."""
+    from hf_bpe.models.bpe.training import shortfall
+
+    sizes = settings["vocab_sizes"]
+    notes = []
+    names = {"vocab_size": "--vocab-size", "min_frequency": "--min-frequency"}
+    message = shortfall(result, settings["vocab_size"], settings["min_frequency"], names=names)
+    if message is not None:
+        notes.append(message)
+    if result.replaced_lines:
+        notes.append(f"replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)")
+    before_after = None if base is None or not args.files else _compression_before_after(base, result, args.files)
+    if args.json:
+        summary: dict[str, Any] = {
+            "output": str(args.output),
+            "vocab_size": len(result.vocab),
+            "vocab_size_asked": settings["vocab_size"],
+            "merges": result.merges_learned,
+            "stop_reason": result.stop_reason,
+            "replaced_lines": result.replaced_lines,
+            "seconds": round(elapsed, 3),
+            "warnings": notes,
+        }
+        if len(sizes) > 1:
+            summary["outputs"] = {str(size): str(Path(args.output) / str(size)) for size in sizes}
+        if before_after is not None:
+            summary["bytes_per_token"] = {"before": before_after[1], "after": before_after[2]}
+        print(json.dumps(summary, ensure_ascii=False))
+        return
+    for note in notes:
+        print(f"hf-bpe: warning: {note}", file=sys.stderr)
+    print(
+        f"vocab size {len(result.vocab)}, {result.merges_learned} merges learned, "
+        f"stopped: {result.stop_reason}, {elapsed:.1f} s, written to {args.output}"
+    )
+    if before_after is not None:
+        sample, before, after = before_after
+        print(
+            f"compression on {sample:,} bytes of the corpus: {before:.3f} bytes per token before "
+            f"({args.continue_from}), {after:.3f} after ({(after / before - 1) * 100 if before else 0:+.1f} %)"
+        )
+
+
+def train_unigram(args: argparse.Namespace, settings: dict[str, Any]) -> int:
+    from hf_bpe.models.unigram.files import write_unigram_dir
+    from hf_bpe.models.unigram.training import train_unigram_from_count_directory, train_unigram_from_files
+
+    if bool(args.files) == bool(args.from_counts):
+        raise UsageError("--model unigram trains on text FILEs or on --from-counts DIR (hf-bpe count --model unigram)")
+    options = unigram_options(args, settings)
+    check_output(args.output, force=args.force)
+    start = time.perf_counter()
+    if args.from_counts:
+        result = train_unigram_from_count_directory(args.from_counts, options)
+    else:
+        result = train_unigram_from_files(
+            args.files, options, errors=settings["encoding_errors"], workers=settings["workers"]
+        )
+    roles = {role: settings[role] for role in ROLES if role != "unk_token"}
+    write_unigram_dir(args.output, result.pieces, result.unk_id, result.special_tokens, roles=roles)
+    remove_foreign_files(args.output, force=args.force)
+    print(
+        f"vocab size {len(result.pieces)} (unigram), unk id {result.unk_id}, "
+        f"{time.perf_counter() - start:.1f} s, written to {args.output}"
+    )
+    return 0
+
+
+def train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
+    """``train --model wordpiece``: BERT's recipe, the chosen scoring, vocab.txt and the tokenizer files."""
+    import dataclasses
+
+    from hf_bpe.models.wordpiece.training import train_wordpiece_from_count_directory, train_wordpiece_from_files
+    from hf_bpe.pipeline.bert import BertRecipe
+
+    if bool(args.files) == bool(args.from_counts):
+        raise UsageError("give the text FILEs to train on, or --from-counts DIR, but not both")
+    recipe_flags = ("lowercase", "strip_accents", "clean_text", "handle_chinese_chars")
+    if args.from_counts and any(getattr(args, name) is not None for name in recipe_flags):
+        raise UsageError(f"{args.from_counts} records how its text was normalized; leave out the recipe options")
+    bpe_only = ("char_level", "add_prefix_space", "max_token_length", "end_of_word_suffix", "pattern", "regex")
+    for name in (*bpe_only, "normalizer"):
+        if settings[name]:
+            raise UsageError(f"--{name.replace('_', '-')} is a BPE option; leave it out with --model wordpiece")
+    for role in ("bos_token", "eos_token"):
+        if settings[role] is not None:
+            raise UsageError(f"--{role.replace('_', '-')}: WordPiece has no {role}; BERT's roles are fixed")
+    unk = settings["unk_token"]
+    if unk not in settings["special_tokens"]:
+        raise UsageError(f"--unk-token {unk!r} is not among the special tokens {settings['special_tokens']}")
+    check_output(args.output, force=args.force)
+    recipe = BertRecipe(
+        clean_text=settings["clean_text"],
+        handle_chinese_chars=settings["handle_chinese_chars"],
+        strip_accents=settings["strip_accents"],
+        lowercase=settings["lowercase"],
+    )
+    progress = Progress(not args.no_progress)
+    start = time.perf_counter()
+    options = {
+        "vocab_size": settings["vocab_size"],
+        "scoring": settings["scoring"],
+        "min_frequency": settings["min_frequency"],
+        "limit_alphabet": settings["limit_alphabet"],
+        "special_tokens": settings["special_tokens"],
+        "continuing_subword_prefix": settings["continuing_subword_prefix"] or "##",
+        "unk_token": unk,
+        "workers": settings["workers"],
+        "progress": lambda done, total: progress("merge", done, total),
+    }
+    try:
+        if args.from_counts:
+            result = train_wordpiece_from_count_directory(args.from_counts, **options)
+        else:
+            result = train_wordpiece_from_files(
+                args.files, recipe=recipe, errors=settings["encoding_errors"], **options
+            )
+    finally:
+        progress.close()
+    result = dataclasses.replace(result, max_input_chars_per_word=settings["max_input_chars_per_word"])
+    result.save(args.output)
+    remove_foreign_files(args.output, force=args.force)
+    if result.replaced_lines:
+        print(
+            f"hf-bpe: warning: replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)", file=sys.stderr
+        )
+    print(
+        f"wordpiece ({result.scoring}) vocab size {len(result.vocab)}, stopped: {result.stop_reason}, "
+        f"{time.perf_counter() - start:.1f} s, written to {args.output}"
+    )
+    return 0
+
+
+def _compression_before_after(base: Any, result: Any, files: list[str]) -> tuple[int, float, float]:
+    """Bytes per token of the base and of the continued tokenizer on a sample of the training files (the first
+    megabyte, shared among the files): the sample's size, before, after."""
+    from hf_bpe.models.bpe.encoder import BytePairEncoder
+    from hf_bpe.report import compression_sample, measure
+
+    text = compression_sample(files)
+    figures = [
+        measure(BytePairEncoder(vocab, merges, special_tokens=specials, pre_tokenizer=base.pre_tokenizer), text)
+        for vocab, merges, specials in (
+            (base.vocab, base.merges, base.special_tokens),
+            (result.vocab, result.merges, result.special_tokens),
+        )
+    ]
+    return figures[0].bytes, round(figures[0].bytes_per_token, 4), round(figures[1].bytes_per_token, 4)
+
+
+def count_command(args: argparse.Namespace) -> int:
+    from hf_bpe.counting.counts_dir import read_manifest
+    from hf_bpe.models.bpe.training import count_to_directory
+
+    check_special_tokens(args)
+    refuse_binary(args.files, args.encoding_errors)
+    check_output(args.output, tokenizer=False)
+    counting = None
+    if args.model == "wordpiece":
+        from hf_bpe.models.wordpiece.training import wordpiece_counting
+        from hf_bpe.pipeline.bert import BertRecipe
+
+        refuse_bpe_options(args, "wordpiece", "BERT's recipe (--no-lowercase, ...)")
+        counting = wordpiece_counting(
+            BertRecipe(args.clean_text, args.handle_chinese_chars, args.strip_accents, args.lowercase)
+        )
+    elif args.model == "unigram":
+        from hf_bpe.models.unigram.training import unigram_counting
+
+        refuse_bpe_options(args, "unigram", "the SentencePiece recipe (Nmt, NFKC)")
+        counting = unigram_counting()
+    else:
+        counting = cut(
+            "--regex" if args.regex else "--pattern",
+            pattern=args.pattern,
+            regex=args.regex,
+            normalizer=args.normalizer,
+            add_prefix_space=args.add_prefix_space,
+            special_tokens=args.special_tokens,
+            exclude_special_tokens=args.exclude_special_tokens,
+        )
+    if args.model != "wordpiece" and (
+        not (args.lowercase and args.clean_text and args.handle_chinese_chars) or args.strip_accents is not None
+    ):
+        raise UsageError("BERT's recipe options (--no-lowercase, --strip-accents, ...) need --model wordpiece")
+    if args.engine == "datatrove":
+        require("datatrove", "--engine datatrove", "datatrove>=0.4", "datatrove")
+        if args.executor == "ray":
+            require("ray", "--executor ray", "ray>=2.40", "ray")
+    elif args.executor != "local" or args.executor_option or args.tasks:
+        raise UsageError("--executor, --executor-option and --tasks are datatrove's: add --engine datatrove")
+    for name in args.files:
+        if args.engine == "datatrove" and name == "-":
+            raise UsageError("- (standard input): datatrove's tasks read files; save it to a file first")
+    progress = Progress(not args.no_progress and args.engine == "local")
+    start = time.perf_counter()
+    try:
+        manifest = count_to_directory(
+            args.files,
+            args.output,
+            add_prefix_space=args.add_prefix_space,
+            special_tokens=args.special_tokens,
+            exclude_special_tokens=args.exclude_special_tokens,
+            errors=args.encoding_errors,
+            engine=args.engine,
+            workers=args.workers,
+            buckets=args.buckets,
+            executor=args.executor,
+            tasks=args.tasks,
+            executor_options=dict(args.executor_option),
+            progress=progress,
+            pre_tokenizer=counting,
+        )
+    finally:
+        progress.close()
+    described = read_manifest(manifest.parent)
+    print(
+        f"{described['pre_tokens']} distinct pre-tokens, {described['total']} in all, "
+        f"{time.perf_counter() - start:.1f} s, written to {args.output}"
+    )
+    return 0
