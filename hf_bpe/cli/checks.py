@@ -25,11 +25,12 @@ def require(module: str, feature: str, requirement: str, extra: str) -> None:
         ) from None
 
 
-def check_output(path: str, *, force: bool = False, tokenizer: bool = True) -> None:
+def check_output(path: str, *, force: bool = False, tokenizer: str | None = "bpe") -> None:
     """Refuse, before any work is done, an output path that cannot become a writable directory, and (for a
-    tokenizer directory, without ``force``) one holding another tokenizer's files that would be loaded with ours.
+    ``tokenizer`` directory of that kind, without ``force``) one holding another tokenizer's files that would be
+    loaded with ours: the model writes them away with ``force``.
     """
-    from hf_bpe.models.directory import check_no_stale_files
+    from hf_bpe.models.directory import MODEL_FILES, check_no_stale_files
 
     target = Path(path)
     if target.exists() and not target.is_dir():
@@ -47,19 +48,7 @@ def check_output(path: str, *, force: bool = False, tokenizer: bool = True) -> N
         raise PermissionError(f"{path}: cannot write there{where}: {e.strerror}; choose another output path") from None
     Path(probe).rmdir()
     if tokenizer and target.is_dir() and not force:
-        check_no_stale_files(target)
-
-
-def remove_foreign_files(output: str, *, force: bool) -> None:
-    """With ``--force``, remove another tokenizer's files (special_tokens_map.json, ...) from a WordPiece or Unigram
-    directory just written: its writers keep them, and :func:`check_output` let them through because of ``force``.
-    Removed with signals held, after the new files are in place, so an interruption loses nothing."""
-    from hf_bpe.atomic import write_files
-    from hf_bpe.models.directory import stale_tokenizer_files
-
-    stale = stale_tokenizer_files(output) if force else []
-    if stale:
-        write_files(output, {}, remove=[path.name for path in stale])
+        check_no_stale_files(target, MODEL_FILES[tokenizer])
 
 
 def refuse_bpe_options(args: argparse.Namespace, model: str, recipe: str) -> None:

@@ -21,7 +21,6 @@ from hf_bpe.cli.checks import (
     check_special_tokens,
     refuse_binary,
     refuse_bpe_options,
-    remove_foreign_files,
     require,
 )
 from hf_bpe.cli.directories import BYTE_LEVEL, KINDS, kind_of
@@ -235,7 +234,7 @@ def train_unigram(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     if bool(args.files) == bool(args.from_counts):
         raise UsageError("--model unigram trains on text FILEs or on --from-counts DIR (hf-bpe count --model unigram)")
     options = unigram_options(args, settings)
-    check_output(args.output, force=args.force)
+    check_output(args.output, force=args.force, tokenizer="unigram")
     start = time.perf_counter()
     if args.from_counts:
         result = train_unigram_from_count_directory(args.from_counts, options)
@@ -244,8 +243,7 @@ def train_unigram(args: argparse.Namespace, settings: dict[str, Any]) -> int:
             args.files, options, errors=settings["encoding_errors"], workers=settings["workers"]
         )
     roles = {role: settings[role] for role in ROLES if role != "unk_token"}
-    write_unigram_dir(args.output, result.pieces, result.unk_id, result.special_tokens, roles=roles)
-    remove_foreign_files(args.output, force=args.force)
+    write_unigram_dir(args.output, result.pieces, result.unk_id, result.special_tokens, roles=roles, force=args.force)
     print(
         f"vocab size {len(result.pieces)} (unigram), unk id {result.unk_id}, "
         f"{time.perf_counter() - start:.1f} s, written to {args.output}"
@@ -275,7 +273,7 @@ def train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     unk = settings["unk_token"]
     if unk not in settings["special_tokens"]:
         raise UsageError(f"--unk-token {unk!r} is not among the special tokens {settings['special_tokens']}")
-    check_output(args.output, force=args.force)
+    check_output(args.output, force=args.force, tokenizer="wordpiece")
     recipe = BertRecipe(
         clean_text=settings["clean_text"],
         handle_chinese_chars=settings["handle_chinese_chars"],
@@ -305,8 +303,7 @@ def train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     finally:
         progress.close()
     result = dataclasses.replace(result, max_input_chars_per_word=settings["max_input_chars_per_word"])
-    result.save(args.output)
-    remove_foreign_files(args.output, force=args.force)
+    result.save(args.output, force=args.force)
     if result.replaced_lines:
         print(
             f"hf-bpe: warning: replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)", file=sys.stderr
@@ -341,7 +338,7 @@ def count_command(args: argparse.Namespace) -> int:
 
     check_special_tokens(args)
     refuse_binary(args.files, args.encoding_errors)
-    check_output(args.output, tokenizer=False)
+    check_output(args.output, tokenizer=None)
     counting = None
     if args.model == "wordpiece":
         from hf_bpe.models.wordpiece.training import wordpiece_counting

@@ -8,7 +8,7 @@ package's ``files`` module's.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
@@ -36,34 +36,56 @@ FOREIGN_TOKENIZER_FILES = (
 )
 
 
-def stale_tokenizer_files(directory: str | os.PathLike[str]) -> list[Path]:
-    """The files in ``directory`` that transformers would load along with a tokenizer hf_bpe writes there.
+#: The model files of each kind hf_bpe writes (every kind also writes ``tokenizer.json`` and
+#: ``tokenizer_config.json``): left beside a tokenizer of another kind, they would be read as the tokenizer
+#: (``hf-bpe encode`` takes ``vocab.json`` + ``merges.txt`` for BPE), so they count as another tokenizer's files.
+MODEL_FILES = {"bpe": ("vocab.json", "merges.txt"), "wordpiece": ("vocab.txt",), "unigram": ()}
+
+
+def stale_tokenizer_files(directory: str | os.PathLike[str], writing: Collection[str] = ()) -> list[Path]:
+    """The files in ``directory`` that would be loaded along with (or instead of) a tokenizer hf_bpe writes there:
+    :data:`FOREIGN_TOKENIZER_FILES`, and the :data:`MODEL_FILES` that are not among the names it is ``writing``.
 
     >>> import tempfile, pathlib
     >>> directory = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (directory / "added_tokens.json").write_text("{}")
-    >>> _ = (directory / "notes.txt").write_text("mine")
-    >>> [path.name for path in stale_tokenizer_files(directory)]
+    >>> for name in ("added_tokens.json", "notes.txt", "vocab.json", "merges.txt"):
+    ...     _ = (directory / name).write_text("{}")
+    >>> [path.name for path in stale_tokenizer_files(directory, writing=["vocab.json", "merges.txt"])]
     ['added_tokens.json']
+    >>> [path.name for path in stale_tokenizer_files(directory, writing=["vocab.txt"])]
+    ['added_tokens.json', 'vocab.json', 'merges.txt']
     """
     directory = Path(directory)
-    return [directory / name for name in FOREIGN_TOKENIZER_FILES if os.path.lexists(directory / name)]
+    models = (name for names in MODEL_FILES.values() for name in names if name not in writing)
+    names = [*FOREIGN_TOKENIZER_FILES, *models]
+    return [directory / name for name in names if os.path.lexists(directory / name)]
 
 
-def check_no_stale_files(directory: str | os.PathLike[str]) -> None:
-    """Refuse a directory with files from another tokenizer (see :data:`FOREIGN_TOKENIZER_FILES`).
+def check_no_stale_files(directory: str | os.PathLike[str], writing: Collection[str] = ()) -> None:
+    """Refuse a directory with files from another tokenizer (see :func:`stale_tokenizer_files`).
 
     Raises:
         FileExistsError: naming the files, and how to have them removed.
     """
-    stale = stale_tokenizer_files(directory)
+    stale = stale_tokenizer_files(directory, writing)
     if stale:
         names = ", ".join(path.name for path in stale)
         raise FileExistsError(
-            f"{directory}: holds {names} from another tokenizer, which AutoTokenizer would load with the new one "
-            "(other special or added tokens); remove them, choose another directory, or pass --force "
-            "(force=True) to have them removed"
+            f"{directory}: holds {names} from another tokenizer, which would be loaded with (or instead of) the new "
+            "one; remove them, choose another directory, or pass --force (force=True) to have them removed"
         )
+
+
+def replaced_files(directory: str | os.PathLike[str], writing: Collection[str], *, force: bool) -> list[str]:
+    """The names of another tokenizer's files to remove in the same all-or-nothing write as the files ``writing``
+    names (:func:`hf_bpe.atomic.write_files`' ``remove``): none are kept beside the new tokenizer.
+
+    Raises:
+        FileExistsError: if there are any and ``force`` is not set (nothing is removed then).
+    """
+    if not force:
+        check_no_stale_files(directory, writing)
+    return [path.name for path in stale_tokenizer_files(directory, writing)]
 
 
 def special_token_roles(

@@ -25,9 +25,8 @@ from hf_bpe.models.bpe.options import CharLevel, Merges, Vocab
 from hf_bpe.models.directory import (
     TOKENIZER_CONFIG_FILE,
     TOKENIZER_FILE,
-    check_no_stale_files,
+    replaced_files,
     special_token_roles,
-    stale_tokenizer_files,
 )
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
@@ -322,9 +321,6 @@ def write_tokenizer_dir(
     Raises:
         FileExistsError: if the directory holds files of another tokenizer and ``force`` is not set.
     """
-    stale = stale_tokenizer_files(directory)
-    if not force:
-        check_no_stale_files(directory)
     pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
     config = tokenizer_config(special_tokens, roles, pre_tokenizer=pre_tokenizer, char_level=char_level)
     unk = special_token_roles(special_tokens, roles)["unk_token"]
@@ -336,7 +332,7 @@ def write_tokenizer_dir(
             vocab, merges, special_tokens, pre_tokenizer=pre_tokenizer, char_level=char_level, unk_token=unk
         ),
     }
-    write_files(directory, files, remove=[path.name for path in stale])
+    write_files(directory, files, remove=replaced_files(directory, files, force=force))
     return [Path(directory) / name for name in files]
 
 

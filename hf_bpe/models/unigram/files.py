@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.atomic import write_files
-from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, special_token_roles
+from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, replaced_files, special_token_roles
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 #: The transformers class that ``tokenizer_config.json`` names (:class:`hf_bpe.transformers.unigram.UnigramTokenizer`).
@@ -73,8 +73,13 @@ def write_unigram_dir(
     special_tokens: Sequence[str],
     *,
     roles: Mapping[str, str | None] | None = None,
+    force: bool = False,
 ) -> list[Path]:
-    """Write ``tokenizer.json`` and ``tokenizer_config.json``, both or neither. Returns the paths."""
+    """Write ``tokenizer.json`` and ``tokenizer_config.json``, both or neither. Returns the paths.
+
+    Another tokenizer's files in ``directory`` (another kind's model files, :data:`~hf_bpe.models.directory.
+    FOREIGN_TOKENIZER_FILES`) are refused, or removed in the same write when ``force`` is set.
+    """
     unk_token = pieces[unk_id][0] if unk_id is not None else None
     files = {
         TOKENIZER_FILE: tokenizer_json(pieces, unk_id, special_tokens),
@@ -83,7 +88,7 @@ def write_unigram_dir(
         )
         + "\n",
     }
-    write_files(directory, files)
+    write_files(directory, files, remove=replaced_files(directory, files, force=force))
     return [Path(directory) / name for name in files]
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hf_bpe.atomic import write_files
-from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE
+from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, replaced_files
 from hf_bpe.pipeline.bert import BertRecipe
 
 if TYPE_CHECKING:
@@ -149,8 +149,13 @@ def wordpiece_tokenizer_json(
     return tokenizer.to_str()
 
 
-def write_wordpiece_dir(directory: str | os.PathLike[str], result: WordPieceResult) -> list[Path]:
+def write_wordpiece_dir(
+    directory: str | os.PathLike[str], result: WordPieceResult, *, force: bool = False
+) -> list[Path]:
     """Write ``vocab.txt``, ``tokenizer_config.json`` and ``tokenizer.json`` for a trained vocabulary, all or none.
+
+    Another tokenizer's files in ``directory`` (another kind's model files, :data:`~hf_bpe.models.directory.
+    FOREIGN_TOKENIZER_FILES`) are refused, or removed in the same write when ``force`` is set.
 
     Returns:
         The paths written.
@@ -173,5 +178,5 @@ def write_wordpiece_dir(directory: str | os.PathLike[str], result: WordPieceResu
             **options,  # type: ignore[arg-type]
         ),
     }
-    write_files(directory, files)
+    write_files(directory, files, remove=replaced_files(directory, files, force=force))
     return [Path(directory) / name for name in files]

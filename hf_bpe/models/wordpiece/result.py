@@ -51,10 +51,12 @@ class WordPieceResult:
     max_input_chars_per_word: int = MAX_INPUT_CHARS_PER_WORD
     replaced_lines: int = 0
 
-    def save(self, directory: str | os.PathLike[str]) -> list[Path]:
+    def save(self, directory: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
         """Write ``vocab.txt``, ``tokenizer_config.json`` and ``tokenizer.json``, all or none.
+
+        Another tokenizer's files there are refused, or removed in the same write with ``force``.
 
         Returns:
             The paths written.
         """
-        return write_wordpiece_dir(directory, self)
+        return write_wordpiece_dir(directory, self, force=force)
