@@ -70,7 +70,7 @@ def test_the_python_api_refuses_and_replaces_another_kinds_files(corpus, tmp_pat
     out = tmp_path / "tok"
     assert train(corpus, out, "bpe") == 0
     result = train_wordpiece_from_files([corpus], vocab_size=300)
-    with pytest.raises(FileExistsError, match="vocab.json, merges.txt"):
+    with pytest.raises(FileExistsError, match=r"vocab\.json, merges\.txt"):
         result.save(out)
     assert (out / "vocab.json").exists() and not (out / "vocab.txt").exists()
     result.save(out, force=True)
