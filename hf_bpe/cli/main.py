@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import signal
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import TextIO
 
 from hf_bpe.cli.commands import (
     convert_command,
@@ -50,8 +52,30 @@ def _interrupt_once(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """hf_bpe's own warnings as the command's other messages are shown (``hf-bpe: warning: ...``); others as
+    Python shows them."""
+    if category.__module__.startswith("hf_bpe."):
+        print(f"hf-bpe: warning: {message}", file=file or sys.stderr)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``hf-bpe``; returns the exit status (0 ok, 1 runtime error, 2 usage error, 130/143 interrupted)."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:

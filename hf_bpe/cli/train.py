@@ -35,6 +35,8 @@ from hf_bpe.cli.settings import (
     settings_of,
     unigram_options,
 )
+from hf_bpe.models.directory import special_token_roles
+from hf_bpe.models.shortfall import TrainingWarning, shortfall, unknown_characters_dropped
 
 
 def train_command(args: argparse.Namespace) -> int:
@@ -56,15 +58,17 @@ def train_command(args: argparse.Namespace) -> int:
         roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}
     start = time.perf_counter()
     result, by_size = _train_bpe_sizes(args, settings, base)
-    if len(by_size) > 1:
-        for size, sub in by_size.items():
-            sub.save(Path(args.output) / str(size), roles=roles, force=args.force)
-            if not args.json:
-                print(
-                    f"vocab size {len(sub.vocab)}, {len(sub.merges)} merges, written to {Path(args.output) / str(size)}"
-                )
-    else:
-        result.save(args.output, roles=roles, force=args.force)
+    with warnings.catch_warnings():
+        # The library's TrainingWarning (a char-level tokenizer without an unknown token): the summary says it.
+        warnings.simplefilter("ignore", TrainingWarning)
+        if len(by_size) > 1:
+            for size, sub in by_size.items():
+                sub.save(Path(args.output) / str(size), roles=roles, force=args.force)
+                if not args.json:
+                    written = Path(args.output) / str(size)
+                    print(f"vocab size {len(sub.vocab)}, {len(sub.merges)} merges, written to {written}")
+        else:
+            result.save(args.output, roles=roles, force=args.force)
     _print_bpe_summary(args, settings, result, base, time.perf_counter() - start)
     return 0
 
@@ -185,14 +189,16 @@ def _print_bpe_summary(
 ) -> None:
     """What training gave, its warnings and (continuing from files) the compression before and after: as lines,
     or as one JSON object with ``--json``."""
-    from hf_bpe.models.bpe.training import shortfall
+    from hf_bpe.models.bpe.training import shortfall as bpe_shortfall
 
     sizes = settings["vocab_sizes"]
     notes = []
-    names = {"vocab_size": "--vocab-size", "min_frequency": "--min-frequency"}
-    message = shortfall(result, settings["vocab_size"], settings["min_frequency"], names=names)
+    message = bpe_shortfall(result, settings["vocab_size"], settings["min_frequency"], names=OPTION_NAMES)
     if message is not None:
         notes.append(message)
+    roles = {role: settings[role] for role in ROLES}
+    if result.char_level is not None and special_token_roles(result.special_tokens, roles)["unk_token"] is None:
+        notes.append(unknown_characters_dropped({"unk_token": "--unk-token"}))
     if result.replaced_lines:
         notes.append(f"replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)")
     before_after = None if base is None or not args.files else _compression_before_after(base, result, args.files)
@@ -227,6 +233,19 @@ def _print_bpe_summary(
         )
 
 
+#: How the command spells the options a shortfall message names.
+OPTION_NAMES = {"vocab_size": "--vocab-size", "min_frequency": "--min-frequency"}
+
+
+def _warn_short(size: int, settings: dict[str, Any], stop_reason: str) -> None:
+    """Say why a WordPiece or Unigram vocabulary is not the size asked for (BPE's summary says it its own way)."""
+    message = shortfall(
+        size, settings["vocab_size"], stop_reason, min_frequency=settings["min_frequency"], names=OPTION_NAMES
+    )
+    if message is not None:
+        print(f"hf-bpe: warning: {message}", file=sys.stderr)
+
+
 def train_unigram(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     from hf_bpe.models.unigram.files import write_unigram_dir
     from hf_bpe.models.unigram.training import train_unigram_from_count_directory, train_unigram_from_files
@@ -236,12 +255,15 @@ def train_unigram(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     options = unigram_options(args, settings)
     check_output(args.output, force=args.force, tokenizer="unigram")
     start = time.perf_counter()
-    if args.from_counts:
-        result = train_unigram_from_count_directory(args.from_counts, options)
-    else:
-        result = train_unigram_from_files(
-            args.files, options, errors=settings["encoding_errors"], workers=settings["workers"]
-        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TrainingWarning)  # said below, in the command's option names
+        if args.from_counts:
+            result = train_unigram_from_count_directory(args.from_counts, options)
+        else:
+            result = train_unigram_from_files(
+                args.files, options, errors=settings["encoding_errors"], workers=settings["workers"]
+            )
+    _warn_short(len(result.pieces), settings, "no_pieces")
     roles = {role: settings[role] for role in ROLES if role != "unk_token"}
     write_unigram_dir(args.output, result.pieces, result.unk_id, result.special_tokens, roles=roles, force=args.force)
     print(
@@ -294,14 +316,17 @@ def train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
         "progress": lambda done, total: progress("merge", done, total),
     }
     try:
-        if args.from_counts:
-            result = train_wordpiece_from_count_directory(args.from_counts, **options)
-        else:
-            result = train_wordpiece_from_files(
-                args.files, recipe=recipe, errors=settings["encoding_errors"], **options
-            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TrainingWarning)  # said below, in the command's option names
+            if args.from_counts:
+                result = train_wordpiece_from_count_directory(args.from_counts, **options)
+            else:
+                result = train_wordpiece_from_files(
+                    args.files, recipe=recipe, errors=settings["encoding_errors"], **options
+                )
     finally:
         progress.close()
+    _warn_short(len(result.vocab), settings, result.stop_reason)
     result = dataclasses.replace(result, max_input_chars_per_word=settings["max_input_chars_per_word"])
     result.save(args.output, force=args.force)
     if result.replaced_lines:

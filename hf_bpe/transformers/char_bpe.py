@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import os
+import warnings
 from typing import Any
 
 from hf_bpe.models.bpe.files import tokenizer_json
@@ -23,6 +24,10 @@ from hf_bpe.transformers.bpe import VocabularyFilesTokenizer
 
 with quiet_transformers_import():
     from transformers import PretrainedConfig
+
+
+class DroppedCharactersWarning(UserWarning):
+    """A char-level tokenizer without an unknown token dropped characters it has not seen (as ``tokenizers`` does)."""
 
 
 class CharBPETokenizerConfig(PretrainedConfig):
@@ -80,15 +85,29 @@ class CharBPETokenizer(VocabularyFilesTokenizer):
         )
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
+        """The text's tokens; without an unknown token, the characters not in the vocabulary are dropped, as
+        ``tokenizers`` drops them, with a :class:`DroppedCharactersWarning` naming them (text is never lost
+        silently)."""
         if self.char_level.lowercase:
             text = normalizers.lowercase(text)
         tokens: list[str] = []
+        dropped: list[str] = []
         for word in self._words.findall(text):
-            tokens += self._merge_word(word)
+            tokens += self._merge_word(word, dropped)
+        if dropped:
+            shown = "".join(dict.fromkeys(dropped))
+            warnings.warn(
+                f"dropped {len(dropped)} character(s) not in the vocabulary ({shown[:20]!r}"
+                f"{'...' if len(shown) > 20 else ''}): this char-level tokenizer has no unknown token (as in "
+                "tokenizers); train with an unk token to keep their place",
+                DroppedCharactersWarning,
+                stacklevel=2,
+            )
         return tokens
 
-    def _merge_word(self, word: str) -> list[str]:
-        """The word's symbols (affixed, unknown ones as the unk token), merged lowest rank first, leftmost first."""
+    def _merge_word(self, word: str, dropped: list[str]) -> list[str]:
+        """The word's symbols (affixed, unknown ones as the unk token, or left out and added to ``dropped``
+        without one), merged lowest rank first, leftmost first."""
         suffix = self.char_level.end_of_word_suffix or ""
         prefix = self.char_level.continuing_subword_prefix or ""
         unk = str(self.unk_token) if self.unk_token is not None else None
@@ -100,6 +119,8 @@ class CharBPETokenizer(VocabularyFilesTokenizer):
                 symbols.append(symbol)
             elif unk is not None:
                 symbols.append(unk)
+            else:
+                dropped.append(char)
         # A heap of (rank, position) over a linked list, as the Rust BPE model merges a word.
         following = list(range(1, len(symbols) + 1))
         preceding = list(range(-1, len(symbols) - 1))

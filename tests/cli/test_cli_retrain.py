@@ -75,3 +75,13 @@ def test_the_python_api_refuses_and_replaces_another_kinds_files(corpus, tmp_pat
     assert (out / "vocab.json").exists() and not (out / "vocab.txt").exists()
     result.save(out, force=True)
     assert {path.name for path in out.iterdir()} == COMMON | {"vocab.txt"}
+
+
+@pytest.mark.parametrize(("model", "size"), [("wordpiece", "len(vocab)"), ("unigram", "pieces")])
+def test_wordpiece_and_unigram_say_when_they_stop_short(corpus, tmp_path, model, size, capsys):
+    out = tmp_path / model
+    args = ["train", str(corpus), "-o", str(out), "--model", model, "--vocab-size", "90000", "--no-progress"]
+    assert main([*args, "--workers", "1"]) == 0
+    err = capsys.readouterr().err
+    made = Tokenizer.from_file(str(out / "tokenizer.json")).get_vocab_size()
+    assert f"hf-bpe: warning: the vocabulary has {made:,} of the 90,000 tokens asked for (stopped: " in err

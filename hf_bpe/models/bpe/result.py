@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
 from hf_bpe.models.bpe.files import write_tokenizer_dir
 from hf_bpe.models.bpe.options import CharLevel, Merges, Vocab
+from hf_bpe.models.directory import special_token_roles
+from hf_bpe.models.shortfall import TrainingWarning, unknown_characters_dropped
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
@@ -63,15 +66,22 @@ class TrainResult:
         Raises:
             FileExistsError: naming such files, without ``force``.
 
+        Warns:
+            TrainingWarning: a char-level tokenizer without an ``unk_token`` role drops the characters it has not
+                seen when it encodes (as ``tokenizers`` does); saved as asked, with this warning.
+
         Returns:
             The paths written.
         """
+        roles = roles if roles is not None else self.roles
+        if self.char_level is not None and special_token_roles(self.special_tokens, roles)["unk_token"] is None:
+            warnings.warn(unknown_characters_dropped(), TrainingWarning, stacklevel=2)
         return write_tokenizer_dir(
             directory,
             self.vocab,
             self.merges,
             special_tokens=self.special_tokens,
-            roles=roles if roles is not None else self.roles,
+            roles=roles,
             pre_tokenizer=self.pre_tokenizer,
             char_level=self.char_level,
             force=force,

@@ -24,6 +24,8 @@ from hf_bpe.counting.counts_dir import DEFAULT_BUCKETS, iter_counts, read_manife
 from hf_bpe.models.bpe.continuing import BaseTokenizer, as_base, continue_bpe
 from hf_bpe.models.bpe.options import CharLevel
 from hf_bpe.models.bpe.trainer import TrainResult, train_bpe
+from hf_bpe.models.shortfall import TrainingWarning
+from hf_bpe.models.shortfall import shortfall as why_short
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
@@ -32,14 +34,11 @@ Progress = Callable[[str, int, int], None]
 ``total`` is 0 when unknown), then stage ``"merge"`` (merges made, merges wanted)."""
 
 
-class TrainingWarning(UserWarning):
-    """Training gave fewer (or more) tokens than asked for; the message says why."""
-
-
 def shortfall(
     result: TrainResult, vocab_size: int, min_frequency: int, *, names: Mapping[str, str] | None = None
 ) -> str | None:
-    """Why ``result`` does not have ``vocab_size`` tokens, in a sentence, or None when it has them.
+    """Why ``result`` does not have ``vocab_size`` tokens, in a sentence, or None when it has them
+    (:func:`hf_bpe.models.shortfall.shortfall` for a BPE result).
 
     ``names`` spells the options (``{"vocab_size": "--vocab-size"}`` on the command line).
 
@@ -49,29 +48,13 @@ def shortfall(
     every pre-token is a single token already;
     train on more text for more tokens
     """
-    named = {"vocab_size": "vocab_size", "min_frequency": "min_frequency", **(names or {})}
-    size = len(result.vocab)
-    if size > vocab_size:
-        return (
-            f"{named['vocab_size']} {vocab_size} is below the alphabet plus special tokens; the vocabulary has "
-            f"{size} tokens (as tokenizers gives) and no merges"
-        )
-    if result.merges_learned == 0 and size < vocab_size:
-        return (
-            "nothing to merge (is the corpus empty?); "
-            f"the vocabulary is the alphabet and special tokens ({size} tokens)"
-        )
-    if size >= vocab_size:
-        return None
-    start = f"the vocabulary has {size:,} of the {vocab_size:,} tokens asked for (stopped: {result.stop_reason}): "
-    if result.stop_reason == "min_frequency":
-        return start + (
-            f"the most frequent pair left occurs fewer than {named['min_frequency']} {min_frequency} times; "
-            "lower it or train on more text"
-        )
-    return start + (
-        "no pair of tokens is left to merge; every pre-token is a single token already; train on more text for more "
-        "tokens"
+    return why_short(
+        len(result.vocab),
+        vocab_size,
+        result.stop_reason,
+        min_frequency=min_frequency,
+        learned=result.merges_learned,
+        names=names,
     )
 
 

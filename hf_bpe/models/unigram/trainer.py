@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from hf_bpe.models.shortfall import TrainingWarning, shortfall
 from hf_bpe.models.unigram.lattice import UnigramModel
 
 Pieces = list[tuple[str, float]]
@@ -356,6 +358,8 @@ def train_unigram(
     """
     options = options or UnigramOptions()
     sentences = sorted(word_counts.items())
+    if not sentences:
+        raise UnigramTrainingError("no text to train on: the corpus holds no words")
     pieces: Pieces = [(TRAINING_UNK, math.nan), *seed_pieces(sentences, options)]
     if trace:
         trace("seed", pieces)
@@ -382,4 +386,8 @@ def train_unigram(
         model = UnigramModel(pieces, 0)
         if trace:
             trace(f"prune {round_}", pieces)
-    return finalize(model, required, options)
+    result = finalize(model, required, options)
+    message = shortfall(len(result.pieces), options.vocab_size, "no_pieces")
+    if message is not None:
+        warnings.warn(message, TrainingWarning, stacklevel=2)
+    return result

@@ -61,8 +61,19 @@ def train_unigram_from_files(
     >>> result = train_unigram_from_files([path], UnigramOptions(vocab_size=12, unk_token="<unk>"), workers=1)
     >>> len(result.pieces), result.pieces[0]
     (11, ('<unk>', 0.0))
+
+    Raises:
+        ValueError: if the files hold no text (naming them), or as :func:`~hf_bpe.models.unigram.trainer.train_unigram`.
+
+    Warns:
+        TrainingWarning: the vocabulary is smaller than ``options.vocab_size`` (the text has no more pieces).
     """
-    return train_unigram(count_files(paths, errors, workers=workers), options, trace=trace)
+    paths = list(paths)
+    counts = count_files(paths, errors, workers=workers)
+    if not counts:
+        names = ", ".join(str(path) for path in paths)
+        raise ValueError(f"{names}: no text to train on (the files are empty)")
+    return train_unigram(counts, options, trace=trace)
 
 
 def train_unigram_from_iterator(

@@ -23,9 +23,11 @@ Counting words is :mod:`hf_bpe.counting.counting`'s job (with BERT's recipe); wr
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Collection, Mapping, Sequence
 
 from hf_bpe.models.bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, ProgressCallback, train_bpe
+from hf_bpe.models.shortfall import TrainingWarning, shortfall
 from hf_bpe.models.wordpiece.result import (
     BERT_SPECIAL_TOKENS,
     CONTINUING_SUBWORD_PREFIX,
@@ -104,11 +106,20 @@ def train_wordpiece(
             progress=progress,
             alphabet_tie_preference=alphabet_tie_preference,
         )
-        return WordPieceResult(dict(bpe.vocab), bpe.stop_reason, **common)  # type: ignore[arg-type]
+        result = WordPieceResult(dict(bpe.vocab), bpe.stop_reason, **common)  # type: ignore[arg-type]
+        return _warn_if_short(result, vocab_size, min_frequency)
     # The likelihood trainer shares train_bpe's checks of the options.
     train_bpe({}, vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=special_tokens)
     vocab, stop = _train_likelihood(counts, vocab_size, min_frequency, special_tokens, continuing_subword_prefix)
-    return WordPieceResult(vocab, stop, **common)  # type: ignore[arg-type]
+    return _warn_if_short(WordPieceResult(vocab, stop, **common), vocab_size, min_frequency)  # type: ignore[arg-type]
+
+
+def _warn_if_short(result: WordPieceResult, vocab_size: int, min_frequency: int) -> WordPieceResult:
+    """``result``, after a :class:`~hf_bpe.models.shortfall.TrainingWarning` if it is not ``vocab_size`` tokens."""
+    message = shortfall(len(result.vocab), vocab_size, result.stop_reason, min_frequency=min_frequency)
+    if message is not None:
+        warnings.warn(message, TrainingWarning, stacklevel=3)
+    return result
 
 
 def _train_likelihood(

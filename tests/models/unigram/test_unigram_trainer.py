@@ -338,3 +338,31 @@ def test_many_random_corpora_train_like_the_reference(
     assert_same_training(
         path, UnigramOptions(vocab_size=vocab_size, unk_token="<unk>", shrinking_factor=shrinking_factor), runs=1
     )
+
+
+def test_stopping_short_of_vocab_size_warns_with_the_references_size(tmp_path):
+    from hf_bpe.models.shortfall import TrainingWarning
+    from hf_bpe.models.unigram.training import train_unigram_from_files
+
+    corpus = tmp_path / "text.txt"
+    corpus.write_text(multilingual_text(20, seed=5), encoding="utf-8")
+    options = UnigramOptions(vocab_size=5000, unk_token="<unk>")
+    with pytest.warns(TrainingWarning, match=r"of the 5,000 tokens asked for \(stopped: no_pieces\)"):
+        result = train_unigram_from_files([corpus], options, workers=1)
+    pieces, _unk_id = reference_pieces(corpus, options)
+    assert len(result.pieces) == len(pieces) < 5000
+
+
+def test_an_empty_file_is_refused_by_name(tmp_path, capsys):
+    from hf_bpe.cli import main
+    from hf_bpe.models.unigram.training import train_unigram_from_files
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"empty\.txt: no text to train on"):
+        train_unigram_from_files([empty], UnigramOptions(vocab_size=100), workers=1)
+    with pytest.raises(UnigramTrainingError, match="no text to train on"):
+        train_unigram({}, UnigramOptions(vocab_size=100))
+    assert main(["train", str(empty), "-o", str(tmp_path / "out"), "--model", "unigram", "--no-progress"]) == 1
+    assert capsys.readouterr().err == f"hf-bpe: error: {empty}: no text to train on (the files are empty)\n"
+    assert not (tmp_path / "out").exists()

@@ -15,6 +15,7 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 from hf_bpe.counting.counting import count_files
 from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, train_wordpiece
 from hf_bpe.models.wordpiece.training import (
+    train_wordpiece_from_files,
     train_wordpiece_from_iterator,
     wordpiece_counting,
 )
@@ -396,3 +397,13 @@ def test_frequency_matches_reference_at_30k():
         ).vocab
 
     assert numbered_like(run, train) == run
+
+
+def test_stopping_short_of_vocab_size_warns_with_the_references_size(tmp_path):
+    from hf_bpe.models.shortfall import TrainingWarning
+
+    corpus = tmp_path / "course.txt"
+    corpus.write_text("".join(COURSE), encoding="utf-8")
+    with pytest.warns(TrainingWarning, match=r"the vocabulary has \d+ of the 1,000 tokens asked for \(stopped: "):
+        result = train_wordpiece_from_files([corpus], vocab_size=1000, min_frequency=0)
+    assert len(result.vocab) == len(reference_wordpiece([corpus], 1000, min_frequency=0)) < 1000
