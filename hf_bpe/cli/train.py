@@ -8,6 +8,7 @@ vocabularies of a multi-size run off the largest, and measuring the compression 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -255,13 +256,14 @@ def train_unigram(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     options = unigram_options(args, settings)
     check_output(args.output, force=args.force, tokenizer="unigram")
     start = time.perf_counter()
-    with warnings.catch_warnings():
+    progress = Progress(not args.no_progress)
+    with warnings.catch_warnings(), contextlib.closing(progress):
         warnings.simplefilter("ignore", TrainingWarning)  # said below, in the command's option names
         if args.from_counts:
-            result = train_unigram_from_count_directory(args.from_counts, options)
+            result = train_unigram_from_count_directory(args.from_counts, options, progress=progress)
         else:
             result = train_unigram_from_files(
-                args.files, options, errors=settings["encoding_errors"], workers=settings["workers"]
+                args.files, options, errors=settings["encoding_errors"], workers=settings["workers"], progress=progress
             )
     _warn_short(len(result.pieces), settings, "no_pieces")
     roles = {role: settings[role] for role in ROLES if role != "unk_token"}
@@ -313,7 +315,7 @@ def train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
         "continuing_subword_prefix": settings["continuing_subword_prefix"] or "##",
         "unk_token": unk,
         "workers": settings["workers"],
-        "progress": lambda done, total: progress("merge", done, total),
+        "progress": progress,
     }
     try:
         with warnings.catch_warnings():

@@ -5,6 +5,7 @@ comparing itself is :mod:`hf_bpe.reference.verify`'s."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 from hf_bpe.cli.checks import check_special_tokens, refuse_binary, require
 from hf_bpe.cli.directories import BYTE_LEVEL, load_tokenizer, tokenizer_dir
 from hf_bpe.cli.errors import UsageError
+from hf_bpe.cli.presentation import Progress
 from hf_bpe.cli.settings import merging_options, pre_tokenizer_of, settings_of, unigram_options
 
 
@@ -49,8 +51,8 @@ def verify_encode_command(args: argparse.Namespace) -> int:
 
 
 def verify_train_command(args: argparse.Namespace) -> int:
-    from hf_bpe.counting.counting import count_files
     from hf_bpe.models.bpe.trainer import train_bpe
+    from hf_bpe.models.bpe.training import count_paths
     from hf_bpe.reference.verify import asdict, compare_training, format_training_report, reference_training
 
     settings = settings_of(args)
@@ -60,7 +62,10 @@ def verify_train_command(args: argparse.Namespace) -> int:
         from hf_bpe.reference.unigram_verify import verify_unigram_training
 
         unigram = verify_unigram_training(
-            args.files, unigram_options(args, settings), errors=settings["encoding_errors"]
+            args.files,
+            unigram_options(args, settings),
+            errors=settings["encoding_errors"],
+            progress=not args.no_progress,
         )
         if args.json:
             print(json.dumps(unigram, ensure_ascii=False, indent=2))
@@ -76,9 +81,12 @@ def verify_train_command(args: argparse.Namespace) -> int:
         raise UsageError("verify train compares byte-level BPE training; --model wordpiece is not supported there yet")
     options = merging_options(settings)
     pre_tokenizer = pre_tokenizer_of(settings)
-    counts = count_files(args.files, pre_tokenizer=pre_tokenizer, workers=settings["workers"]).counts
-    ours = train_bpe(counts, **options)
-    reference = reference_training(args.files, pre_tokenizer=pre_tokenizer, **options)
+    with contextlib.closing(Progress(not args.no_progress)) as progress:
+        counts = count_paths(args.files, progress, pre_tokenizer=pre_tokenizer, workers=settings["workers"]).counts
+        ours = train_bpe(counts, progress=lambda done, total: progress("merge", done, total), **options)
+    reference = reference_training(
+        args.files, pre_tokenizer=pre_tokenizer, show_progress=not args.no_progress, **options
+    )
     report = compare_training((ours.vocab, ours.merges), reference, counts)
     print(json.dumps(asdict(report), ensure_ascii=False, indent=2) if args.json else format_training_report(report))
     return 0 if report.ok else 1

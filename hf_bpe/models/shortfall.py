@@ -4,11 +4,27 @@ sentence that says why (the Python API warns with it, the command line prints it
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Mapping
+
+#: hf_bpe's own directory: a warning points at the first frame outside it.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class TrainingWarning(UserWarning):
     """Training gave fewer (or more) tokens than asked for, or a tokenizer that loses text; the message says why."""
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` called here that points at the first frame outside hf_bpe (the
+    user's call), through front ends, decorators and trainers alike."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
 
 
 _WHY = {

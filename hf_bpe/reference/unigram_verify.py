@@ -18,10 +18,14 @@ from typing import Any
 
 from hf_bpe.models.unigram.trainer import Pieces, UnigramOptions, train_unigram
 from hf_bpe.models.unigram.training import count_files
+from hf_bpe.progress import ProgressOption, callback, with_progress
 
 
-def reference_train(paths: Sequence[str | os.PathLike[str]], options: UnigramOptions) -> tuple[Pieces, int | None]:
-    """Train ``tokenizers``' UnigramTrainer behind SentencePieceUnigramTokenizer's recipe."""
+def reference_train(
+    paths: Sequence[str | os.PathLike[str]], options: UnigramOptions, *, show_progress: bool = False
+) -> tuple[Pieces, int | None]:
+    """Train ``tokenizers``' UnigramTrainer behind SentencePieceUnigramTokenizer's recipe (``show_progress``: its
+    own bars)."""
     from tokenizers import Regex, Tokenizer, normalizers, pre_tokenizers, trainers
     from tokenizers.models import Unigram
 
@@ -37,7 +41,7 @@ def reference_train(paths: Sequence[str | os.PathLike[str]], options: UnigramOpt
         shrinking_factor=options.shrinking_factor,
         max_piece_length=options.max_piece_length,
         n_sub_iterations=options.n_sub_iterations,
-        show_progress=False,
+        show_progress=show_progress,
     )
     tokenizer.train([str(path) for path in paths], trainer)
     model = json.loads(tokenizer.to_str())["model"]
@@ -67,24 +71,28 @@ def _compare(ours: Pieces, theirs: Pieces, tolerance: float) -> dict[str, Any]:
     }
 
 
+@with_progress
 def verify_unigram_training(
     paths: Sequence[str | os.PathLike[str]],
     options: UnigramOptions,
     *,
     errors: str = "strict",
     tolerance: float = 1e-3,
+    progress: ProgressOption = True,
 ) -> dict[str, Any]:
-    """Compare hf_bpe's training with the reference's; ``report["first_difference"]`` names the step, or None."""
-    counts = count_files(paths, errors)
+    """Compare hf_bpe's training with the reference's; ``report["first_difference"]`` names the step, or None.
+    ``progress``: bars on stderr while each side trains (the reference's own), off with False."""
+    counts = count_files(paths, errors, progress=progress)
     steps: list[tuple[str, Pieces]] = []
-    result = train_unigram(counts, options, trace=lambda name, pieces: steps.append((name, list(pieces))))
+    trace: Any = lambda name, pieces: steps.append((name, list(pieces)))  # noqa: E731
+    result = train_unigram(counts, options, trace=trace, progress=callback(progress))
     seeds = len(steps[0][1])
     early = UnigramOptions(**{**options.__dict__, "vocab_size": max(options.vocab_size, seeds + 1000)})
     first_round = train_unigram(counts, early)
-    reference_first, _ = reference_train(paths, early)
+    reference_first, _ = reference_train(paths, early, show_progress=bool(progress))
     report: dict[str, Any] = {"steps": [name for name, _ in steps], "first_difference": None}
     report["seed_and_first_em_round"] = _compare(first_round.pieces, reference_first, tolerance)
-    reference_final, reference_unk = reference_train(paths, options)
+    reference_final, reference_unk = reference_train(paths, options, show_progress=bool(progress))
     report["final"] = _compare(result.pieces, reference_final, tolerance)
     report["final"]["same_unk_id"] = result.unk_id == reference_unk
     if not (

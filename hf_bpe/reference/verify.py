@@ -231,10 +231,11 @@ def reference_training(
     max_token_length: int | None = None,
     limit_alphabet: int | None = None,
     pre_tokenizer: PreTokenizer | None = None,
+    show_progress: bool = False,
 ) -> tuple[Vocab, Merges]:
     """Train ``tokenizers``' BpeTrainer on ``paths`` with the normalizer and pre-tokenizer that ``tokenizer.json``
     holds for ``pre_tokenizer`` (default: GPT-2's ByteLevel with ``add_prefix_space``), as hf_bpe's training
-    mirrors it."""
+    mirrors it (``show_progress``: the reference's own bars)."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
@@ -249,7 +250,7 @@ def reference_training(
         min_frequency=min_frequency,
         special_tokens=list(special_tokens),
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
+        show_progress=show_progress,
         **{name: value for name, value in optional.items() if value is not None},
     )
     tokenizer.train([str(path) for path in paths], trainer)

@@ -15,7 +15,7 @@ from pathlib import Path
 from hf_bpe.models.bpe.files import write_tokenizer_dir
 from hf_bpe.models.bpe.options import CharLevel, Merges, Vocab
 from hf_bpe.models.directory import special_token_roles
-from hf_bpe.models.shortfall import TrainingWarning, unknown_characters_dropped
+from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel, unknown_characters_dropped
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
@@ -75,7 +75,7 @@ class TrainResult:
         """
         roles = roles if roles is not None else self.roles
         if self.char_level is not None and special_token_roles(self.special_tokens, roles)["unk_token"] is None:
-            warnings.warn(unknown_characters_dropped(), TrainingWarning, stacklevel=2)
+            warnings.warn(unknown_characters_dropped(), TrainingWarning, stacklevel=caller_stacklevel())
         return write_tokenizer_dir(
             directory,
             self.vocab,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -24,14 +23,15 @@ from hf_bpe.counting.counts_dir import DEFAULT_BUCKETS, iter_counts, read_manife
 from hf_bpe.models.bpe.continuing import BaseTokenizer, as_base, continue_bpe
 from hf_bpe.models.bpe.options import CharLevel
 from hf_bpe.models.bpe.trainer import TrainResult, train_bpe
-from hf_bpe.models.shortfall import TrainingWarning
+from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel
 from hf_bpe.models.shortfall import shortfall as why_short
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.progress import Progress, ProgressOption, callback, with_progress
 
-Progress = Callable[[str, int, int], None]
-"""Called as ``progress(stage, done, total)``: stage ``"count"`` (bytes for files, sequences for iterators, where
-``total`` is 0 when unknown), then stage ``"merge"`` (merges made, merges wanted)."""
+# Progress: called as ``progress(stage, done, total)``: stage ``"count"`` (bytes for files, sequences for iterators,
+# where ``total`` is 0 when unknown), then stage ``"merge"`` (merges made, merges wanted). The front ends take
+# ``progress=True`` (tqdm bars, the default), ``False`` or a callable (:func:`hf_bpe.progress.with_progress`).
 
 
 def shortfall(
@@ -58,33 +58,23 @@ def shortfall(
     )
 
 
-def _caller_stacklevel() -> int:
-    """The ``stacklevel`` that points a warning at the first frame outside hf_bpe (the user's call)."""
-    package = os.path.dirname(__file__)
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None and os.path.dirname(frame.f_code.co_filename) == package:
-        frame = frame.f_back  # type: ignore[assignment]
-        level += 1
-    return level
-
-
-def _count_paths(paths: Iterable[str | os.PathLike[str]], progress: Progress | None, **options: Any) -> FileCounts:
+def count_paths(paths: Iterable[str | os.PathLike[str]], progress: ProgressOption, **options: Any) -> FileCounts:
     """:func:`hf_bpe.counting.counting.count_files`, reporting bytes counted out of the files' total size."""
     paths = list(paths)
     total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
     return count_files(paths, progress=_count_progress(progress, total), **options)
 
 
-def _count_progress(progress: Progress | None, total: int) -> Callable[[int], None]:
+def _count_progress(progress: ProgressOption, total: int) -> Callable[[int], None]:
     """Turn counting's ``step`` callbacks into ``progress("count", done, total)`` calls."""
     done = 0
+    report = callback(progress)
 
     def step(amount: int) -> None:
         nonlocal done
         done += amount
-        if progress is not None:
-            progress("count", done, total)
+        if report is not None:
+            report("count", done, total)
 
     return step
 
@@ -205,6 +195,7 @@ def training_cut(
     return None, pre_tokenizer_for(**options)
 
 
+@with_progress
 def train_from_counts(
     counts: Mapping[str, int],
     *,
@@ -219,7 +210,7 @@ def train_from_counts(
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
     workers: int | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on pre-token counts (byte-level spelling), e.g. from :mod:`hf_bpe.counting.counts_dir`.
@@ -232,7 +223,8 @@ def train_from_counts(
     >>> train_from_counts({"Ġhug": 3, "Ġpug": 2}, vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
     """
-    merge_progress = None if progress is None else (lambda done, total: progress("merge", done, total))
+    report = callback(progress)
+    merge_progress = None if report is None else (lambda done, total: report("merge", done, total))
     base, cut = training_cut(
         continue_from,
         pre_tokenizer=pre_tokenizer,
@@ -275,10 +267,11 @@ def train_from_counts(
         kept = {"char_level": char_level}
     message = shortfall(result, vocab_size, min_frequency)
     if message is not None:
-        warnings.warn(message, TrainingWarning, stacklevel=_caller_stacklevel())
+        warnings.warn(message, TrainingWarning, stacklevel=caller_stacklevel())
     return dataclasses.replace(result, pre_tokenizer=cut.for_encoding(), **kept)
 
 
+@with_progress
 def train_from_files(
     paths: Iterable[str | os.PathLike[str]],
     *,
@@ -295,7 +288,7 @@ def train_from_files(
     pattern: str | None = None,
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on text files, read line by line as ``Tokenizer.train(files, trainer)`` reads them.
@@ -319,7 +312,7 @@ def train_from_files(
             ``"deepseek-v3"``, see :data:`hf_bpe.pipeline.pre_tokenizers.PRESETS`) or a regex (default: GPT-2's).
         normalizer: ``"none"``, ``"nfc"``, ``"nfkc"`` or ``"lowercase"`` (default: the preset's, or none).
         pre_tokenizer: the whole pre-tokenizer at once, instead of the keywords above.
-        progress: see :data:`Progress`.
+        progress: True (tqdm bars on stderr, the default), False, or ``progress(stage, done, total)``.
         continue_from: continue training this tokenizer (a directory, see
         :func:`hf_bpe.models.bpe.continuing.read_base`,
             or a :class:`~hf_bpe.models.bpe.continuing.BaseTokenizer`): its ids, merges, special tokens, their roles and
@@ -348,7 +341,7 @@ def train_from_files(
         char_level=char_level,
         limit_alphabet=limit_alphabet,
     )
-    counted = _count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
+    counted = count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
     result = train_from_counts(
         counted.counts,
         vocab_size=vocab_size,
@@ -365,6 +358,7 @@ def train_from_files(
     return dataclasses.replace(result, replaced_lines=counted.replaced_lines)
 
 
+@with_progress
 def train_from_iterator(
     sequences: Iterable[str | Sequence[str]],
     *,
@@ -379,7 +373,7 @@ def train_from_iterator(
     pattern: str | None = None,
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on an iterable of strings or of batches (lists) of strings, as ``train_from_iterator`` does.
@@ -420,7 +414,7 @@ def _train_from_sequences(
     pattern: str | None,
     normalizer: str | None,
     pre_tokenizer: PreTokenizer | None,
-    progress: Progress | None,
+    progress: ProgressOption,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
     **merging: Any,
 ) -> TrainResult:
@@ -448,6 +442,7 @@ def _train_from_sequences(
     )
 
 
+@with_progress
 def train_from_dataset(
     dataset: Any,
     column: str = "text",
@@ -463,7 +458,7 @@ def train_from_dataset(
     pattern: str | None = None,
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on a ``datasets.Dataset`` column, each row one sequence (as ``train_from_iterator`` over the rows).
@@ -494,6 +489,7 @@ def train_from_dataset(
     )
 
 
+@with_progress
 def count_to_directory(
     paths: Sequence[str | os.PathLike[str]],
     output: str | os.PathLike[str],
@@ -511,7 +507,7 @@ def count_to_directory(
     executor: str = "local",
     tasks: int | None = None,
     executor_options: Mapping[str, Any] | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = True,
 ) -> Path:
     """Count the pre-tokens of text files into a counts directory (:mod:`hf_bpe.counting.counts_dir`).
 
@@ -531,7 +527,7 @@ def count_to_directory(
         executor: datatrove's executor: ``"local"``, ``"ray"`` or ``"slurm"``.
         tasks: datatrove tasks (default: 4 per worker).
         executor_options: passed to datatrove's executor (Slurm's ``partition``, ``time``...).
-        progress: see :data:`Progress` (local engine only).
+        progress: True (tqdm bars on stderr, the default), False, or a callable (local engine only).
 
     Returns:
         The manifest's path.
@@ -569,7 +565,7 @@ def count_to_directory(
     if engine != "local":
         raise ValueError(f"engine {engine!r}: choose 'local' or 'datatrove'")
     paths = list(paths)
-    counted = _count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
+    counted = count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
     return write_counts(
         output,
         counted.counts,
@@ -579,6 +575,7 @@ def count_to_directory(
     )
 
 
+@with_progress
 def train_from_count_directory(
     directory: str | os.PathLike[str],
     *,
@@ -588,7 +585,7 @@ def train_from_count_directory(
     max_token_length: int | None = None,
     limit_alphabet: int | None = None,
     workers: int | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train on a counts directory written by :func:`count_to_directory` (or ``hf-bpe count``).

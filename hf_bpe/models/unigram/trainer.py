@@ -32,7 +32,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from hf_bpe.models.shortfall import TrainingWarning, shortfall
+from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel, shortfall
 from hf_bpe.models.unigram.lattice import UnigramModel
 
 Pieces = list[tuple[str, float]]
@@ -339,7 +339,11 @@ def finalize(model: UnigramModel, required: Sequence[str], options: UnigramOptio
 
 
 def train_unigram(
-    word_counts: Mapping[str, int], options: UnigramOptions | None = None, *, trace: Trace | None = None
+    word_counts: Mapping[str, int],
+    options: UnigramOptions | None = None,
+    *,
+    trace: Trace | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> UnigramResult:
     """Train a Unigram vocabulary on word counts (``UnigramTrainer::do_train``).
 
@@ -347,6 +351,8 @@ def train_unigram(
         word_counts: words as :func:`hf_bpe.pipeline.sentencepiece.words` cuts them, with their counts.
         options: the trainer's options.
         trace: called after every step, for ``verify``.
+        progress: called as ``progress("em", rounds_done, rounds_expected)`` after each round of EM and pruning
+            (the expected number is estimated from the seed pieces and ``shrinking_factor``).
 
     Raises:
         UnigramTrainingError: ``vocab_size`` is smaller than the number of characters to keep.
@@ -371,8 +377,11 @@ def train_unigram(
             "which the vocabulary must hold: raise --vocab-size"
         )
     model = UnigramModel(pieces, 0)
+    rounds = _expected_rounds(len(pieces), desired, options.shrinking_factor)
     round_ = 0
     while True:
+        if progress is not None:
+            progress("em", round_, rounds)
         round_ += 1
         for iteration in range(options.n_sub_iterations):
             expected = run_e_step(model, sentences)
@@ -386,8 +395,22 @@ def train_unigram(
         model = UnigramModel(pieces, 0)
         if trace:
             trace(f"prune {round_}", pieces)
+    if progress is not None:
+        progress("em", round_, round_)
     result = finalize(model, required, options)
     message = shortfall(len(result.pieces), options.vocab_size, "no_pieces")
     if message is not None:
-        warnings.warn(message, TrainingWarning, stacklevel=2)
+        warnings.warn(message, TrainingWarning, stacklevel=caller_stacklevel())
     return result
+
+
+def _expected_rounds(seeds: int, desired: int, shrinking_factor: float) -> int:
+    """How many rounds of EM and pruning shrink ``seeds`` pieces to ``desired`` (each keeps ``shrinking_factor`` of
+    them), for the progress bar.
+
+    >>> _expected_rounds(1000, 110, 0.75)
+    9
+    """
+    if seeds <= desired or not 0 < shrinking_factor < 1:
+        return 1
+    return math.ceil(math.log(desired / seeds) / math.log(shrinking_factor)) + 1

@@ -20,6 +20,7 @@ from typing import Any
 from hf_bpe.models.unigram.trainer import Trace, UnigramOptions, UnigramResult, train_unigram
 from hf_bpe.pipeline import sentencepiece as recipe
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.progress import ProgressOption, callback, with_progress
 
 
 def unigram_counting() -> PreTokenizer:
@@ -33,18 +34,23 @@ def unigram_counting() -> PreTokenizer:
 
 
 def count_files(
-    paths: Iterable[str | os.PathLike[str]], errors: str = "strict", *, workers: int | None = None
+    paths: Iterable[str | os.PathLike[str]],
+    errors: str = "strict",
+    *,
+    workers: int | None = None,
+    progress: ProgressOption = None,
 ) -> Counter[str]:
     """The recipe's word counts over text files, read line by line (:func:`hf_bpe.counting.counting.count_files`).
 
     Raises:
         ValueError: invalid UTF-8 with ``errors="strict"``, naming the file, line and byte offset.
     """
-    from hf_bpe.counting.counting import count_files as count
+    from hf_bpe.models.bpe.training import count_paths
 
-    return count(paths, pre_tokenizer=unigram_counting(), workers=workers, errors=errors).counts
+    return count_paths(paths, progress, pre_tokenizer=unigram_counting(), workers=workers, errors=errors).counts
 
 
+@with_progress
 def train_unigram_from_files(
     paths: Iterable[str | os.PathLike[str]],
     options: UnigramOptions,
@@ -52,8 +58,11 @@ def train_unigram_from_files(
     errors: str = "strict",
     workers: int | None = None,
     trace: Trace | None = None,
+    progress: ProgressOption = True,
 ) -> UnigramResult:
-    """Train on text files as ``SentencePieceUnigramTokenizer.train(files, ...)`` does.
+    """Train on text files as ``SentencePieceUnigramTokenizer.train(files, ...)`` does, with tqdm bars on stderr
+    while counting and for the rounds of EM and pruning (``progress=True``, the default; ``False`` for none, or a
+    callable ``progress(stage, done, total)``).
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "course.txt"
@@ -69,18 +78,20 @@ def train_unigram_from_files(
         TrainingWarning: the vocabulary is smaller than ``options.vocab_size`` (the text has no more pieces).
     """
     paths = list(paths)
-    counts = count_files(paths, errors, workers=workers)
+    counts = count_files(paths, errors, workers=workers, progress=progress)
     if not counts:
         names = ", ".join(str(path) for path in paths)
         raise ValueError(f"{names}: no text to train on (the files are empty)")
-    return train_unigram(counts, options, trace=trace)
+    return train_unigram(counts, options, trace=trace, progress=callback(progress))
 
 
+@with_progress
 def train_unigram_from_iterator(
-    sequences: Iterable[str], options: UnigramOptions, *, trace: Trace | None = None
+    sequences: Iterable[str], options: UnigramOptions, *, trace: Trace | None = None, progress: ProgressOption = True
 ) -> UnigramResult:
-    """Train on strings, each a sequence, as ``SentencePieceUnigramTokenizer.train_from_iterator`` does."""
-    return train_unigram(recipe.count_words(sequences), options, trace=trace)
+    """Train on strings, each a sequence, as ``SentencePieceUnigramTokenizer.train_from_iterator`` does
+    (``progress``: as :func:`train_unigram_from_files`)."""
+    return train_unigram(recipe.count_words(sequences), options, trace=trace, progress=callback(progress))
 
 
 def count_unigram_to_directory(
@@ -105,8 +116,13 @@ def count_unigram_to_directory(
     return count_to_directory(paths, output, pre_tokenizer=unigram_counting(), **options)
 
 
+@with_progress
 def train_unigram_from_count_directory(
-    directory: str | os.PathLike[str], options: UnigramOptions, *, trace: Trace | None = None
+    directory: str | os.PathLike[str],
+    options: UnigramOptions,
+    *,
+    trace: Trace | None = None,
+    progress: ProgressOption = True,
 ) -> UnigramResult:
     """Train on a counts directory written by :func:`count_unigram_to_directory` (``hf-bpe count --model
     unigram``). The trainer sorts the words, so the directory's order of words (its buckets) does not matter.
@@ -123,4 +139,4 @@ def train_unigram_from_count_directory(
             f"{directory}: counted with {kind}, not the SentencePiece recipe; recount with "
             "'hf-bpe count --model unigram'"
         )
-    return train_unigram(dict(iter_counts(directory)), options, trace=trace)
+    return train_unigram(dict(iter_counts(directory)), options, trace=trace, progress=callback(progress))

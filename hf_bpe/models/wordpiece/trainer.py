@@ -27,7 +27,7 @@ import warnings
 from collections.abc import Collection, Mapping, Sequence
 
 from hf_bpe.models.bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, ProgressCallback, train_bpe
-from hf_bpe.models.shortfall import TrainingWarning, shortfall
+from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel, shortfall
 from hf_bpe.models.wordpiece.result import (
     BERT_SPECIAL_TOKENS,
     CONTINUING_SUBWORD_PREFIX,
@@ -118,7 +118,7 @@ def _warn_if_short(result: WordPieceResult, vocab_size: int, min_frequency: int)
     """``result``, after a :class:`~hf_bpe.models.shortfall.TrainingWarning` if it is not ``vocab_size`` tokens."""
     message = shortfall(len(result.vocab), vocab_size, result.stop_reason, min_frequency=min_frequency)
     if message is not None:
-        warnings.warn(message, TrainingWarning, stacklevel=3)
+        warnings.warn(message, TrainingWarning, stacklevel=caller_stacklevel())
     return result
 
 

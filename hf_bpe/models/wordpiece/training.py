@@ -15,12 +15,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.counting.counting import count_files, count_sequences, dataset_rows
+from hf_bpe.counting.counting import count_sequences, dataset_rows
 from hf_bpe.models.bpe.trainer import ProgressCallback
 from hf_bpe.models.wordpiece.result import WordPieceResult
 from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, train_wordpiece
 from hf_bpe.pipeline.bert import BertRecipe
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.progress import ProgressOption, callback, with_progress
 
 #: ``BertWordPieceTokenizer.train``'s defaults.
 DEFAULT_MIN_FREQUENCY = 2
@@ -37,6 +38,7 @@ def wordpiece_counting(recipe: BertRecipe) -> PreTokenizer:
     return PreTokenizer.bert_recipe(recipe)
 
 
+@with_progress
 def train_wordpiece_from_files(
     paths: Iterable[str | os.PathLike[str]],
     *,
@@ -50,7 +52,7 @@ def train_wordpiece_from_files(
     unk_token: str = "[UNK]",
     workers: int | None = None,
     errors: str = "strict",
-    progress: ProgressCallback | None = None,
+    progress: ProgressOption = True,
 ) -> WordPieceResult:
     """Train WordPiece on text files, each read line by line (``Tokenizer.train(files)``).
 
@@ -61,13 +63,16 @@ def train_wordpiece_from_files(
         recipe: BERT's normalizer settings (default: BERT's, lowercasing).
         workers: processes for counting and the pair count.
         errors: ``"strict"`` or ``"replace"`` for invalid UTF-8.
-        progress: called as ``progress(merges_done, merges_wanted)``.
+        progress: True (tqdm bars on stderr while counting and merging, the default), False, or a callable
+            ``progress(stage, done, total)``.
 
     Returns:
         The trained vocabulary.
     """
+    from hf_bpe.models.bpe.training import count_paths
+
     recipe = recipe or BertRecipe()
-    found = count_files(paths, pre_tokenizer=wordpiece_counting(recipe), workers=workers, errors=errors)
+    found = count_paths(paths, progress, pre_tokenizer=wordpiece_counting(recipe), workers=workers, errors=errors)
     result = train_wordpiece(
         found.counts,
         vocab_size=vocab_size,
@@ -79,7 +84,7 @@ def train_wordpiece_from_files(
         continuing_subword_prefix=continuing_subword_prefix,
         unk_token=unk_token,
         workers=workers,
-        progress=progress,
+        progress=merge_progress(progress),
     )
     if found.replaced_lines:
         import dataclasses
@@ -88,8 +93,19 @@ def train_wordpiece_from_files(
     return result
 
 
+def merge_progress(progress: ProgressOption) -> ProgressCallback | None:
+    """The trainer's ``progress(merges_done, merges_wanted)`` for a front end's ``progress``."""
+    report = callback(progress)
+    return None if report is None else (lambda done, total: report("merge", done, total))
+
+
+@with_progress
 def train_wordpiece_from_iterator(
-    sequences: Iterable[str | Sequence[str]], *, recipe: BertRecipe | None = None, **options: Any
+    sequences: Iterable[str | Sequence[str]],
+    *,
+    recipe: BertRecipe | None = None,
+    progress: ProgressOption = True,
+    **options: Any,
 ) -> WordPieceResult:
     """Train WordPiece on an iterable of strings (or batches of strings), each one sequence
     (``Tokenizer.train_from_iterator``). Options as :func:`train_wordpiece_from_files`.
@@ -102,7 +118,7 @@ def train_wordpiece_from_iterator(
     counts = count_sequences(sequences, pre_tokenizer=wordpiece_counting(recipe))
     options.setdefault("min_frequency", DEFAULT_MIN_FREQUENCY)
     options.setdefault("limit_alphabet", DEFAULT_LIMIT_ALPHABET)
-    return train_wordpiece(counts, recipe=recipe, **options)
+    return train_wordpiece(counts, recipe=recipe, progress=merge_progress(progress), **options)
 
 
 def count_wordpiece_to_directory(
@@ -130,7 +146,10 @@ def count_wordpiece_to_directory(
     return count_to_directory(paths, output, pre_tokenizer=wordpiece_counting(recipe or BertRecipe()), **options)
 
 
-def train_wordpiece_from_count_directory(directory: str | os.PathLike[str], **options: Any) -> WordPieceResult:
+@with_progress
+def train_wordpiece_from_count_directory(
+    directory: str | os.PathLike[str], *, progress: ProgressOption = True, **options: Any
+) -> WordPieceResult:
     """Train WordPiece on a counts directory written by :func:`count_wordpiece_to_directory` (or
     ``hf-bpe count --model wordpiece``), with the recipe it records. Options as :func:`train_wordpiece`, with
     BertWordPieceTokenizer's defaults. Likelihood scoring breaks ties in the directory's order of words (its
@@ -152,7 +171,8 @@ def train_wordpiece_from_count_directory(directory: str | os.PathLike[str], **op
         )
     options.setdefault("min_frequency", DEFAULT_MIN_FREQUENCY)
     options.setdefault("limit_alphabet", DEFAULT_LIMIT_ALPHABET)
-    return train_wordpiece(dict(iter_counts(directory)), recipe=BertRecipe(**bert), **options)
+    counts = dict(iter_counts(directory))
+    return train_wordpiece(counts, recipe=BertRecipe(**bert), progress=merge_progress(progress), **options)
 
 
 def train_wordpiece_from_dataset(

@@ -360,7 +360,7 @@ def test_an_empty_file_is_refused_by_name(tmp_path, capsys):
     empty = tmp_path / "empty.txt"
     empty.write_text("", encoding="utf-8")
     with pytest.raises(ValueError, match=r"empty\.txt: no text to train on"):
-        train_unigram_from_files([empty], UnigramOptions(vocab_size=100), workers=1)
+        train_unigram_from_files([empty], UnigramOptions(vocab_size=100), workers=1, progress=False)
     with pytest.raises(UnigramTrainingError, match="no text to train on"):
         train_unigram({}, UnigramOptions(vocab_size=100))
     assert main(["train", str(empty), "-o", str(tmp_path / "out"), "--model", "unigram", "--no-progress"]) == 1
