@@ -140,3 +140,25 @@ def test_user_errors_are_one_line_without_traceback(tmp_path):
         assert message in done.stderr, (args, done.stderr)
         assert "Traceback" not in done.stderr
         assert not (tmp_path / "o").exists()
+
+
+def test_the_readmes_llama3_example_has_its_bos_and_eos(tmp_path):
+    """README's Llama-3-style command: the tokens get their roles and are special tokens of tokenizer.json."""
+    from transformers import AutoTokenizer
+
+    import hf_bpe  # noqa: F401  (registers hf_bpe's classes with AutoTokenizer)
+    from hf_bpe.cli import main
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(multilingual_text(100, seed=2), encoding="utf-8")
+    out = tmp_path / "llama3-style"
+    bos, eos = "<|begin_of_text|>", "<|end_of_text|>"
+    args = ["train", str(corpus), "-o", str(out), "--vocab-size", "600", "--pattern", "llama3"]
+    assert main([*args, "--bos-token", bos, "--eos-token", eos, "--no-progress"]) == 0
+    tokenizer = AutoTokenizer.from_pretrained(str(out))
+    assert (tokenizer.bos_token, tokenizer.eos_token) == (bos, eos)
+    added = {
+        token["content"]: token["special"] for token in json.loads((out / "tokenizer.json").read_text())["added_tokens"]
+    }
+    assert added == {bos: True, eos: True}
+    assert tokenizer.convert_tokens_to_ids([bos, eos]) == [0, 1]
