@@ -14,6 +14,10 @@ The driver, :func:`count_with_datatrove`, then checks that every task of both st
 writes the manifest; a failed or interrupted run leaves no manifest, so nothing is trained from it. Every run
 gets a fresh datatrove logging directory, so no task is skipped as "completed" by an earlier run.
 
+The tasks log to files only (datatrove would also print each task's pipeline and statistics, some 90 lines for a
+small run), in ``OUTPUT/datatrove-logs/`` where every task of a cluster can reach them. A successful run removes
+them and the partial counts, leaving the manifest and its buckets; a failed one keeps the logs and names them.
+
 Input paths are local files; the output directory must be reachable by every task (a shared file system on a
 cluster). datatrove is an optional dependency (``pip install 'hf-bpe[datatrove]'``); ``import hf_bpe`` does not
 import this module.
@@ -22,10 +26,10 @@ import this module.
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import shutil
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -45,6 +49,7 @@ from hf_bpe.counting.counts_dir import (
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 try:
+    from datatrove.executor import LocalPipelineExecutor, RayPipelineExecutor, SlurmPipelineExecutor
     from datatrove.pipeline.base import PipelineStep
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -53,6 +58,8 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
     ) from e
 
 EXECUTORS = ("local", "ray", "slurm")
+#: The datatrove logging directory inside the output, kept only when a task failed.
+LOGS = "datatrove-logs"
 #: Example values for the Slurm options every run needs, for the error that asks for them.
 _EXAMPLES = {"partition": "NAME", "time": "02:00:00"}
 
@@ -213,26 +220,52 @@ def _check_executor_options(kind: str, options: dict[str, Any]) -> None:
             )
 
 
+@contextlib.contextmanager
+def _datatrove_quiet() -> Iterator[None]:
+    """datatrove's console log off while the block runs (its task logs still go to their files)."""
+    from datatrove.utils.logging import setup_default_logger
+
+    with open(os.devnull, "w", encoding="utf-8") as devnull, contextlib.redirect_stderr(devnull):
+        setup_default_logger()  # loguru keeps the stream it was given: hand it the redirected one
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+    setup_default_logger()  # and the real stderr again afterwards
+
+
+class _QuietTasks:
+    """An executor whose tasks log to their files only (datatrove gives every task a console log too)."""
+
+    def _run_for_rank(self, *args: Any, **kwargs: Any) -> Any:
+        with _datatrove_quiet():
+            return super()._run_for_rank(*args, **kwargs)  # type: ignore[misc]
+
+
+# At the module's top level: the executors are pickled into their worker processes and cluster jobs.
+class QuietLocalExecutor(_QuietTasks, LocalPipelineExecutor):
+    def _launch_run_for_rank(self, *args: Any, **kwargs: Any) -> Any:
+        with _datatrove_quiet():  # and its "N/T tasks completed" lines
+            return super()._launch_run_for_rank(*args, **kwargs)
+
+
+class QuietRayExecutor(_QuietTasks, RayPipelineExecutor):
+    pass
+
+
+class QuietSlurmExecutor(_QuietTasks, SlurmPipelineExecutor):
+    pass
+
+
+_EXECUTOR_CLASSES = {"local": QuietLocalExecutor, "ray": QuietRayExecutor, "slurm": QuietSlurmExecutor}
+
+
 def _executor(kind: str, pipeline: list[Any], *, tasks: int, workers: int, logging_dir: str, **options: Any) -> Any:
-    if kind == "local":
-        from datatrove.executor import LocalPipelineExecutor
-
-        return LocalPipelineExecutor(
-            pipeline=pipeline, tasks=tasks, workers=workers, logging_dir=logging_dir, skip_completed=False, **options
-        )
-    if kind == "ray":
-        from datatrove.executor import RayPipelineExecutor
-
-        return RayPipelineExecutor(
-            pipeline=pipeline, tasks=tasks, workers=workers, logging_dir=logging_dir, skip_completed=False, **options
-        )
-    if kind == "slurm":
-        from datatrove.executor import SlurmPipelineExecutor
-
-        return SlurmPipelineExecutor(
-            pipeline=pipeline, tasks=tasks, workers=workers, logging_dir=logging_dir, skip_completed=False, **options
-        )
-    raise ValueError(f"executor {kind!r}: choose one of {', '.join(EXECUTORS)}")
+    if kind not in _EXECUTOR_CLASSES:
+        raise ValueError(f"executor {kind!r}: choose one of {', '.join(EXECUTORS)}")
+    return _EXECUTOR_CLASSES[kind](
+        pipeline=pipeline, tasks=tasks, workers=workers, logging_dir=logging_dir, skip_completed=False, **options
+    )
 
 
 def count_with_datatrove(
@@ -276,9 +309,10 @@ def count_with_datatrove(
     shards = plan_shards(paths)
     count_tasks = max(1, min(tasks, len(shards)))
     sum_tasks = max(1, min(tasks, buckets))
-    if (output / "partial").exists():
-        shutil.rmtree(output / "partial")
-    logs = Path(tempfile.mkdtemp(prefix="hf-bpe-datatrove-"))
+    logs = output / LOGS
+    for leftover in (output / "partial", logs):
+        shutil.rmtree(leftover, ignore_errors=True)
+    failed = False
     try:
         stages = [
             ("counting", [CountShards(shards, str(output), counting, buckets, errors)], count_tasks),
@@ -293,9 +327,11 @@ def count_with_datatrove(
                 logging_dir=str(logs / name),
                 **(executor_options or {}),
             )
-            stage.run()
+            with _datatrove_quiet() if executor == "local" else contextlib.nullcontext():
+                stage.run()  # a cluster's executor keeps its console log: it names the jobs it submits
             incomplete = stage.get_incomplete_ranks(skip_completed=True)
             if incomplete:
+                failed = True
                 raise RuntimeError(
                     f"datatrove {name} stage: tasks {incomplete} did not complete ({_first_error(logs / name)}); "
                     f"logs in {logs / name}"
@@ -308,5 +344,6 @@ def count_with_datatrove(
         )
     finally:
         shutil.rmtree(output / "partial", ignore_errors=True)
-    shutil.rmtree(logs, ignore_errors=True)
+        if not failed:
+            shutil.rmtree(logs, ignore_errors=True)
     return manifest

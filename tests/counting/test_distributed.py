@@ -184,3 +184,31 @@ def test_missing_bucket_file_is_named(counts_dir):
     (counts_dir / "bucket-00001.jsonl").unlink()
     with pytest.raises(ValueError, match=r"lists bucket-00001\.jsonl, which is missing"):
         read_manifest(counts_dir)
+
+
+def test_the_cli_counts_on_datatrove_quietly_and_leaves_only_the_counts(tmp_path):
+    """datatrove's own log (a pipeline and statistics per task, ~90 lines) stays in files that a successful run
+    removes; the output holds the manifest and its buckets, the temporary directory nothing new."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(TRAPS * 40), encoding="utf-8")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "hf_bpe.cli", "count", str(corpus), "-o", str(tmp_path / "counts")]
+        + ["--engine", "datatrove", "--tasks", "2", "--buckets", "3", "--no-progress"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temporary)},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout.count("\n") == 1 and "written to" in done.stdout, done.stdout
+    assert sorted(path.name for path in (tmp_path / "counts").iterdir()) == [
+        "bucket-00000.jsonl",
+        "bucket-00001.jsonl",
+        "bucket-00002.jsonl",
+        "manifest.json",
+    ]
+    assert list(temporary.iterdir()) == []
+    assert dict(iter_counts(tmp_path / "counts")) == dict(count_files([corpus], workers=1).counts)
