@@ -9,7 +9,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from conftest import COURSE, multilingual_text
+from conftest import COURSE, REPO, multilingual_text
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
 from hf_bpe.counting.counting import count_files
@@ -22,7 +22,7 @@ from hf_bpe.models.wordpiece.training import (
 from hf_bpe.pipeline.bert import BertRecipe, pre_tokenize, split_words
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
-SEEDS = Path("/work/shared/seeds")
+SEEDS = REPO.parent / "shared" / "seeds"  # the documents the product was founded on, beside the clone
 #: Every code point a Rust string can hold, each between two ``a``s (a starter: NFD cannot reorder across it).
 EVERY_CODE_POINT = "".join("a" + chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF) + "a"
 HUG = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
