@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import os
 import re
 import shutil
@@ -167,3 +168,67 @@ def test_every_readme_block_runs_as_written(tmp_path):
     assert len(ran) + len(skipped) == len(blocks)
     assert len(skipped) == 3, f"blocks not run, at README.md lines {skipped}"
     assert len(ran) >= 9, f"ran only the blocks at README.md lines {ran}"
+
+
+DOCUMENTS = [README, README.parent / "tests" / "README.md", README.parent / "scripts" / "README.md"]
+
+
+def _prose(text: str) -> str:
+    """The text outside fenced code blocks."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+
+
+def _anchors(document: Path) -> set[str]:
+    """GitHub's anchors for a Markdown file's headings: lower case, punctuation dropped, spaces made hyphens."""
+    headings = re.findall(r"^#+ (.+)$", _prose(document.read_text(encoding="utf-8")), flags=re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+def _stale_names(text: str) -> list[str]:
+    """Paths of the repository and ``hf_bpe.`` names in backticks that do not exist, or use a module's old path."""
+    from hf_bpe._moved import MOVED
+
+    stale = []
+    for quoted in re.findall(r"`([^`\n]+)`", text):
+        for path in re.findall(r"(?<![\w./])((?:hf_bpe|tests|scripts|configs)/[\w./*-]*[\w*])", quoted):
+            if not list(README.parent.glob(path)):
+                stale.append(path)
+        for name in re.findall(r"(?<![\w./])(hf_bpe(?:\.\w+)+)", quoted):
+            parts = name.split(".")
+            modules = [".".join(parts[:cut]) for cut in range(len(parts), 0, -1)]
+            if any(module in MOVED for module in modules):
+                stale.append(name)
+                continue
+            for cut, module_name in zip(range(len(parts), 0, -1), modules, strict=True):
+                try:
+                    found: object = importlib.import_module(module_name)
+                except ImportError:
+                    continue
+                for attribute in parts[cut:]:
+                    found = getattr(found, attribute, None)
+                if found is None:
+                    stale.append(name)
+                break
+    return stale
+
+
+def test_the_documents_name_files_and_modules_that_exist_where_they_are_now():
+    for document in DOCUMENTS:
+        assert _stale_names(document.read_text(encoding="utf-8")) == [], document
+
+
+def test_the_documents_links_lead_to_files_and_headings_that_exist():
+    for document in DOCUMENTS:
+        for target in re.findall(r"\]\(([^)\s]+)\)", _prose(document.read_text(encoding="utf-8"))):
+            if target.startswith("http"):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (document.parent / path).resolve() if path else document
+            assert linked.exists(), f"{document}: link to {target}"
+            if anchor:
+                assert anchor in _anchors(linked), f"{document}: link to {target}: no such heading"
+
+
+def test_the_stale_name_check_finds_old_and_missing_names():
+    text = "`hf_bpe.training.TrainingWarning` `hf_bpe/nowhere.py` `hf_bpe.models.bpe.trainer.train_bpe` `tests/cli/`"
+    assert _stale_names(text) == ["hf_bpe.training.TrainingWarning", "hf_bpe/nowhere.py"]
