@@ -92,7 +92,7 @@ def main() -> int:
     args = parser.parse_args()
     from tokenizers import Tokenizer, models
 
-    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+    from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
 
     pre_tokenizer = PreTokenizer.from_pattern(args.pattern)
     empty = Tokenizer(models.BPE())
@@ -108,7 +108,8 @@ def main() -> int:
         ours_dir, reference_dir = Path(directory, "hf_bpe"), Path(directory, "tokenizers")
         ours_command = [sys.executable, "-m", "hf_bpe.cli", "train", *files, "--output", str(ours_dir),
                         "--vocab-size", str(args.vocab_size), "--min-frequency", str(args.min_frequency),
-                        "--pattern", args.pattern, "--no-progress"]  # fmt: skip
+                        "--pattern" if args.pattern in PRESETS else "--regex", args.pattern,
+                        "--no-progress"]  # fmt: skip
         if args.workers:
             ours_command += ["--workers", str(args.workers)]
         reference_command = [sys.executable, "-c", REFERENCE, str(reference_dir), str(args.vocab_size),
