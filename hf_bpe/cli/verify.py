@@ -80,6 +80,13 @@ def verify_train_command(args: argparse.Namespace) -> int:
     if settings["model"] != "bpe":
         raise UsageError("verify train compares byte-level BPE training; --model wordpiece is not supported there yet")
     options = merging_options(settings)
+    limit = options.get("limit_alphabet")
+    if limit is not None and limit < 256:
+        raise UsageError(
+            f"--limit-alphabet {limit} is below the byte-level alphabet's 256 symbols: tokenizers then keeps an "
+            f"arbitrary {limit} of them (all count as equally frequent; which ones changes from run to run), so "
+            "there is no one result to compare with; give 256 or more"
+        )
     pre_tokenizer = pre_tokenizer_of(settings)
     with contextlib.closing(Progress(not args.no_progress)) as progress:
         counts = count_paths(args.files, progress, pre_tokenizer=pre_tokenizer, workers=settings["workers"]).counts

@@ -61,3 +61,15 @@ def test_its_own_exported_ranks_pass(small, tmp_path):
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["ok"] is True and report["differing"] == 0 and report["reference"] == "tiktoken (tok.tiktoken)"
+
+
+def test_verify_train_refuses_an_alphabet_limit_the_reference_applies_at_random(small):
+    """Below 256, tokenizers keeps an arbitrary subset of the byte alphabet: no one result to call the same."""
+    _, text = small
+    done = run("verify", "train", text, "--vocab-size", "400", "--limit-alphabet", "50", "--no-progress")
+    assert done.returncode == 2
+    assert "--limit-alphabet 50 is below the byte-level alphabet's 256 symbols" in done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    done = run("verify", "train", text, "--vocab-size", "400", "--limit-alphabet", "256", "--no-progress")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "OK: identical"
