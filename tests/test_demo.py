@@ -29,3 +29,41 @@ def test_demo_trains_loads_and_reports(tmp_path):
     for size in (1000, 2000, 4000):
         assert f"{tmp_path / 'demo-sizes' / str(size)}: {size} tokens" in out
     assert (tmp_path / "demo-sizes" / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_set_up_installs_once_until_pyproject_changes(tmp_path):
+    """README's two commands source scripts/setup_venv.sh: it installs into .venv when the venv is new or
+    pyproject.toml (or the extras) changed, and otherwise starts at once. A stand-in .venv/bin/python records
+    what it is asked to do (hashing runs on the real interpreter)."""
+    repo = tmp_path / "clone"
+    (repo / "scripts").mkdir(parents=True)
+    setup = Path(__file__).resolve().parent.parent / "scripts" / "setup_venv.sh"
+    (repo / "scripts" / "setup_venv.sh").write_text(setup.read_text(encoding="utf-8"), encoding="utf-8")
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
+    log = tmp_path / "calls.log"
+    python = repo / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(
+        f'#!/bin/sh\necho "$*" >> {log}\n[ "$1" = "-c" ] && exec {sys.executable} "$@"\nexit 0\n', encoding="utf-8"
+    )
+    python.chmod(0o755)
+
+    def set_up(extra: str) -> list[str]:
+        log.write_text("", encoding="utf-8")
+        done = subprocess.run(
+            ["bash", "-c", f'source scripts/setup_venv.sh {extra}; echo "venv=$venv"'],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == f"venv={repo / '.venv'}"
+        return [line.split()[1] for line in log.read_text(encoding="utf-8").splitlines() if line.startswith("-m ")]
+
+    assert set_up("plot") == ["pip", "compileall"]
+    assert set_up("plot") == []  # nothing changed: no install
+    assert set_up("test") == ["pip", "compileall"]  # other extras
+    assert set_up("test") == []
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "2"\n', encoding="utf-8")
+    assert set_up("test") == ["pip", "compileall"]

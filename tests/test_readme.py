@@ -232,3 +232,11 @@ def test_the_documents_links_lead_to_files_and_headings_that_exist():
 def test_the_stale_name_check_finds_old_and_missing_names():
     text = "`hf_bpe.training.TrainingWarning` `hf_bpe/nowhere.py` `hf_bpe.models.bpe.trainer.train_bpe` `tests/cli/`"
     assert _stale_names(text) == ["hf_bpe.training.TrainingWarning", "hf_bpe/nowhere.py"]
+
+
+def test_the_first_screen_says_what_why_and_how_to_start():
+    first = "\n".join(README.read_text(encoding="utf-8").splitlines()[:60])
+    for words in ("BPE", "WordPiece", "Unigram", "exactly", "PythonBackend", "Continue a tokenizer", "Deterministic"):
+        assert words in first, words
+    assert "## Contents" in first and "[Scale" in first
+    assert "bash scripts/demo.sh" in first and "bash scripts/test.sh" in first

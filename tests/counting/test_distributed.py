@@ -193,9 +193,9 @@ def test_the_cli_counts_on_datatrove_quietly_and_leaves_only_the_counts(tmp_path
     corpus.write_text("".join(TRAPS * 40), encoding="utf-8")
     temporary = tmp_path / "tmp"
     temporary.mkdir()
+    options = ["--engine", "datatrove", "--tasks", "2", "--buckets", "3", "--no-progress"]
     done = subprocess.run(
-        [sys.executable, "-m", "hf_bpe.cli", "count", str(corpus), "-o", str(tmp_path / "counts")]
-        + ["--engine", "datatrove", "--tasks", "2", "--buckets", "3", "--no-progress"],
+        [sys.executable, "-m", "hf_bpe.cli", "count", str(corpus), "-o", str(tmp_path / "counts"), *options],
         capture_output=True,
         text=True,
         env={**os.environ, "TMPDIR": str(temporary)},
