@@ -13,7 +13,6 @@ histograms with matplotlib (an optional dependency: ``pip install 'hf-bpe[plot]'
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from hf_bpe.models.bpe.encoder import BytePairEncoder
 from hf_bpe.models.bpe.files import MERGES_FILE, VOCAB_FILE, read_merges, read_vocab
-from hf_bpe.models.directory import SPECIAL_TOKEN_ROLES, TOKENIZER_CONFIG_FILE
+from hf_bpe.models.directory import named_special_tokens, read_tokenizer_config
 from hf_bpe.pipeline.byte_level import from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
@@ -101,11 +100,9 @@ def load_encoder(directory: str | os.PathLike[str]) -> tuple[BytePairEncoder, di
     directory = Path(directory)
     vocab = read_vocab(directory / VOCAB_FILE)
     merges = read_merges(directory / MERGES_FILE, vocab)
-    config_path = directory / TOKENIZER_CONFIG_FILE
-    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
+    config = read_tokenizer_config(directory)
     settings = {**(config.get("pre_tokenizer") or {}), "add_prefix_space": bool(config.get("add_prefix_space"))}
-    named = [config.get(role) for role in SPECIAL_TOKEN_ROLES] + list(config.get("extra_special_tokens") or [])
-    specials = [token for token in named if isinstance(token, str) and token in vocab]
+    specials = [token for token in named_special_tokens(config) if token in vocab]
     encoder = BytePairEncoder(
         vocab, merges, special_tokens=specials, pre_tokenizer=PreTokenizer.from_settings(settings)
     )

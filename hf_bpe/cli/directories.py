@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.cli.errors import UsageError
+from hf_bpe.models.directory import read_tokenizer_config
 
 #: ``tokenizer_class`` -> (what the kind is called in messages, the files its directory must hold).
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -113,9 +114,8 @@ def _near(name: str, directory: Path) -> str:
 
 def kind_of(directory: Path) -> str | None:
     """The kind ``tokenizer_config.json`` names, else the one the files show (None: none of them)."""
-    config = directory / "tokenizer_config.json"
-    with contextlib.suppress(ValueError, OSError, AttributeError):
-        named = json.loads(config.read_text(encoding="utf-8")).get("tokenizer_class")
+    with contextlib.suppress(ValueError, OSError):
+        named = read_tokenizer_config(directory).get("tokenizer_class")
         if named in KINDS:
             return str(named)
     if (directory / "vocab.json").is_file() and (directory / "merges.txt").is_file():

@@ -234,6 +234,29 @@ def count_dataset(
     )
 
 
+def _file_sizes(files: Sequence[Path]) -> list[int]:
+    """Each file's size in bytes (0 for standard input, ``-``), checking that every file can be read.
+
+    Raises:
+        FileNotFoundError, IsADirectoryError: naming the file.
+        ValueError: standard input given more than once.
+    """
+    sizes = []
+    for path in files:
+        if str(path) == STDIN:
+            sizes.append(0)
+            continue
+        if path.is_dir():
+            raise IsADirectoryError(f"{path}: is a directory, expected a text file")
+        try:
+            sizes.append(path.stat().st_size)
+        except FileNotFoundError as e:
+            raise FileNotFoundError(f"{path}: no such file") from e
+    if sum(str(path) == STDIN for path in files) > 1:
+        raise ValueError("standard input (-) is given more than once; it can be read only once")
+    return sizes
+
+
 def count_files(
     paths: Iterable[str | os.PathLike[str]],
     *,
@@ -279,19 +302,7 @@ def count_files(
         raise ValueError(f"workers={workers}: must be at least 1")
     pre_tokenizer = pre_tokenizer or _pre_tokenizer(add_prefix_space, special_tokens, exclude_special_tokens)
     files = [Path(p) for p in paths]
-    sizes = []
-    for path in files:
-        if str(path) == STDIN:
-            sizes.append(0)
-            continue
-        if path.is_dir():
-            raise IsADirectoryError(f"{path}: is a directory, expected a text file")
-        try:
-            sizes.append(path.stat().st_size)
-        except FileNotFoundError as e:
-            raise FileNotFoundError(f"{path}: no such file") from e
-    if sum(str(path) == STDIN for path in files) > 1:
-        raise ValueError("standard input (-) is given more than once; it can be read only once")
+    sizes = _file_sizes(files)
     total = sum(sizes)
     workers = workers or os.cpu_count() or 1
     shard_bytes = min(SHARD_BYTES, max(MIN_SHARD_BYTES, -(-total // (workers * SHARDS_PER_WORKER))))
@@ -302,16 +313,9 @@ def count_files(
     ]
     workers = min(workers, max(len(shards), 1))
     jobs = [(pre_tokenizer, path, start, end, errors) for path, start, end in shards]
-    counts: Counter[str] = Counter()
-    lines = replaced = 0
+    results: Iterable[tuple[Counter[str], int, int, int]]
     if workers == 1:
-        results: Iterator[tuple[Counter[str], int, int, int]] = map(_count_range_job, jobs)
-        for part, part_lines, part_replaced, part_bytes in results:
-            counts.update(part)
-            lines += part_lines
-            replaced += part_replaced
-            if progress is not None:
-                progress(part_bytes)
+        results = map(_count_range_job, jobs)
     else:
         # map keeps shard order, so the counter's key order (first occurrence) is the same for any worker count.
         # Standard input and pipes are read in this process (a worker must not share them).
@@ -319,12 +323,15 @@ def count_files(
             path == STDIN or (is_stream(path) and not path.endswith(COMPRESSED_SUFFIXES))
             for _pre_tokenizer, path, _start, _end, _errors in jobs
         ]
-        for part, part_lines, part_replaced, part_bytes in _pool_map(_count_range_job, jobs, workers, local):
-            counts.update(part)
-            lines += part_lines
-            replaced += part_replaced
-            if progress is not None:
-                progress(part_bytes)
+        results = _pool_map(_count_range_job, jobs, workers, local)
+    counts: Counter[str] = Counter()
+    lines = replaced = 0
+    for part, part_lines, part_replaced, part_bytes in results:
+        counts.update(part)
+        lines += part_lines
+        replaced += part_replaced
+        if progress is not None:
+            progress(part_bytes)
     return FileCounts(counts, total, lines, replaced)
 
 

@@ -7,9 +7,11 @@ package's ``files`` module's.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 
@@ -22,6 +24,40 @@ GPT2_SPECIAL_TOKEN = "<|endoftext|>"
 
 
 SPECIAL_TOKEN_ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
+
+
+def read_tokenizer_config(directory: str | os.PathLike[str]) -> dict[str, Any]:
+    """The directory's ``tokenizer_config.json`` as a dict; ``{}`` when there is none.
+
+    Raises:
+        ValueError: naming the file (and the line) when it is not a JSON object.
+    """
+    path = Path(directory) / TOKENIZER_CONFIG_FILE
+    if not path.is_file():
+        return {}
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from e
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from e
+    if not isinstance(config, dict):
+        raise ValueError(f"{path}: not a JSON object but {type(config).__name__}")
+    return config
+
+
+def token_content(token: Any) -> str | None:
+    """A special token as ``tokenizer_config.json`` spells it: a string, or an ``AddedToken`` object's content."""
+    if isinstance(token, Mapping):
+        token = token.get("content")
+    return token if isinstance(token, str) else None
+
+
+def named_special_tokens(config: Mapping[str, Any]) -> list[str]:
+    """The tokens a ``tokenizer_config.json`` names as special: its roles' (bos, eos, unk, pad), then its
+    ``extra_special_tokens``, in that order (repeats kept)."""
+    named = [config.get(role) for role in SPECIAL_TOKEN_ROLES] + list(config.get("extra_special_tokens") or [])
+    return [content for content in map(token_content, named) if content is not None]
 
 
 #: Files that transformers' ``from_pretrained`` also reads from a tokenizer directory, which hf_bpe does not write:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,7 +27,7 @@ from hf_bpe.models.bpe.files import (
     write_tokenizer_dir,
 )
 from hf_bpe.models.bpe.options import Merges, Vocab
-from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, SPECIAL_TOKEN_ROLES, TOKENIZER_CONFIG_FILE
+from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, named_special_tokens, read_tokenizer_config
 from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
 
@@ -195,12 +194,10 @@ def export_tiktoken(directory: str | os.PathLike[str], output: str | os.PathLike
     directory = Path(directory)
     vocab = read_vocab(directory / VOCAB_FILE)
     merges = read_merges(directory / MERGES_FILE, vocab)
-    config_path = directory / TOKENIZER_CONFIG_FILE
-    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
+    config = read_tokenizer_config(directory)
     if config.get("tokenizer_class") == CHAR_TOKENIZER_CLASS:
         raise ValueError(f"{directory}: a char-level tokenizer has no byte-level ranks to export")
-    named = [config.get(role) for role in SPECIAL_TOKEN_ROLES] + list(config.get("extra_special_tokens") or [])
-    specials = {token: vocab[token] for token in named if isinstance(token, str) and token in vocab}
+    specials = {token: vocab[token] for token in named_special_tokens(config) if token in vocab}
     if GPT2_SPECIAL_TOKEN in vocab and not config:
         specials[GPT2_SPECIAL_TOKEN] = vocab[GPT2_SPECIAL_TOKEN]
     ranks: dict[bytes, int] = {}

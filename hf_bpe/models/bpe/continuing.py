@@ -13,11 +13,9 @@ merge loop that continues is :func:`continue_bpe`, below; reading the files is
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from hf_bpe.collector import collector_paused
 from hf_bpe.models.bpe.encoder import BytePairEncoder
@@ -37,7 +35,14 @@ from hf_bpe.models.bpe.trainer import (
     _merge_loop,
     _symbol_words,
 )
-from hf_bpe.models.directory import SPECIAL_TOKEN_ROLES, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, special_token_roles
+from hf_bpe.models.directory import (
+    SPECIAL_TOKEN_ROLES,
+    TOKENIZER_FILE,
+    named_special_tokens,
+    read_tokenizer_config,
+    special_token_roles,
+    token_content,
+)
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
@@ -81,13 +86,7 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
     directory = Path(directory)
     if not directory.is_dir():
         raise FileNotFoundError(f"{directory}: no such directory; --continue-from takes a tokenizer directory")
-    config_path = directory / TOKENIZER_CONFIG_FILE
-    config: dict[str, Any] = {}
-    if config_path.is_file():
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{config_path}: not valid JSON (line {e.lineno}: {e.msg})") from e
+    config = read_tokenizer_config(directory)
     if config.get("tokenizer_class") == CHAR_TOKENIZER_CLASS:
         raise ValueError(f"{directory}: a char-level BPE tokenizer; training continues byte-level BPE only")
     files = (directory / VOCAB_FILE).is_file() and (directory / MERGES_FILE).is_file()
@@ -96,9 +95,7 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
         vocab = read_vocab(directory / VOCAB_FILE)
         merges = read_merges(directory / MERGES_FILE, vocab)
         settings = {**(config.get("pre_tokenizer") or {}), "add_prefix_space": bool(config.get("add_prefix_space"))}
-        named = [_content(config.get(role)) for role in SPECIAL_TOKEN_ROLES]
-        named += [_content(token) for token in config.get("extra_special_tokens") or []]
-        specials = {token for token in named if token is not None and token in vocab}
+        specials = {token for token in named_special_tokens(config) if token in vocab}
         if not config:
             # GPT-2's bare files: a token no merge makes and no byte spells was added, as <|endoftext|> was.
             made = {left + right for left, right in merges} | set(BYTE_ALPHABET)
@@ -141,7 +138,7 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
     if not pre_tokenizer.byte_level:
         raise ValueError(f"{directory}: not a byte-level tokenizer; training continues byte-level BPE only")
     ordered = tuple(sorted(specials, key=vocab.__getitem__))
-    roles = {role: _content(config.get(role)) for role in SPECIAL_TOKEN_ROLES}
+    roles = {role: token_content(config.get(role)) for role in SPECIAL_TOKEN_ROLES}
     roles = {role: token if token in specials else None for role, token in roles.items()}
     if not any(roles.values()):
         roles = special_token_roles(ordered)
@@ -151,13 +148,6 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
 def as_base(base: str | os.PathLike[str] | BaseTokenizer) -> BaseTokenizer:
     """``base`` itself if it is read already, else :func:`read_base` of the directory."""
     return base if isinstance(base, BaseTokenizer) else read_base(base)
-
-
-def _content(token: Any) -> str | None:
-    """A special token as ``tokenizer_config.json`` spells it: a string or an ``AddedToken`` object."""
-    if isinstance(token, Mapping):
-        token = token.get("content")
-    return token if isinstance(token, str) else None
 
 
 def continue_bpe(
@@ -217,34 +207,10 @@ def continue_bpe(
     """
     _check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
     tokens = _base_tokens(vocab)
-    if vocab_size < len(tokens):
-        raise ValueError(
-            f"vocab_size={vocab_size} is below the base's {len(tokens)} tokens; continuing keeps every token of the "
-            f"base, so ask for {len(tokens)} or more"
-        )
-    missing = [char for char in BYTE_ALPHABET if char not in vocab]
-    if missing:
-        raise ValueError(
-            f"the base has no token for byte {from_byte_level(missing[0])!r} ({len(missing)} bytes missing); "
-            "continuing needs a byte-level vocabulary holding all 256 bytes"
-        )
-    for token in special_tokens:
-        if token not in vocab:
-            raise ValueError(f"special token {token!r} is not in the base's vocabulary")
+    _check_base(vocab, len(tokens), vocab_size, special_tokens)
     grown: Vocab = dict(vocab)
     specials = list(special_tokens)
-    for token in new_special_tokens:
-        if token in grown:
-            if token in specials:
-                continue
-            raise ValueError(
-                f"new special token {token!r} is already token {grown[token]} of the base, an ordinary token; "
-                "choose another text for it (a special token must not change how the base encodes text)"
-            )
-        grown[token] = len(tokens)
-        tokens.append(token)
-        specials.append(token)
-
+    _add_special_tokens(grown, tokens, specials, new_special_tokens)
     words, word_counts = _base_words(counts, vocab, merges)
     # A base token spans as many initial symbols as it has bytes (the reference's Word lengths); a special token
     # its length, as in train_bpe.
@@ -268,6 +234,41 @@ def continue_bpe(
     ranked = set(merges)
     result_merges = list(merges) + [pair for pair in new_merges if pair not in ranked]
     return TrainResult(grown, result_merges, stop, learned, tuple(specials))
+
+
+def _check_base(vocab: Mapping[str, int], size: int, vocab_size: int, special_tokens: Sequence[str]) -> None:
+    """Refuse a base that cannot be continued to ``vocab_size``: smaller than the base's ``size``, without all 256
+    bytes, or naming a special token it does not have."""
+    if vocab_size < size:
+        raise ValueError(
+            f"vocab_size={vocab_size} is below the base's {size} tokens; continuing keeps every token of the "
+            f"base, so ask for {size} or more"
+        )
+    missing = [char for char in BYTE_ALPHABET if char not in vocab]
+    if missing:
+        raise ValueError(
+            f"the base has no token for byte {from_byte_level(missing[0])!r} ({len(missing)} bytes missing); "
+            "continuing needs a byte-level vocabulary holding all 256 bytes"
+        )
+    for token in special_tokens:
+        if token not in vocab:
+            raise ValueError(f"special token {token!r} is not in the base's vocabulary")
+
+
+def _add_special_tokens(vocab: Vocab, tokens: list[str], specials: list[str], new: Sequence[str]) -> None:
+    """Give the ``new`` special tokens the next ids (in place); one already special is skipped, one that is an
+    ordinary token of the base is refused (it would change how the base encodes text)."""
+    for token in new:
+        if token in vocab:
+            if token in specials:
+                continue
+            raise ValueError(
+                f"new special token {token!r} is already token {vocab[token]} of the base, an ordinary token; "
+                "choose another text for it (a special token must not change how the base encodes text)"
+            )
+        vocab[token] = len(tokens)
+        tokens.append(token)
+        specials.append(token)
 
 
 def _base_words(counts: Mapping[str, int], vocab: Mapping[str, int], merges: Merges) -> tuple[list[str], list[int]]:

@@ -446,6 +446,9 @@ def _merge_long(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Seque
     >>> # "a" = 0, "b" = 1; merges ("a", "a") -> 2, then ("aa", "b") -> 3; ids below span 10.
     >>> _merge_long([0, 0, 0, 0, 1], {0 * 10 + 0: 0, 2 * 10 + 1: 1}, [2, 3], 10)
     [2, 3]
+
+    Hot loop: one piece on purpose; the linked list, the buckets and the heap live in its locals, and a call per
+    merged position would cost more than the merge.
     """
     n = len(ids)  # in ids (changed in place), -1 marks a symbol merged into the one before it
     following = list(range(1, n + 1))

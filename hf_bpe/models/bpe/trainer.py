@@ -129,10 +129,7 @@ def train_bpe(
         vocab_size: the vocabulary size to reach, special tokens and alphabet included.
         min_frequency: stop when the most frequent pair occurs fewer times than this.
         special_tokens: tokens given the first ids, in order (duplicates are skipped).
-        limit_alphabet: keep at most this many alphabet characters, the most frequent ones; the initial
-            alphabet counts as most frequent. (With the full byte alphabet as initial alphabet and a limit below
-            256, the reference picks among equally "frequent" characters in hash order, so it is not
-            deterministic; here the characters most frequent in the text are kept, then the lowest code points.)
+        limit_alphabet: keep at most this many alphabet characters, the most frequent ones (see :func:`_alphabet`).
         initial_alphabet: characters always in the alphabet (default: the 256 byte-level characters).
         max_token_length: merged tokens are made only below this many characters (see the module docstring).
         end_of_word_suffix: char-level BPE: appended to the last character of every word (e.g. ``"</w>"``).
@@ -158,29 +155,12 @@ def train_bpe(
     _check_options(vocab_size, min_frequency, limit_alphabet, max_token_length, special_tokens, workers)
     vocab: Vocab = {}
     tokens: list[str] = []  # id -> token
-    for token in special_tokens:
+    seen = set("".join(counts))
+    alphabet = _alphabet(counts, seen, set(initial_alphabet), limit_alphabet, alphabet_tie_preference)
+    for token in [*special_tokens, *sorted(alphabet)]:
         if token not in vocab:
             vocab[token] = len(tokens)
             tokens.append(token)
-
-    # The alphabet (BpeTrainer::compute_alphabet).
-    initial = set(initial_alphabet)
-    seen = set("".join(counts))
-    alphabet = seen | initial
-    if limit_alphabet is not None and len(alphabet) > limit_alphabet:
-        frequency: dict[str, int] = dict.fromkeys(seen, 0)
-        for word, count in counts.items():
-            for char in word:
-                frequency[char] += count
-        # Rarest first; initial characters go last (the reference: infinitely frequent), and among them the rarer in
-        # the text, then higher code points, go first (the reference leaves that order to hash iteration).
-        preferred = set(alphabet_tie_preference)
-        ranked = sorted(alphabet, key=lambda c: (c in initial, frequency.get(c, 0), c in preferred, -ord(c)))
-        alphabet = set(ranked[len(alphabet) - limit_alphabet :])
-    for char in sorted(alphabet):
-        if char not in vocab:
-            vocab[char] = len(tokens)
-            tokens.append(char)
 
     # Words as symbol strings (BpeTrainer::tokenize_words). Characters outside the vocabulary are dropped. Words
     # of fewer than two symbols have no pair and never change, so they are left out.
@@ -211,6 +191,34 @@ def train_bpe(
             exact_lengths=bool(end_of_word_suffix or continuing_subword_prefix),
         )
     return TrainResult(vocab, result_merges, stop, learned, tuple(special_tokens))
+
+
+def _alphabet(
+    counts: Mapping[str, int],
+    seen: set[str],
+    initial: set[str],
+    limit_alphabet: int | None,
+    tie_preference: Collection[str],
+) -> set[str]:
+    """The alphabet (BpeTrainer::compute_alphabet): the characters seen and the initial ones, cut to the
+    ``limit_alphabet`` most frequent, the initial ones counting as the most frequent of all.
+
+    With the full byte alphabet as initial alphabet and a limit below 256, the reference picks among equally
+    "frequent" characters in hash order, so it is not deterministic; here the characters most frequent in the text
+    are kept, then the lowest code points. ``tie_preference``: characters kept first among those tied at the cut.
+    """
+    alphabet = seen | initial
+    if limit_alphabet is None or len(alphabet) <= limit_alphabet:
+        return alphabet
+    frequency: dict[str, int] = dict.fromkeys(seen, 0)
+    for word, count in counts.items():
+        for char in word:
+            frequency[char] += count
+    # Rarest first; initial characters go last (the reference: infinitely frequent), and among them the rarer in the
+    # text, then higher code points, go first (the reference leaves that order to hash iteration).
+    preferred = set(tie_preference)
+    ranked = sorted(alphabet, key=lambda c: (c in initial, frequency.get(c, 0), c in preferred, -ord(c)))
+    return set(ranked[len(alphabet) - limit_alphabet :])
 
 
 def _plain_words(counts: Mapping[str, int], vocab: Vocab, chars: set[str]) -> tuple[list[str], list[int]]:
@@ -328,6 +336,8 @@ def _merge_pair(
     the text before it (``symbol`` where two occurrences touch); the one after it is the start of the text after
     it (``first`` where the next occurrence follows at once). One occurrence is by far the most common case and
     has its own branch: the general loop would cost more than a tenth of the training time.
+
+    Hot loop: one piece on purpose; it runs for every word a merge touches, and its two branches share locals.
     """
     before_counts: defaultdict[str, int] = defaultdict(int)
     before_words: defaultdict[str, set[int]] = defaultdict(set)
@@ -478,6 +488,9 @@ def _merge_loop(
     ``continued``: the words start as a base's encoding (:func:`continue_bpe`), so a pair of merged tokens is not
     counted when its token would reach ``max_token_length``: the reference counts such a pair only when it is of
     two initial symbols, and starting from the alphabet it would never have counted the others.
+
+    Hot loop: one piece on purpose. Each round pops the queue, merges and requeues in the same locals; split into
+    functions, every round would pay for the calls and for passing a dozen pieces of state between them.
 
     Returns merges, merges made, stop reason.
     """
@@ -707,6 +720,8 @@ def _exact_merge_loop(
     reference's octonary heap from the start (see :func:`_merge_loop`). ``vocab`` and ``tokens`` grow in place.
 
     Returns the merge pairs (symbol strings, in order, repeats included) and the stop reason.
+
+    Hot loop: one piece on purpose, as :func:`_merge_loop` (each round's queue, merge and requeue share locals).
     """
     lengths = [[1] * len(word) for word in words]
     entry_words: dict[int, Collection[int]] = {}

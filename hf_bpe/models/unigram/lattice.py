@@ -114,6 +114,9 @@ class UnigramModel:
         ``Lattice::populate_marginal``: alpha of a node is the log-sum over the nodes ending where it starts (in
         their insertion order), beta the log-sum over the nodes starting where it ends; a node's share is
         ``exp(alpha + score + beta - Z)``.
+
+        Hot loop: one piece on purpose, the E-step's inner loop (every word, every EM round); the forward and
+        backward passes share its flat lists, and log_sum_exp is inlined (below).
         """
         # One pass builds the nodes (flat lists, in insertion order) and alpha at once: the nodes ending at a
         # position are inserted in the order of their starts, which is the order this pass meets them, and alpha of
