@@ -14,15 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hf_bpe.cli.errors import UsageError
+from hf_bpe.models.bpe.options import BpeOptions
 
 if TYPE_CHECKING:
     from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
-#: Options of ``train`` a config file may set, with their types, and their defaults (BpeTrainer's).
+#: Options of ``train`` a config file may set, with their types, and their defaults (BpeTrainer's: BpeOptions').
 TRAIN_DEFAULTS: dict[str, Any] = {
-    "vocab_size": 30000,
-    "min_frequency": 0,
+    "vocab_size": BpeOptions.vocab_size,
+    "min_frequency": BpeOptions.min_frequency,
     "special_tokens": [],
     "add_prefix_space": False,
     "max_token_length": None,
@@ -241,10 +242,28 @@ def cut(option: str, **keywords: Any) -> PreTokenizer:
         raise UsageError(f"{option}: {e}") from None
 
 
-def merging_options(settings: dict[str, Any]) -> dict[str, Any]:
-    """The settings the merge loop takes (the rest are about reading and cutting the text)."""
-    names = ("vocab_size", "min_frequency", "special_tokens", "max_token_length", "limit_alphabet")
-    return {name: settings[name] for name in names}
+def bpe_options(settings: dict[str, Any]) -> BpeOptions:
+    """The :class:`~hf_bpe.models.bpe.options.BpeOptions` the settings ask for (the rest are about reading and
+    cutting the text).
+
+    Raises:
+        UsageError: with the library's reason, in the command line's words.
+    """
+    try:
+        return BpeOptions(
+            vocab_size=settings["vocab_size"],
+            min_frequency=settings["min_frequency"],
+            special_tokens=settings["special_tokens"],
+            limit_alphabet=settings["limit_alphabet"],
+            max_token_length=settings["max_token_length"],
+            char_level=char_level_of(settings),
+        )
+    except (TypeError, ValueError) as e:
+        message = str(e)
+        name, equals, rest = message.partition("=")
+        if equals and name in TRAIN_DEFAULTS:  # "vocab_size=0: ..." -> "--vocab-size 0: ..."
+            message = f"--{name.replace('_', '-')} {rest}"
+        raise UsageError(message) from None
 
 
 def unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:

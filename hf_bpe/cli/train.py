@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import sys
 import time
@@ -29,9 +30,8 @@ from hf_bpe.cli.errors import UsageError
 from hf_bpe.cli.presentation import Progress
 from hf_bpe.cli.settings import (
     ROLES,
-    char_level_of,
+    bpe_options,
     cut,
-    merging_options,
     pre_tokenizer_of,
     settings_of,
     unigram_options,
@@ -152,15 +152,15 @@ def _train_bpe_sizes(args: argparse.Namespace, settings: dict[str, Any], base: A
     progress = Progress(not args.no_progress and not args.json)
 
     def train(vocab_size: int) -> Any:
-        options = {**merging_options(settings), "vocab_size": vocab_size}
+        options = dataclasses.replace(bpe_options(settings), vocab_size=vocab_size)
         if args.from_counts:
             return train_from_count_directory(
-                args.from_counts, workers=settings["workers"], progress=progress, continue_from=base, **options
+                args.from_counts, options=options, workers=settings["workers"], progress=progress, continue_from=base
             )
         own_split = pre_tokenizer_of(settings) if settings["regex"] else None
         return train_from_files(
             args.files,
-            char_level=char_level_of(settings),
+            options=options,
             pattern=settings["pattern"],
             normalizer=None if own_split else settings["normalizer"],
             pre_tokenizer=own_split,
@@ -170,7 +170,6 @@ def _train_bpe_sizes(args: argparse.Namespace, settings: dict[str, Any], base: A
             errors=settings["encoding_errors"],
             progress=progress,
             continue_from=base,
-            **options,
         )
 
     sizes = settings["vocab_sizes"]

@@ -15,7 +15,7 @@ from hf_bpe.cli.checks import check_special_tokens, refuse_binary, require
 from hf_bpe.cli.directories import BYTE_LEVEL, load_tokenizer, tokenizer_dir
 from hf_bpe.cli.errors import UsageError
 from hf_bpe.cli.presentation import Progress
-from hf_bpe.cli.settings import merging_options, pre_tokenizer_of, settings_of, unigram_options
+from hf_bpe.cli.settings import bpe_options, pre_tokenizer_of, settings_of, unigram_options
 
 
 def verify_encode_command(args: argparse.Namespace) -> int:
@@ -79,8 +79,8 @@ def verify_train_command(args: argparse.Namespace) -> int:
         raise UsageError("verify train compares byte-level training; --char-level is not supported there yet")
     if settings["model"] != "bpe":
         raise UsageError("verify train compares byte-level BPE training; --model wordpiece is not supported there yet")
-    options = merging_options(settings)
-    limit = options.get("limit_alphabet")
+    options = bpe_options(settings)
+    limit = options.limit_alphabet
     if limit is not None and limit < 256:
         raise UsageError(
             f"--limit-alphabet {limit} is below the byte-level alphabet's 256 symbols: tokenizers then keeps an "
@@ -90,9 +90,18 @@ def verify_train_command(args: argparse.Namespace) -> int:
     pre_tokenizer = pre_tokenizer_of(settings)
     with contextlib.closing(Progress(not args.no_progress)) as progress:
         counts = count_paths(args.files, progress, pre_tokenizer=pre_tokenizer, workers=settings["workers"]).counts
-        ours = train_bpe(counts, progress=lambda done, total: progress("merge", done, total), **options)
+        ours = train_bpe(
+            counts, progress=lambda done, total: progress("merge", done, total), **options.trainer_keywords()
+        )
     reference = reference_training(
-        args.files, pre_tokenizer=pre_tokenizer, show_progress=not args.no_progress, **options
+        args.files,
+        pre_tokenizer=pre_tokenizer,
+        show_progress=not args.no_progress,
+        vocab_size=options.vocab_size,
+        min_frequency=options.min_frequency,
+        special_tokens=options.special_tokens,
+        max_token_length=options.max_token_length,
+        limit_alphabet=options.limit_alphabet,
     )
     report = compare_training((ours.vocab, ours.merges), reference, counts)
     print(json.dumps(asdict(report), ensure_ascii=False, indent=2) if args.json else format_training_report(report))

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.models.bpe.files import read_merges, read_vocab
-from hf_bpe.models.bpe.options import Merges, Vocab
+from hf_bpe.models.bpe.options import BpeOptions, Merges, Vocab
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 #: How many tokens of context the examples show on each side of the first difference.
@@ -224,7 +224,7 @@ def compare_training(
 def reference_training(
     paths: Sequence[str | os.PathLike[str]],
     *,
-    vocab_size: int = 30000,
+    vocab_size: int = BpeOptions.vocab_size,
     min_frequency: int = 0,
     special_tokens: Sequence[str] = (),
     add_prefix_space: bool = False,

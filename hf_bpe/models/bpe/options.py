@@ -1,13 +1,20 @@
-"""What a BPE model is made of (its vocabulary and merges, as types) and how a char-level one is made."""
+"""What a BPE model is made of (its vocabulary and merges, as types) and what training one is asked for: the
+options with ``BpeTrainer``'s defaults, checked in one place, and how a char-level one is made."""
 
 from __future__ import annotations
 
 import dataclasses
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 #: Token (spelled with the byte-level alphabet, or plain characters for char-level BPE) to id.
 Vocab = dict[str, int]
 #: The merges in the order they apply, as ``merges.txt`` lists them.
 Merges = list[tuple[str, str]]
+
+#: The largest vocabulary the merge loop can make: it spells each token id as one character.
+MAX_VOCAB_SIZE = sys.maxunicode + 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,3 +31,123 @@ class CharLevel:
     end_of_word_suffix: str | None = "</w>"
     continuing_subword_prefix: str | None = None
     lowercase: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class BpeOptions:
+    """What BPE training is asked for, with ``BpeTrainer``'s defaults, checked when made.
+
+    The Python API's front ends take one (``options=``) or its fields as keywords; the command line, its
+    ``--config`` presets and a continued tokenizer map onto it. How the text is cut (pattern, normalizer, prefix
+    space) is the pre-tokenizer's, not the model's, and is not here.
+
+    Attributes:
+        vocab_size: the vocabulary size to reach, special tokens and the alphabet included.
+        min_frequency: stop when the most frequent pair occurs fewer times than this.
+        special_tokens: tokens given the first ids, in order (a list is kept as a tuple).
+        limit_alphabet: keep at most this many alphabet characters, the most frequent ones.
+        max_token_length: make merged tokens only below this many characters.
+        char_level: train char-level BPE (:class:`CharLevel`) instead of byte-level.
+
+    Raises:
+        ValueError: naming the option and the value: a count below its least value or not an integer, a
+            ``vocab_size`` above :data:`MAX_VOCAB_SIZE`, an empty or repeated special token.
+        TypeError: ``special_tokens`` given as one string.
+
+    >>> BpeOptions(vocab_size=1000, special_tokens=["<s>"])
+    BpeOptions(vocab_size=1000, min_frequency=0, special_tokens=('<s>',), limit_alphabet=None, \
+max_token_length=None, char_level=None)
+    >>> BpeOptions(vocab_size=0)
+    Traceback (most recent call last):
+    ValueError: vocab_size=0: must be an integer of at least 1
+    """
+
+    vocab_size: int = 30000
+    min_frequency: int = 0
+    special_tokens: Sequence[str] = ()
+    limit_alphabet: int | None = None
+    max_token_length: int | None = None
+    char_level: CharLevel | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.special_tokens, str):
+            raise TypeError(f"special_tokens={self.special_tokens!r} is a string; pass a list of strings")
+        object.__setattr__(self, "special_tokens", tuple(self.special_tokens))
+        check_count("vocab_size", self.vocab_size, 1)
+        check_count("min_frequency", self.min_frequency, 0)
+        check_count("limit_alphabet", self.limit_alphabet, 0, optional=True)
+        check_count("max_token_length", self.max_token_length, 1, optional=True)
+        if self.vocab_size > MAX_VOCAB_SIZE:
+            raise ValueError(
+                f"vocab_size={self.vocab_size}: hf_bpe trains vocabularies of at most {MAX_VOCAB_SIZE:,} tokens"
+            )
+        check_special_tokens(self.special_tokens)
+        if self.char_level is not None and not isinstance(self.char_level, CharLevel):
+            raise TypeError(f"char_level={self.char_level!r}: give a CharLevel (or None for byte-level BPE)")
+
+    def trainer_keywords(self) -> dict[str, Any]:
+        """The keywords of :func:`hf_bpe.models.bpe.trainer.train_bpe` these options give (its alphabet aside).
+
+        >>> BpeOptions(vocab_size=300, char_level=CharLevel()).trainer_keywords()["end_of_word_suffix"]
+        '</w>'
+        """
+        char_level = self.char_level
+        return {
+            "vocab_size": self.vocab_size,
+            "min_frequency": self.min_frequency,
+            "special_tokens": self.special_tokens,
+            "limit_alphabet": self.limit_alphabet,
+            "max_token_length": self.max_token_length,
+            "end_of_word_suffix": char_level.end_of_word_suffix if char_level else None,
+            "continuing_subword_prefix": char_level.continuing_subword_prefix if char_level else None,
+        }
+
+    @classmethod
+    def of(cls, options: BpeOptions | None, keywords: Mapping[str, Any], caller: str) -> BpeOptions:
+        """``options`` (default: the defaults) with the fields given as ``keywords`` replaced: what each front end
+        takes.
+
+        Raises:
+            TypeError: naming ``caller`` and the keyword that is no option.
+
+        >>> BpeOptions.of(BpeOptions(vocab_size=500), {"min_frequency": 2}, "f").min_frequency
+        2
+        >>> BpeOptions.of(None, {"vocab_sise": 5}, "train_from_files")
+        Traceback (most recent call last):
+        TypeError: train_from_files() got an unexpected keyword argument 'vocab_sise' (BPE's options: \
+vocab_size, min_frequency, special_tokens, limit_alphabet, max_token_length, char_level)
+        """
+        names = [field.name for field in dataclasses.fields(cls)]
+        for name in keywords:
+            if name not in names:
+                raise TypeError(
+                    f"{caller}() got an unexpected keyword argument {name!r} (BPE's options: {', '.join(names)})"
+                )
+        return dataclasses.replace(options or cls(), **keywords)
+
+
+def check_count(name: str, value: Any, least: int, *, optional: bool = False) -> None:
+    """Refuse ``value`` unless it is an integer of at least ``least`` (or None, when ``optional``).
+
+    Raises:
+        ValueError: naming the option and the value.
+    """
+    if value is None and optional:
+        return
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise ValueError(f"{name}={value!r}: must be an integer of at least {least}")
+
+
+def check_special_tokens(tokens: Sequence[Any]) -> None:
+    """Refuse an empty, non-string or repeated special token.
+
+    Raises:
+        ValueError: naming the token.
+    """
+    seen: set[str] = set()
+    for token in tokens:
+        if not isinstance(token, str) or not token:
+            raise ValueError(f"special token {token!r}: special tokens must be non-empty strings")
+        if token in seen:
+            raise ValueError(f"special token {token!r} is given twice; list each special token once")
+        seen.add(token)

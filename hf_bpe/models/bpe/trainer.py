@@ -69,14 +69,13 @@ import functools
 import heapq
 import math
 import os
-import sys
 from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Mapping, MutableSequence, Sequence
 from itertools import repeat
 
 from hf_bpe.collector import collector_paused
-from hf_bpe.models.bpe.options import Merges, Vocab
+from hf_bpe.models.bpe.options import BpeOptions, Merges, Vocab, check_count
 from hf_bpe.models.bpe.result import TrainResult
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.processes import run_forked
@@ -89,8 +88,6 @@ STOP_NO_PAIRS = "no_pairs"
 #: From this many distinct words on, the initial pair count is shared with a child process (see ``workers``).
 PARALLEL_MIN_WORDS = 10_000
 
-#: The largest vocabulary: the merge loop spells each token id as one character (code points 0 to 0x10FFFF).
-MAX_VOCAB_SIZE = sys.maxunicode + 1
 
 # How the merge loop packs a queue entry into one int: -count, then left id, right id (21 bits each: every id is a
 # code point), then the entry's sequence number (42 bits).
@@ -110,7 +107,7 @@ ProgressCallback = Callable[[int, int], None]
 def train_bpe(
     counts: Mapping[str, int],
     *,
-    vocab_size: int = 30000,
+    vocab_size: int = BpeOptions.vocab_size,
     min_frequency: int = 0,
     special_tokens: Sequence[str] = (),
     limit_alphabet: int | None = None,
@@ -290,28 +287,15 @@ def _check_options(
     special_tokens: Sequence[str],
     workers: int | None = None,
 ) -> None:
-    if isinstance(special_tokens, str):
-        raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
-    for name, value, least in (
-        ("vocab_size", vocab_size, 1),
-        ("min_frequency", min_frequency, 0),
-        ("limit_alphabet", limit_alphabet, 0),
-        ("max_token_length", max_token_length, 1),
-        ("workers", workers, 1),
-    ):
-        if value is None and name in ("limit_alphabet", "max_token_length", "workers"):
-            continue
-        if not isinstance(value, int) or isinstance(value, bool) or value < least:
-            raise ValueError(f"{name}={value!r}: must be an integer of at least {least}")
-    if vocab_size > MAX_VOCAB_SIZE:
-        raise ValueError(f"vocab_size={vocab_size}: hf_bpe trains vocabularies of at most {MAX_VOCAB_SIZE:,} tokens")
-    seen: set[str] = set()
-    for token in special_tokens:
-        if not isinstance(token, str) or not token:
-            raise ValueError(f"special token {token!r}: special tokens must be non-empty strings")
-        if token in seen:
-            raise ValueError(f"special token {token!r} is given twice; list each special token once")
-        seen.add(token)
+    """The checks of :class:`~hf_bpe.models.bpe.options.BpeOptions`, and the workers'."""
+    BpeOptions(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+        limit_alphabet=limit_alphabet,
+        max_token_length=max_token_length,
+    )
+    check_count("workers", workers, 1, optional=True)
 
 
 def _merge_pair(

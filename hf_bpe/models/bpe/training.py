@@ -21,7 +21,7 @@ from typing import Any
 from hf_bpe.counting.counting import FileCounts, count_files, count_sequences, counting_settings, dataset_rows
 from hf_bpe.counting.counts_dir import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
 from hf_bpe.models.bpe.continuing import BaseTokenizer, as_base, continue_bpe
-from hf_bpe.models.bpe.options import CharLevel
+from hf_bpe.models.bpe.options import BpeOptions, CharLevel
 from hf_bpe.models.bpe.trainer import TrainResult, train_bpe
 from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel
 from hf_bpe.models.shortfall import shortfall as why_short
@@ -182,70 +182,60 @@ def continuing_cut(
 
 
 def training_cut(
-    continue_from: str | os.PathLike[str] | BaseTokenizer | None,
-    *,
-    limit_alphabet: int | None = None,
-    **options: Any,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None, options: BpeOptions, **cutting: Any
 ) -> tuple[BaseTokenizer | None, PreTokenizer]:
     """The base to continue from (None for a new tokenizer) and the pre-tokenizer that cuts the corpus for it:
     :func:`continuing_cut`, or :func:`pre_tokenizer_for` for a new tokenizer (``limit_alphabet`` matters only
-    when continuing, which refuses it). ``options``: the pre-tokenizer keywords."""
+    when continuing, which refuses it). ``cutting``: the pre-tokenizer keywords besides the options'."""
+    common = {"special_tokens": options.special_tokens, "char_level": options.char_level, **cutting}
     if continue_from is not None:
-        return continuing_cut(continue_from, limit_alphabet=limit_alphabet, **options)
-    return None, pre_tokenizer_for(**options)
+        return continuing_cut(continue_from, limit_alphabet=options.limit_alphabet, **common)
+    return None, pre_tokenizer_for(**common)
 
 
 @with_progress
 def train_from_counts(
     counts: Mapping[str, int],
     *,
-    vocab_size: int = 30000,
-    min_frequency: int = 0,
-    special_tokens: Sequence[str] = (),
+    options: BpeOptions | None = None,
     add_prefix_space: bool = False,
-    max_token_length: int | None = None,
-    limit_alphabet: int | None = None,
-    char_level: CharLevel | None = None,
     pattern: str | None = None,
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
     workers: int | None = None,
     progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    **model_options: Any,
 ) -> TrainResult:
     """Train on pre-token counts (byte-level spelling), e.g. from :mod:`hf_bpe.counting.counts_dir`.
 
-    The pre-tokenizer keywords (``pattern``, ``normalizer``, ``add_prefix_space``, ``pre_tokenizer``) only record
-    how the counts were made, for the tokenizer files. With ``char_level`` the counts are of words in their own
+    ``options`` / ``model_options``: :class:`~hf_bpe.models.bpe.options.BpeOptions`, or its fields as keywords. The
+    pre-tokenizer keywords (``pattern``, ``normalizer``, ``add_prefix_space``, ``pre_tokenizer``) only record how
+    the counts were made, for the tokenizer files. With ``char_level`` the counts are of words in their own
     characters, and the alphabet is the characters seen. ``workers``: see :func:`hf_bpe.models.bpe.trainer.train_bpe`.
     ``continue_from``: see :func:`train_from_files` (the counts must be cut with the base's pre-tokenizer).
 
     >>> train_from_counts({"Ġhug": 3, "Ġpug": 2}, vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
     """
+    options = BpeOptions.of(options, model_options, "train_from_counts")
     report = callback(progress)
     merge_progress = None if report is None else (lambda done, total: report("merge", done, total))
     base, cut = training_cut(
-        continue_from,
-        pre_tokenizer=pre_tokenizer,
-        pattern=pattern,
-        normalizer=normalizer,
+        continue_from, options, pre_tokenizer=pre_tokenizer, pattern=pattern, normalizer=normalizer,
         add_prefix_space=add_prefix_space,
-        char_level=char_level,
-        limit_alphabet=limit_alphabet,
-        special_tokens=special_tokens,
-    )
+    )  # fmt: skip
     kept: dict[str, Any]  # what the result keeps besides the pre-tokenizer: the base's roles, or char_level
     if base is not None:
         result = continue_bpe(
             counts,
             base.vocab,
             base.merges,
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
+            vocab_size=options.vocab_size,
+            min_frequency=options.min_frequency,
             special_tokens=base.special_tokens,
-            new_special_tokens=special_tokens,
-            max_token_length=max_token_length,
+            new_special_tokens=options.special_tokens,
+            max_token_length=options.max_token_length,
             workers=workers,
             progress=merge_progress,
         )
@@ -253,19 +243,13 @@ def train_from_counts(
     else:
         result = train_bpe(
             counts,
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens,
-            limit_alphabet=limit_alphabet,
-            max_token_length=max_token_length,
             initial_alphabet=BYTE_ALPHABET if cut.byte_level else (),
-            end_of_word_suffix=char_level.end_of_word_suffix if char_level else None,
-            continuing_subword_prefix=char_level.continuing_subword_prefix if char_level else None,
             workers=workers,
             progress=merge_progress,
+            **options.trainer_keywords(),
         )
-        kept = {"char_level": char_level}
-    message = shortfall(result, vocab_size, min_frequency)
+        kept = {"char_level": options.char_level}
+    message = shortfall(result, options.vocab_size, options.min_frequency)
     if message is not None:
         warnings.warn(message, TrainingWarning, stacklevel=caller_stacklevel())
     return dataclasses.replace(result, pre_tokenizer=cut.for_encoding(), **kept)
@@ -275,39 +259,31 @@ def train_from_counts(
 def train_from_files(
     paths: Iterable[str | os.PathLike[str]],
     *,
-    vocab_size: int = 30000,
-    min_frequency: int = 0,
-    special_tokens: Sequence[str] = (),
+    options: BpeOptions | None = None,
     add_prefix_space: bool = False,
-    max_token_length: int | None = None,
-    limit_alphabet: int | None = None,
     workers: int | None = None,
     exclude_special_tokens: bool = False,
     errors: str = "strict",
-    char_level: CharLevel | None = None,
     pattern: str | None = None,
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
     progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    **model_options: Any,
 ) -> TrainResult:
     """Train on text files, read line by line as ``Tokenizer.train(files, trainer)`` reads them.
 
     Args:
         paths: UTF-8 text files.
-        vocab_size: the vocabulary size, special tokens and the 256 byte characters included.
-        min_frequency: stop when the best pair occurs fewer times than this.
-        special_tokens: tokens given ids 0, 1, ... in order.
+        options: what to train (:class:`~hf_bpe.models.bpe.options.BpeOptions`: ``vocab_size``, ``min_frequency``,
+            ``special_tokens``, ``limit_alphabet``, ``max_token_length``, ``char_level``); its fields may also be
+            given as keywords (``model_options``), which replace the ``options``' own.
         add_prefix_space: add a space before text that does not start with one (see
             :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.pre_tokenize`).
-        max_token_length: see :func:`hf_bpe.models.bpe.trainer.train_bpe`.
-        limit_alphabet: see :func:`hf_bpe.models.bpe.trainer.train_bpe`.
         workers: processes for counting and for the initial pair count (default: the CPU count).
         exclude_special_tokens: cut special tokens out of the text before counting (the reference counts them as
             ordinary text, tokenizers#1616).
         errors: ``"strict"`` or ``"replace"`` for invalid UTF-8, see :func:`hf_bpe.counting.counting.count_files`.
-        char_level: train char-level BPE (words split on white space, an end-of-word suffix) instead of
-            byte-level, as ``BpeTrainer(end_of_word_suffix=...)`` behind a ``WhitespaceSplit`` pre-tokenizer.
         pattern: the split: a preset's name (``"gpt2"``, ``"llama3"``, ``"cl100k"``, ``"o200k"``, ``"qwen2"``,
             ``"deepseek-v3"``, see :data:`hf_bpe.pipeline.pre_tokenizers.PRESETS`) or a regex (default: GPT-2's).
         normalizer: ``"none"``, ``"nfc"``, ``"nfkc"`` or ``"lowercase"`` (default: the preset's, or none).
@@ -330,27 +306,16 @@ def train_from_files(
     >>> train_from_files([path], vocab_size=258, workers=1).merges
     [('u', 'g'), ('h', 'ug')]
     """
+    options = BpeOptions.of(options, model_options, "train_from_files")
     base, cut = training_cut(
-        continue_from,
-        pre_tokenizer=pre_tokenizer,
-        pattern=pattern,
-        normalizer=normalizer,
-        add_prefix_space=add_prefix_space,
-        special_tokens=special_tokens,
-        exclude_special_tokens=exclude_special_tokens,
-        char_level=char_level,
-        limit_alphabet=limit_alphabet,
-    )
+        continue_from, options, pre_tokenizer=pre_tokenizer, pattern=pattern, normalizer=normalizer,
+        add_prefix_space=add_prefix_space, exclude_special_tokens=exclude_special_tokens,
+    )  # fmt: skip
     counted = count_paths(paths, progress, workers=workers, errors=errors, pre_tokenizer=cut)
     result = train_from_counts(
         counted.counts,
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        special_tokens=special_tokens,
-        max_token_length=max_token_length,
-        limit_alphabet=limit_alphabet,
-        char_level=char_level,
-        pre_tokenizer=None if char_level or base else cut,
+        options=options,
+        pre_tokenizer=None if options.char_level or base else cut,
         workers=workers,
         progress=progress,
         continue_from=base,
@@ -362,19 +327,15 @@ def train_from_files(
 def train_from_iterator(
     sequences: Iterable[str | Sequence[str]],
     *,
-    vocab_size: int = 30000,
-    min_frequency: int = 0,
-    special_tokens: Sequence[str] = (),
+    options: BpeOptions | None = None,
     add_prefix_space: bool = False,
-    max_token_length: int | None = None,
-    limit_alphabet: int | None = None,
     exclude_special_tokens: bool = False,
-    char_level: CharLevel | None = None,
     pattern: str | None = None,
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
     progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    **model_options: Any,
 ) -> TrainResult:
     """Train on an iterable of strings or of batches (lists) of strings, as ``train_from_iterator`` does.
 
@@ -387,14 +348,9 @@ def train_from_iterator(
     return _train_from_sequences(
         sequences,
         0,
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        special_tokens=special_tokens,
+        BpeOptions.of(options, model_options, "train_from_iterator"),
         add_prefix_space=add_prefix_space,
-        max_token_length=max_token_length,
-        limit_alphabet=limit_alphabet,
         exclude_special_tokens=exclude_special_tokens,
-        char_level=char_level,
         pattern=pattern,
         normalizer=normalizer,
         pre_tokenizer=pre_tokenizer,
@@ -406,39 +362,21 @@ def train_from_iterator(
 def _train_from_sequences(
     sequences: Iterable[str | Sequence[str]],
     total: int,
+    options: BpeOptions,
     *,
-    special_tokens: Sequence[str],
-    add_prefix_space: bool,
-    exclude_special_tokens: bool,
-    char_level: CharLevel | None,
-    pattern: str | None,
-    normalizer: str | None,
-    pre_tokenizer: PreTokenizer | None,
     progress: ProgressOption,
-    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
-    **merging: Any,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None,
+    **cutting: Any,
 ) -> TrainResult:
-    """Count ``sequences`` (``total`` of them, 0 if unknown) as the keywords say and train on the counts."""
-    base, cut = training_cut(
-        continue_from,
-        pre_tokenizer=pre_tokenizer,
-        pattern=pattern,
-        normalizer=normalizer,
-        add_prefix_space=add_prefix_space,
-        special_tokens=special_tokens,
-        exclude_special_tokens=exclude_special_tokens,
-        char_level=char_level,
-        limit_alphabet=merging.get("limit_alphabet"),
-    )
+    """Count ``sequences`` (``total`` of them, 0 if unknown) cut as the keywords say, and train on the counts."""
+    base, cut = training_cut(continue_from, options, **cutting)
     counts = count_sequences(sequences, pre_tokenizer=cut, progress=_count_progress(progress, total))
     return train_from_counts(
         counts,
-        special_tokens=special_tokens,
-        char_level=char_level,
-        pre_tokenizer=None if char_level or base else cut,
+        options=options,
+        pre_tokenizer=None if options.char_level or base else cut,
         progress=progress,
         continue_from=base,
-        **merging,
     )
 
 
@@ -447,19 +385,15 @@ def train_from_dataset(
     dataset: Any,
     column: str = "text",
     *,
-    vocab_size: int = 30000,
-    min_frequency: int = 0,
-    special_tokens: Sequence[str] = (),
+    options: BpeOptions | None = None,
     add_prefix_space: bool = False,
-    max_token_length: int | None = None,
-    limit_alphabet: int | None = None,
     exclude_special_tokens: bool = False,
-    char_level: CharLevel | None = None,
     pattern: str | None = None,
     normalizer: str | None = None,
     pre_tokenizer: PreTokenizer | None = None,
     progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    **model_options: Any,
 ) -> TrainResult:
     """Train on a ``datasets.Dataset`` column, each row one sequence (as ``train_from_iterator`` over the rows).
 
@@ -473,14 +407,9 @@ def train_from_dataset(
     return _train_from_sequences(
         dataset_rows(dataset, column),
         len(dataset),
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        special_tokens=special_tokens,
+        BpeOptions.of(options, model_options, "train_from_dataset"),
         add_prefix_space=add_prefix_space,
-        max_token_length=max_token_length,
-        limit_alphabet=limit_alphabet,
         exclude_special_tokens=exclude_special_tokens,
-        char_level=char_level,
         pattern=pattern,
         normalizer=normalizer,
         pre_tokenizer=pre_tokenizer,
@@ -579,25 +508,26 @@ def count_to_directory(
 def train_from_count_directory(
     directory: str | os.PathLike[str],
     *,
-    vocab_size: int = 30000,
-    min_frequency: int = 0,
-    special_tokens: Sequence[str] = (),
-    max_token_length: int | None = None,
-    limit_alphabet: int | None = None,
+    options: BpeOptions | None = None,
     workers: int | None = None,
     progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    **model_options: Any,
 ) -> TrainResult:
     """Train on a counts directory written by :func:`count_to_directory` (or ``hf-bpe count``).
 
     The pre-tokenizer (pattern, normalizer, prefix space, special tokens cut out) is the one recorded in the
     directory, and goes into the tokenizer files. With ``continue_from`` (see :func:`train_from_files`) it must be
-    the base's.
+    the base's. ``options`` / ``model_options``: as in :func:`train_from_files` (byte-level: a counts directory
+    holds no char-level counts).
 
     Raises:
         FileNotFoundError: if the directory has no manifest (an unfinished or foreign directory).
         ValueError: naming a corrupt file, or counts of another format version.
     """
+    options = BpeOptions.of(options, model_options, "train_from_count_directory")
+    if options.char_level is not None:
+        raise ValueError(f"{directory}: a counts directory trains byte-level BPE; char_level is not supported there")
     recorded = PreTokenizer.from_settings(read_manifest(directory)["settings"])
     if recorded.bert is not None:
         raise ValueError(
@@ -620,11 +550,7 @@ def train_from_count_directory(
         continue_from = base
     return train_from_counts(
         dict(iter_counts(directory)),
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        special_tokens=special_tokens,
-        max_token_length=max_token_length,
-        limit_alphabet=limit_alphabet,
+        options=options,
         pre_tokenizer=None if continue_from is not None else recorded,
         workers=workers,
         progress=progress,
