@@ -185,22 +185,7 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         verbose: bool = True,
         **kwargs: Any,
     ) -> BatchEncoding:
-        if not isinstance(text, (str, list, tuple)):
-            raise TypeError(
-                f"expected a string or a list of strings to encode, got {type(text).__name__}: {text!r:.60}"
-            )
-        # How TokenizersBackend._encode_plus tells a batch from one text (pre-split words: a list of lists).
-        if is_split_into_words:
-            batched = isinstance(text, (list, tuple)) and bool(text) and isinstance(text[0], (list, tuple))
-        else:
-            batched = isinstance(text, (list, tuple))
-        texts = text if batched else [text]
-        for index, item in enumerate(texts):
-            # Strings, pairs or pre-split words (lists), or ids (ints, already encoded) are what transformers takes.
-            if not isinstance(item, (str, list, tuple, int)):
-                raise TypeError(
-                    f"item {index} of the batch is {type(item).__name__}: {item!r:.60}; expected a string to encode"
-                )
+        batched, texts = _batch(text, is_split_into_words)
         options: dict[str, Any] = {
             "add_special_tokens": add_special_tokens,
             "padding_strategy": padding_strategy,
@@ -217,19 +202,11 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             "return_length": return_length,
             "verbose": verbose,
         }
-        if is_split_into_words:
-            sequence_ok = _is_words
-            item_ok = (lambda t: _is_words(t) or _is_words_pair(t)) if batched else _is_words
-            pairs_ok = text_pair is None or (_is_words(text_pair) if not batched else isinstance(text_pair, list))
-        else:
-            sequence_ok = _is_str
-            item_ok = lambda t: isinstance(t, str) or _is_text_pair(t)  # noqa: E731
-            pairs_ok = text_pair is None or isinstance(text_pair, (str, list, tuple))
+        sequence_ok = _is_words if is_split_into_words else _is_str
         known = ("split_special_tokens", "return_offsets_mapping", *self.call_options)
         ours = (
             (self.encodes_split_words or not is_split_into_words)
-            and all(map(item_ok, texts))
-            and pairs_ok
+            and _inputs_ours(texts, text_pair, batched, is_split_into_words)
             and not any(value for key, value in kwargs.items() if key not in known)
             and self._fast_path_ok()
         )
@@ -244,45 +221,20 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         offsets = bool(kwargs.get("return_offsets_mapping"))
         if offsets:
             self.check_offsets_supported()
-        # How TokenizersBackend._encode_plus reads its inputs (an empty text_pair counts as none).
-        items: list[tuple[Any, ...]]
-        if batched:
-            if isinstance(text_pair, str):
-                raise TypeError("when encoding a batch of texts, text_pair must be a list of the same length")
-            if text_pair is not None and len(text_pair) != len(texts):
-                raise ValueError(f"text has {len(texts)} items but text_pair has {len(text_pair)}; give one pair each")
-            if text_pair is not None:
-                items = [(first, second) for first, second in zip(texts, text_pair, strict=True)]
-            else:
-                items = [(item,) if sequence_ok(item) else tuple(item) for item in texts]
-        else:
-            items = [(text, text_pair)] if text_pair else [(text,)]
-        if text_pair is not None and not all(map(sequence_ok, (item[1] for item in items if len(item) > 1))):
-            raise TypeError(
-                f"text_pair holds {text_pair!r:.60}; give strings (or lists of words with is_split_into_words)"
-            )
-        plain = (
-            all(len(item) == 1 and isinstance(item[0], str) for item in items)
-            and not offsets
-            and padding_strategy == PaddingStrategy.DO_NOT_PAD
-            and truncation_strategy == TruncationStrategy.DO_NOT_TRUNCATE
-            and not return_overflowing_tokens
-            and not return_special_tokens_mask
-            and not return_length
+        items = _items(text, texts, text_pair, batched, sequence_ok)
+        # Single texts, nothing but ids, type ids and masks asked for: the short way (_encode_plain).
+        plain = all(len(item) == 1 and isinstance(item[0], str) for item in items) and not (
+            offsets or return_overflowing_tokens or return_special_tokens_mask or return_length
         )
+        plain = plain and padding_strategy == PaddingStrategy.DO_NOT_PAD
+        plain = plain and truncation_strategy == TruncationStrategy.DO_NOT_TRUNCATE
         # The rows' lists make no reference cycles, but each few hundred would start a collection that walks them
         # all again (4-10 % of the time of a batch).
         with collector_paused():
             if plain:
                 return self._encode_plain(text, [item[0] for item in items], call, options)
             if truncation_strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is not None:
-                # Checked when the Rust backend sets its truncation (TokenizerImpl::with_truncation), whatever the text.
-                effective = max_length - self.num_special_tokens_to_add(pair=False)
-                if effective < stride:
-                    raise ValueError(
-                        f"stride={stride} is larger than max_length={max_length} less the special tokens added "
-                        f"({effective}); choose a smaller stride"
-                    )
+                self._check_stride(max_length, stride)
             if offsets or not all(isinstance(sequence, str) for item in items for sequence in item):
                 encodings = [self._encode_item(item, call, offsets, options) for item in items]
             else:
@@ -292,6 +244,16 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
                     self._encode_item(item, call, offsets, options, [next(flat) for _ in item]) for item in items
                 ]
             return self._batch_encoding(encodings, batched, offsets, options)
+
+    def _check_stride(self, max_length: int, stride: int) -> None:
+        """Refuse a ``stride`` that leaves no room, as the Rust backend does when it sets its truncation
+        (TokenizerImpl::with_truncation), whatever the text."""
+        effective = max_length - self.num_special_tokens_to_add(pair=False)
+        if effective < stride:
+            raise ValueError(
+                f"stride={stride} is larger than max_length={max_length} less the special tokens added "
+                f"({effective}); choose a smaller stride"
+            )
 
     def _encode_plain(
         self, text: Any, texts: list[str], call: dict[str, Any], options: dict[str, Any]
@@ -451,6 +413,66 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             data = {key: value[0] if value and isinstance(value[0], list) else value for key, value in data.items()}
             return BatchEncoding(data)
         return BatchEncoding(data, tensor_type=tensors)
+
+
+def _batch(text: Any, is_split_into_words: bool) -> tuple[bool, list[Any]]:
+    """Whether ``text`` is a batch, and its items (one text: a batch of one), as TokenizersBackend._encode_plus
+    tells them apart (pre-split words: a list of lists).
+
+    Raises:
+        TypeError: naming what is neither text nor what transformers takes (pairs, pre-split words, ids).
+    """
+    if not isinstance(text, (str, list, tuple)):
+        raise TypeError(f"expected a string or a list of strings to encode, got {type(text).__name__}: {text!r:.60}")
+    if is_split_into_words:
+        batched = isinstance(text, (list, tuple)) and bool(text) and isinstance(text[0], (list, tuple))
+    else:
+        batched = isinstance(text, (list, tuple))
+    texts = list(text) if batched else [text]
+    for index, item in enumerate(texts):
+        if not isinstance(item, (str, list, tuple, int)):
+            raise TypeError(
+                f"item {index} of the batch is {type(item).__name__}: {item!r:.60}; expected a string to encode"
+            )
+    return batched, texts
+
+
+def _inputs_ours(texts: list[Any], text_pair: Any, batched: bool, is_split_into_words: bool) -> bool:
+    """Whether the inputs are texts, pairs of texts or pre-split words, which the rows encode themselves (ids and
+    anything else go through transformers' own path)."""
+    if is_split_into_words:
+        item_ok = (lambda t: _is_words(t) or _is_words_pair(t)) if batched else _is_words
+        pairs_ok = text_pair is None or (_is_words(text_pair) if not batched else isinstance(text_pair, list))
+    else:
+        item_ok = lambda t: isinstance(t, str) or _is_text_pair(t)  # noqa: E731
+        pairs_ok = text_pair is None or isinstance(text_pair, (str, list, tuple))
+    return pairs_ok and all(map(item_ok, texts))
+
+
+def _items(
+    text: Any, texts: list[Any], text_pair: Any, batched: bool, sequence_ok: Callable[[Any], bool]
+) -> list[tuple[Any, ...]]:
+    """One tuple per row: its sequence, or its two; as TokenizersBackend._encode_plus reads its inputs (an empty
+    ``text_pair`` counts as none).
+
+    Raises:
+        TypeError, ValueError: naming a ``text_pair`` that does not go with ``text``.
+    """
+    items: list[tuple[Any, ...]]
+    if batched:
+        if isinstance(text_pair, str):
+            raise TypeError("when encoding a batch of texts, text_pair must be a list of the same length")
+        if text_pair is not None and len(text_pair) != len(texts):
+            raise ValueError(f"text has {len(texts)} items but text_pair has {len(text_pair)}; give one pair each")
+        if text_pair is not None:
+            items = [(first, second) for first, second in zip(texts, text_pair, strict=True)]
+        else:
+            items = [(item,) if sequence_ok(item) else tuple(item) for item in texts]
+    else:
+        items = [(text, text_pair)] if text_pair else [(text,)]
+    if text_pair is not None and not all(map(sequence_ok, (item[1] for item in items if len(item) > 1))):
+        raise TypeError(f"text_pair holds {text_pair!r:.60}; give strings (or lists of words with is_split_into_words)")
+    return items
 
 
 def _is_str(item: Any) -> bool:

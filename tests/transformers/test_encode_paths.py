@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_pretokenizer import ALL_PRESETS, our_pieces, reference_pieces, reference_tokenizer
+from pipeline.test_pretokenizer import ALL_PRESETS, our_pieces, reference_pieces, reference_tokenizer
 from tokenizers import Regex, pre_tokenizers
 
 from hf_bpe import BPETokenizer

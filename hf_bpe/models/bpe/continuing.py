@@ -181,13 +181,11 @@ def continue_bpe(
             characters.
         merges: the base's merges in rank order.
         vocab_size: the vocabulary size to reach, the base included (at least the base's size).
-        min_frequency: as in :func:`train_bpe`.
         special_tokens: which tokens of the base are special tokens (kept, with their ids).
         new_special_tokens: special tokens to add after the base's tokens; one already special in the base is
             skipped, one that is an ordinary token of the base is refused.
-        max_token_length: as in :func:`train_bpe` (a base token spans as many symbols as it has bytes).
-        workers: as in :func:`train_bpe`.
-        progress: as in :func:`train_bpe`.
+        min_frequency, max_token_length, workers, progress: as in :func:`train_bpe` (a base token spans as many
+            symbols as it has bytes).
 
     Returns:
         The base's vocabulary and merges with the new ones after them; ``merges_learned`` counts the new merges.
@@ -197,13 +195,10 @@ def continue_bpe(
             new special token that is an ordinary token of the base, or a bad option (as :func:`train_bpe`).
 
     >>> from hf_bpe.models.bpe.trainer import train_bpe
-    >>> base = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=257)
-    >>> base.merges
-    [('u', 'g')]
-    >>> more = continue_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, base.vocab, base.merges,
-    ...                     vocab_size=259)
-    >>> more.merges, more.vocab["hug"]
-    ([('u', 'g'), ('u', 'n'), ('h', 'ug')], 258)
+    >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+    >>> base = train_bpe(counts, vocab_size=257)
+    >>> base.merges, continue_bpe(counts, base.vocab, base.merges, vocab_size=259).merges
+    ([('u', 'g')], [('u', 'g'), ('u', 'n'), ('h', 'ug')])
     """
     _check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
     tokens = _base_tokens(vocab)

@@ -123,27 +123,23 @@ def train_bpe(
 
     Args:
         counts: pre-token to count, spelled in the alphabet of the tokens (byte-level for byte-level BPE).
-        vocab_size: the vocabulary size to reach, special tokens and alphabet included.
-        min_frequency: stop when the most frequent pair occurs fewer times than this.
-        special_tokens: tokens given the first ids, in order (duplicates are skipped).
-        limit_alphabet: keep at most this many alphabet characters, the most frequent ones (see :func:`_alphabet`).
+        vocab_size, min_frequency, special_tokens, limit_alphabet, max_token_length: as
+            :class:`~hf_bpe.models.bpe.options.BpeOptions` (``limit_alphabet``'s ties: :func:`_alphabet`;
+            ``max_token_length``: the module docstring).
         initial_alphabet: characters always in the alphabet (default: the 256 byte-level characters).
-        max_token_length: merged tokens are made only below this many characters (see the module docstring).
-        end_of_word_suffix: char-level BPE: appended to the last character of every word (e.g. ``"</w>"``).
-        continuing_subword_prefix: char-level BPE: prepended to every character but a word's first (e.g. ``"##"``).
+        end_of_word_suffix, continuing_subword_prefix: char-level BPE's affixes
+            (:class:`~hf_bpe.models.bpe.options.CharLevel`'s).
         workers: processes for the initial pair count (default: the CPU count; used from
             :data:`PARALLEL_MIN_WORDS` words); the result is the same for any number.
         progress: called as ``progress(merges_done, merges_wanted)`` during merging.
-        alphabet_tie_preference: with ``limit_alphabet``, characters kept first among those tied on frequency at
-            the cut (before the lowest code points): the reference's choice there is hash order, and tests give a
-            reference run's vocabulary here to reproduce that run.
+        alphabet_tie_preference: characters kept first among those tied at the ``limit_alphabet`` cut (tests give
+            a reference run's vocabulary here to reproduce that run's hash order).
 
     Returns:
         The vocabulary, merges and why training stopped.
 
     Raises:
-        ValueError: on a negative count, a non-positive ``vocab_size`` / ``max_token_length`` / ``limit_alphabet``
-            / ``workers``, or a ``vocab_size`` above :data:`MAX_VOCAB_SIZE`.
+        ValueError: on a bad option (as :class:`~hf_bpe.models.bpe.options.BpeOptions`) or ``workers``.
 
     >>> result = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=259)
     >>> result.merges, result.stop_reason

@@ -443,12 +443,8 @@ def count_to_directory(
     Args:
         paths: the text files, read as :func:`train_from_files` reads them.
         output: the counts directory to write.
-        add_prefix_space: see :func:`train_from_files`.
-        special_tokens: see :func:`train_from_files` (used with ``exclude_special_tokens``).
-        exclude_special_tokens: see :func:`train_from_files`.
-        pattern: see :func:`train_from_files`.
-        normalizer: see :func:`train_from_files`.
-        pre_tokenizer: see :func:`train_from_files`.
+        add_prefix_space, special_tokens, exclude_special_tokens, pattern, normalizer, pre_tokenizer: how the text
+            is cut, as in :func:`train_from_files` (``special_tokens`` matter with ``exclude_special_tokens``).
         errors: ``"strict"`` or ``"replace"`` for invalid UTF-8.
         engine: ``"local"`` (this machine's process pool) or ``"datatrove"`` (see :mod:`hf_bpe.counting.datatrove`).
         workers: processes (local engine) or tasks run at once (datatrove).
