@@ -406,4 +406,7 @@ def test_stopping_short_of_vocab_size_warns_with_the_references_size(tmp_path):
     corpus.write_text("".join(COURSE), encoding="utf-8")
     with pytest.warns(TrainingWarning, match=r"the vocabulary has \d+ of the 1,000 tokens asked for \(stopped: "):
         result = train_wordpiece_from_files([corpus], vocab_size=1000, min_frequency=0)
-    assert len(result.vocab) == len(reference_wordpiece([corpus], 1000, min_frequency=0)) < 1000
+    # The reference's size moves by a token or two between runs (its hash-ordered ## symbols decide which merges
+    # remake an existing token on this tie-heavy corpus): hf_bpe's must be within its own spread.
+    sizes = [len(reference_wordpiece([corpus], 1000, min_frequency=0)) for _ in range(16)]  # 149 in 4 of 10 runs
+    assert min(sizes) <= len(result.vocab) <= max(sizes) < 1000, (len(result.vocab), sizes)
