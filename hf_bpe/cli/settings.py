@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from hf_bpe.cli.errors import UsageError
 from hf_bpe.models.bpe.options import BpeOptions
+from hf_bpe.models.wordpiece.options import CONTINUING_SUBWORD_PREFIX, WordPieceOptions
+from hf_bpe.models.wordpiece.result import MAX_INPUT_CHARS_PER_WORD
 
 if TYPE_CHECKING:
     from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
@@ -49,16 +51,17 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "handle_chinese_chars": True,
     "max_input_chars_per_word": None,
 }
-#: --model wordpiece: BERT's defaults (tokenizers' BertWordPieceTokenizer.train) where the option is not given.
+#: --model wordpiece: BERT's defaults (tokenizers' BertWordPieceTokenizer.train: WordPieceOptions', and BERT's
+#: recipe's) where the option is not given.
 WORDPIECE_DEFAULTS: dict[str, Any] = {
-    "min_frequency": 2,
-    "limit_alphabet": 1000,
-    "special_tokens": ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
-    "unk_token": "[UNK]",
-    "continuing_subword_prefix": "##",
+    "min_frequency": WordPieceOptions.min_frequency,
+    "limit_alphabet": WordPieceOptions.limit_alphabet,
+    "special_tokens": list(WordPieceOptions.special_tokens),
+    "unk_token": WordPieceOptions.unk_token,
+    "continuing_subword_prefix": WordPieceOptions.continuing_subword_prefix,
     "lowercase": True,
-    "scoring": "frequency",
-    "max_input_chars_per_word": 100,
+    "scoring": WordPieceOptions.scoring,
+    "max_input_chars_per_word": MAX_INPUT_CHARS_PER_WORD,
 }
 ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 #: Where ``--config NAME`` finds presets: the clone's ``configs/`` beside the package (a clone, an editable install)
@@ -259,11 +262,36 @@ def bpe_options(settings: dict[str, Any]) -> BpeOptions:
             char_level=char_level_of(settings),
         )
     except (TypeError, ValueError) as e:
-        message = str(e)
-        name, equals, rest = message.partition("=")
-        if equals and name in TRAIN_DEFAULTS:  # "vocab_size=0: ..." -> "--vocab-size 0: ..."
-            message = f"--{name.replace('_', '-')} {rest}"
-        raise UsageError(message) from None
+        raise _usage_error(e) from None
+
+
+def wordpiece_options(settings: dict[str, Any]) -> WordPieceOptions:
+    """The :class:`~hf_bpe.models.wordpiece.options.WordPieceOptions` the settings ask for.
+
+    Raises:
+        UsageError: with the library's reason, in the command line's words.
+    """
+    try:
+        return WordPieceOptions(
+            vocab_size=settings["vocab_size"],
+            scoring=settings["scoring"],
+            min_frequency=settings["min_frequency"],
+            limit_alphabet=settings["limit_alphabet"],
+            special_tokens=settings["special_tokens"],
+            continuing_subword_prefix=settings["continuing_subword_prefix"] or CONTINUING_SUBWORD_PREFIX,
+            unk_token=settings["unk_token"],
+        )
+    except (TypeError, ValueError) as e:
+        raise _usage_error(e) from None
+
+
+def _usage_error(error: Exception) -> UsageError:
+    """The library's refusal of an option, spelled as the command line's option (``--vocab-size 0: ...``)."""
+    message = str(error)
+    name, equals, rest = message.partition("=")
+    if equals and name.isidentifier() and name.islower():
+        message = f"--{name.replace('_', '-')} {rest}"
+    return UsageError(message)
 
 
 def unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
@@ -282,19 +310,27 @@ def unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
     ):
         if getattr(args, name, None):
             raise UsageError(f"--{name.replace('_', '-')} is a BPE option; --model unigram does not take it")
-    if args.shrinking_factor is not None and not 0.0 < args.shrinking_factor < 1.0:
-        raise UsageError(f"--shrinking-factor must be between 0 and 1 (exclusive), not {args.shrinking_factor}")
     defaults = UnigramOptions()
     if len(settings["vocab_sizes"]) > 1:
         raise UsageError("--model unigram trains one --vocab-size at a time (its pruning depends on the size)")
     given = args.vocab_size is not None or (args.config and "vocab_size" in read_config(args.config))
+    try:
+        return _unigram_options(args, settings, settings["vocab_size"] if given else defaults.vocab_size)
+    except (TypeError, ValueError) as e:
+        raise _usage_error(e) from None
+
+
+def _unigram_options(args: argparse.Namespace, settings: dict[str, Any], vocab_size: int) -> Any:
+    from hf_bpe.models.unigram.trainer import UnigramOptions
+
+    defaults = UnigramOptions()
     return UnigramOptions(
-        vocab_size=settings["vocab_size"] if given else defaults.vocab_size,
+        vocab_size=vocab_size,
         special_tokens=tuple(token for token in settings["special_tokens"] if token != settings["unk_token"])
         if settings["unk_token"] and settings["unk_token"] not in (args.special_tokens or [])
         else tuple(settings["special_tokens"]),
         unk_token=settings["unk_token"],
-        shrinking_factor=args.shrinking_factor or defaults.shrinking_factor,
+        shrinking_factor=defaults.shrinking_factor if args.shrinking_factor is None else args.shrinking_factor,
         max_piece_length=args.max_piece_length or defaults.max_piece_length,
         n_sub_iterations=args.n_sub_iterations or defaults.n_sub_iterations,
     )

@@ -35,6 +35,7 @@ from hf_bpe.cli.settings import (
     pre_tokenizer_of,
     settings_of,
     unigram_options,
+    wordpiece_options,
 )
 from hf_bpe.models.directory import special_token_roles
 from hf_bpe.models.shortfall import TrainingWarning, shortfall, unknown_characters_dropped
@@ -305,25 +306,16 @@ def train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     )
     progress = Progress(not args.no_progress)
     start = time.perf_counter()
-    options = {
-        "vocab_size": settings["vocab_size"],
-        "scoring": settings["scoring"],
-        "min_frequency": settings["min_frequency"],
-        "limit_alphabet": settings["limit_alphabet"],
-        "special_tokens": settings["special_tokens"],
-        "continuing_subword_prefix": settings["continuing_subword_prefix"] or "##",
-        "unk_token": unk,
-        "workers": settings["workers"],
-        "progress": progress,
-    }
+    options = wordpiece_options(settings)
+    run = {"options": options, "workers": settings["workers"], "progress": progress}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TrainingWarning)  # said below, in the command's option names
             if args.from_counts:
-                result = train_wordpiece_from_count_directory(args.from_counts, **options)
+                result = train_wordpiece_from_count_directory(args.from_counts, **run)
             else:
                 result = train_wordpiece_from_files(
-                    args.files, recipe=recipe, errors=settings["encoding_errors"], **options
+                    args.files, recipe=recipe, errors=settings["encoding_errors"], **run
                 )
     finally:
         progress.close()

@@ -94,7 +94,7 @@ def test_verify_train_reports_no_difference(corpus: Path, capsys: pytest.Capture
     ("extra", "message"),
     [
         (["--min-frequency", "2"], "--min-frequency is a BPE option"),
-        (["--shrinking-factor", "1.5"], "--shrinking-factor must be between 0 and 1"),
+        (["--shrinking-factor", "1.5"], "--shrinking-factor 1.5: must be between 0 and 1"),
         (["--char-level"], "--char-level is a BPE option"),
         (["--vocab-size", "100,200"], "one --vocab-size at a time"),
         (["--pattern", "o200k"], "--pattern is a BPE option"),

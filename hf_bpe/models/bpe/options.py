@@ -8,6 +8,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hf_bpe.models.options import check_count, check_special_tokens, with_keywords
+
 #: Token (spelled with the byte-level alphabet, or plain characters for char-level BPE) to id.
 Vocab = dict[str, int]
 #: The merges in the order they apply, as ``merges.txt`` lists them.
@@ -70,9 +72,7 @@ max_token_length=None, char_level=None)
     char_level: CharLevel | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.special_tokens, str):
-            raise TypeError(f"special_tokens={self.special_tokens!r} is a string; pass a list of strings")
-        object.__setattr__(self, "special_tokens", tuple(self.special_tokens))
+        object.__setattr__(self, "special_tokens", check_special_tokens(self.special_tokens))
         check_count("vocab_size", self.vocab_size, 1)
         check_count("min_frequency", self.min_frequency, 0)
         check_count("limit_alphabet", self.limit_alphabet, 0, optional=True)
@@ -81,7 +81,6 @@ max_token_length=None, char_level=None)
             raise ValueError(
                 f"vocab_size={self.vocab_size}: hf_bpe trains vocabularies of at most {MAX_VOCAB_SIZE:,} tokens"
             )
-        check_special_tokens(self.special_tokens)
         if self.char_level is not None and not isinstance(self.char_level, CharLevel):
             raise TypeError(f"char_level={self.char_level!r}: give a CharLevel (or None for byte-level BPE)")
 
@@ -105,49 +104,13 @@ max_token_length=None, char_level=None)
     @classmethod
     def of(cls, options: BpeOptions | None, keywords: Mapping[str, Any], caller: str) -> BpeOptions:
         """``options`` (default: the defaults) with the fields given as ``keywords`` replaced: what each front end
-        takes.
-
-        Raises:
-            TypeError: naming ``caller`` and the keyword that is no option.
+        takes (:func:`hf_bpe.models.options.with_keywords`).
 
         >>> BpeOptions.of(BpeOptions(vocab_size=500), {"min_frequency": 2}, "f").min_frequency
         2
         >>> BpeOptions.of(None, {"vocab_sise": 5}, "train_from_files")
         Traceback (most recent call last):
-        TypeError: train_from_files() got an unexpected keyword argument 'vocab_sise' (BPE's options: \
-vocab_size, min_frequency, special_tokens, limit_alphabet, max_token_length, char_level)
+        TypeError: train_from_files() got an unexpected keyword argument 'vocab_sise' (BpeOptions: vocab_size, \
+min_frequency, special_tokens, limit_alphabet, max_token_length, char_level)
         """
-        names = [field.name for field in dataclasses.fields(cls)]
-        for name in keywords:
-            if name not in names:
-                raise TypeError(
-                    f"{caller}() got an unexpected keyword argument {name!r} (BPE's options: {', '.join(names)})"
-                )
-        return dataclasses.replace(options or cls(), **keywords)
-
-
-def check_count(name: str, value: Any, least: int, *, optional: bool = False) -> None:
-    """Refuse ``value`` unless it is an integer of at least ``least`` (or None, when ``optional``).
-
-    Raises:
-        ValueError: naming the option and the value.
-    """
-    if value is None and optional:
-        return
-    if not isinstance(value, int) or isinstance(value, bool) or value < least:
-        raise ValueError(f"{name}={value!r}: must be an integer of at least {least}")
-
-
-def check_special_tokens(tokens: Sequence[Any]) -> None:
-    """Refuse an empty, non-string or repeated special token.
-
-    Raises:
-        ValueError: naming the token.
-    """
-    seen: set[str] = set()
-    for token in tokens:
-        if not isinstance(token, str) or not token:
-            raise ValueError(f"special token {token!r}: special tokens must be non-empty strings")
-        if token in seen:
-            raise ValueError(f"special token {token!r} is given twice; list each special token once")
-        seen.add(token)
+        return with_keywords(cls, options, keywords, caller)

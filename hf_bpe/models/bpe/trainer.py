@@ -75,8 +75,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping, MutableSequ
 from itertools import repeat
 
 from hf_bpe.collector import collector_paused
-from hf_bpe.models.bpe.options import BpeOptions, Merges, Vocab, check_count
+from hf_bpe.models.bpe.options import BpeOptions, Merges, Vocab
 from hf_bpe.models.bpe.result import TrainResult
+from hf_bpe.models.options import check_count
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.processes import run_forked
 

@@ -31,7 +31,9 @@ import math
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
+from hf_bpe.models.options import check_count, check_special_tokens, with_keywords
 from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel, shortfall
 from hf_bpe.models.unigram.lattice import UnigramModel
 
@@ -71,16 +73,17 @@ class UnigramOptions:
     initial_alphabet: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.vocab_size <= 0:
-            raise UnigramTrainingError(f"vocab_size must be positive, not {self.vocab_size}")
-        if not 0.0 < self.shrinking_factor < 1.0:
-            raise UnigramTrainingError(
-                f"shrinking_factor must be between 0 and 1 (exclusive), not {self.shrinking_factor}"
-            )
-        if self.max_piece_length <= 0:
-            raise UnigramTrainingError(f"max_piece_length must be positive, not {self.max_piece_length}")
-        if self.n_sub_iterations <= 0:
-            raise UnigramTrainingError(f"n_sub_iterations must be positive, not {self.n_sub_iterations}")
+        object.__setattr__(self, "special_tokens", check_special_tokens(self.special_tokens))
+        for name in ("vocab_size", "max_piece_length", "n_sub_iterations", "seed_size"):
+            check_count(name, getattr(self, name), 1)
+        if not isinstance(self.shrinking_factor, (int, float)) or not 0.0 < self.shrinking_factor < 1.0:
+            raise ValueError(f"shrinking_factor={self.shrinking_factor!r}: must be between 0 and 1 (exclusive)")
+
+    @classmethod
+    def of(cls, options: UnigramOptions | None, keywords: Mapping[str, Any], caller: str) -> UnigramOptions:
+        """``options`` (default: the defaults) with the fields given as ``keywords`` replaced
+        (:func:`hf_bpe.models.options.with_keywords`)."""
+        return with_keywords(cls, options, keywords, caller)
 
 
 @dataclasses.dataclass(frozen=True)

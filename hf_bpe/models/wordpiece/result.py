@@ -11,15 +11,8 @@ import os
 from pathlib import Path
 
 from hf_bpe.models.wordpiece.files import write_wordpiece_dir
+from hf_bpe.models.wordpiece.options import BERT_SPECIAL_TOKENS, CONTINUING_SUBWORD_PREFIX
 from hf_bpe.pipeline.bert import BertRecipe
-
-#: BERT's special tokens, in BERT's order (ids 0 to 4).
-BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
-
-
-#: BERT's prefix for a piece that continues a word.
-CONTINUING_SUBWORD_PREFIX = "##"
-
 
 #: Longer words are encoded as the unknown token.
 MAX_INPUT_CHARS_PER_WORD = 100

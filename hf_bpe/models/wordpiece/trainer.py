@@ -28,21 +28,15 @@ from collections.abc import Collection, Mapping, Sequence
 
 from hf_bpe.models.bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, ProgressCallback, train_bpe
 from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel, shortfall
-from hf_bpe.models.wordpiece.result import (
-    BERT_SPECIAL_TOKENS,
-    CONTINUING_SUBWORD_PREFIX,
-    WordPieceResult,
-)
+from hf_bpe.models.wordpiece.options import BERT_SPECIAL_TOKENS, CONTINUING_SUBWORD_PREFIX, WordPieceOptions
+from hf_bpe.models.wordpiece.result import WordPieceResult
 from hf_bpe.pipeline.bert import BertRecipe
-
-#: How the two trainers score a pair.
-SCORINGS = ("frequency", "likelihood")
 
 
 def train_wordpiece(
     counts: Mapping[str, int],
     *,
-    vocab_size: int = 30000,
+    vocab_size: int = WordPieceOptions.vocab_size,
     scoring: str = "frequency",
     min_frequency: int = 0,
     special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
@@ -75,17 +69,22 @@ def train_wordpiece(
         The vocabulary and why training stopped.
 
     Raises:
-        ValueError: on an unknown ``scoring``, or the options :func:`hf_bpe.models.bpe.trainer.train_bpe` rejects.
+        ValueError: on a bad option (as :class:`~hf_bpe.models.wordpiece.options.WordPieceOptions`).
 
     >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
     >>> result = train_wordpiece(counts, vocab_size=10, scoring="likelihood", special_tokens=())
     >>> list(result.vocab)
     ['##g', '##n', '##s', '##u', 'b', 'h', 'p', '##gs', 'hu', 'hugs']
     """
-    if scoring not in SCORINGS:
-        raise ValueError(f"scoring={scoring!r}: must be one of {', '.join(SCORINGS)}")
-    if not continuing_subword_prefix:
-        raise ValueError("continuing_subword_prefix='' : WordPiece needs a prefix (BERT's is '##')")
+    WordPieceOptions(  # its checks (the defaults here are WordPieceTrainer's, the options' BERT's)
+        vocab_size=vocab_size,
+        scoring=scoring,
+        min_frequency=min_frequency,
+        limit_alphabet=limit_alphabet,
+        special_tokens=special_tokens,
+        continuing_subword_prefix=continuing_subword_prefix,
+        unk_token=unk_token,
+    )
     common = {
         "special_tokens": tuple(special_tokens),
         "scoring": scoring,
@@ -108,8 +107,6 @@ def train_wordpiece(
         )
         result = WordPieceResult(dict(bpe.vocab), bpe.stop_reason, **common)  # type: ignore[arg-type]
         return _warn_if_short(result, vocab_size, min_frequency)
-    # The likelihood trainer shares train_bpe's checks of the options.
-    train_bpe({}, vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=special_tokens)
     vocab, stop = _train_likelihood(counts, vocab_size, min_frequency, special_tokens, continuing_subword_prefix)
     return _warn_if_short(WordPieceResult(vocab, stop, **common), vocab_size, min_frequency)  # type: ignore[arg-type]
 

@@ -4,12 +4,13 @@ This module owns the glue: BERT's recipe (:class:`~hf_bpe.pipeline.bert.BertReci
 :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer` that names it (``PreTokenizer.bert_recipe``), handed to
 :mod:`hf_bpe.counting.counting` (files line by line with their endings, in parallel shards, as ``Tokenizer.train`` reads
 them), then :func:`~hf_bpe.models.wordpiece.trainer.train_wordpiece`. The defaults are those of ``tokenizers``'
-``BertWordPieceTokenizer.train``: 30,000 tokens, ``min_frequency=2``, ``limit_alphabet=1000``, BERT's special
-tokens, lowercasing.
+``BertWordPieceTokenizer.train`` (:class:`~hf_bpe.models.wordpiece.options.WordPieceOptions`), with BERT's recipe
+(lowercasing).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -17,15 +18,12 @@ from typing import Any
 
 from hf_bpe.counting.counting import count_sequences, dataset_rows
 from hf_bpe.models.bpe.trainer import ProgressCallback
+from hf_bpe.models.wordpiece.options import WordPieceOptions
 from hf_bpe.models.wordpiece.result import WordPieceResult
-from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, train_wordpiece
+from hf_bpe.models.wordpiece.trainer import train_wordpiece
 from hf_bpe.pipeline.bert import BertRecipe
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.progress import ProgressOption, callback, with_progress
-
-#: ``BertWordPieceTokenizer.train``'s defaults.
-DEFAULT_MIN_FREQUENCY = 2
-DEFAULT_LIMIT_ALPHABET = 1000
 
 
 def wordpiece_counting(recipe: BertRecipe) -> PreTokenizer:
@@ -42,24 +40,21 @@ def wordpiece_counting(recipe: BertRecipe) -> PreTokenizer:
 def train_wordpiece_from_files(
     paths: Iterable[str | os.PathLike[str]],
     *,
-    vocab_size: int = 30000,
-    scoring: str = "frequency",
-    min_frequency: int = DEFAULT_MIN_FREQUENCY,
-    limit_alphabet: int | None = DEFAULT_LIMIT_ALPHABET,
-    special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
+    options: WordPieceOptions | None = None,
     recipe: BertRecipe | None = None,
-    continuing_subword_prefix: str = "##",
-    unk_token: str = "[UNK]",
     workers: int | None = None,
     errors: str = "strict",
     progress: ProgressOption = True,
+    **model_options: Any,
 ) -> WordPieceResult:
     """Train WordPiece on text files, each read line by line (``Tokenizer.train(files)``).
 
     Args:
         paths: the files.
-        vocab_size: see :func:`~hf_bpe.models.wordpiece.trainer.train_wordpiece`, as are ``scoring``,
-            ``min_frequency``, ``limit_alphabet``, ``special_tokens``, ``continuing_subword_prefix``, ``unk_token``.
+        options: what to train (:class:`~hf_bpe.models.wordpiece.options.WordPieceOptions`, BERT's defaults:
+            ``vocab_size``, ``scoring``, ``min_frequency``, ``limit_alphabet``, ``special_tokens``,
+            ``continuing_subword_prefix``, ``unk_token``); its fields may also be given as keywords
+            (``model_options``), which replace the ``options``' own.
         recipe: BERT's normalizer settings (default: BERT's, lowercasing).
         workers: processes for counting and the pair count.
         errors: ``"strict"`` or ``"replace"`` for invalid UTF-8.
@@ -71,24 +66,13 @@ def train_wordpiece_from_files(
     """
     from hf_bpe.models.bpe.training import count_paths
 
+    options = WordPieceOptions.of(options, model_options, "train_wordpiece_from_files")
     recipe = recipe or BertRecipe()
     found = count_paths(paths, progress, pre_tokenizer=wordpiece_counting(recipe), workers=workers, errors=errors)
     result = train_wordpiece(
-        found.counts,
-        vocab_size=vocab_size,
-        scoring=scoring,
-        min_frequency=min_frequency,
-        limit_alphabet=limit_alphabet,
-        special_tokens=special_tokens,
-        recipe=recipe,
-        continuing_subword_prefix=continuing_subword_prefix,
-        unk_token=unk_token,
-        workers=workers,
-        progress=merge_progress(progress),
+        found.counts, recipe=recipe, workers=workers, progress=merge_progress(progress), **options.trainer_keywords()
     )
     if found.replaced_lines:
-        import dataclasses
-
         result = dataclasses.replace(result, replaced_lines=found.replaced_lines)
     return result
 
@@ -103,9 +87,11 @@ def merge_progress(progress: ProgressOption) -> ProgressCallback | None:
 def train_wordpiece_from_iterator(
     sequences: Iterable[str | Sequence[str]],
     *,
+    options: WordPieceOptions | None = None,
     recipe: BertRecipe | None = None,
+    workers: int | None = None,
     progress: ProgressOption = True,
-    **options: Any,
+    **model_options: Any,
 ) -> WordPieceResult:
     """Train WordPiece on an iterable of strings (or batches of strings), each one sequence
     (``Tokenizer.train_from_iterator``). Options as :func:`train_wordpiece_from_files`.
@@ -114,11 +100,12 @@ def train_wordpiece_from_iterator(
     >>> len(result.vocab), result.vocab["[UNK]"], result.vocab["##u"]
     (20, 1, 12)
     """
+    options = WordPieceOptions.of(options, model_options, "train_wordpiece_from_iterator")
     recipe = recipe or BertRecipe()
     counts = count_sequences(sequences, pre_tokenizer=wordpiece_counting(recipe))
-    options.setdefault("min_frequency", DEFAULT_MIN_FREQUENCY)
-    options.setdefault("limit_alphabet", DEFAULT_LIMIT_ALPHABET)
-    return train_wordpiece(counts, recipe=recipe, progress=merge_progress(progress), **options)
+    return train_wordpiece(
+        counts, recipe=recipe, workers=workers, progress=merge_progress(progress), **options.trainer_keywords()
+    )
 
 
 def count_wordpiece_to_directory(
@@ -148,11 +135,16 @@ def count_wordpiece_to_directory(
 
 @with_progress
 def train_wordpiece_from_count_directory(
-    directory: str | os.PathLike[str], *, progress: ProgressOption = True, **options: Any
+    directory: str | os.PathLike[str],
+    *,
+    options: WordPieceOptions | None = None,
+    workers: int | None = None,
+    progress: ProgressOption = True,
+    **model_options: Any,
 ) -> WordPieceResult:
     """Train WordPiece on a counts directory written by :func:`count_wordpiece_to_directory` (or
-    ``hf-bpe count --model wordpiece``), with the recipe it records. Options as :func:`train_wordpiece`, with
-    BertWordPieceTokenizer's defaults. Likelihood scoring breaks ties in the directory's order of words (its
+    ``hf-bpe count --model wordpiece``), with the recipe it records. Options as
+    :func:`train_wordpiece_from_files`. Likelihood scoring breaks ties in the directory's order of words (its
     buckets), not the text's.
 
     Raises:
@@ -169,10 +161,15 @@ def train_wordpiece_from_count_directory(
         raise ValueError(
             f"{directory}: counted with {kind}, not BERT's recipe; recount with 'hf-bpe count --model wordpiece'"
         )
-    options.setdefault("min_frequency", DEFAULT_MIN_FREQUENCY)
-    options.setdefault("limit_alphabet", DEFAULT_LIMIT_ALPHABET)
+    options = WordPieceOptions.of(options, model_options, "train_wordpiece_from_count_directory")
     counts = dict(iter_counts(directory))
-    return train_wordpiece(counts, recipe=BertRecipe(**bert), progress=merge_progress(progress), **options)
+    return train_wordpiece(
+        counts,
+        recipe=BertRecipe(**bert),
+        workers=workers,
+        progress=merge_progress(progress),
+        **options.trainer_keywords(),
+    )
 
 
 def train_wordpiece_from_dataset(

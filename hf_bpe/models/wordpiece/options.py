@@ -1,0 +1,78 @@
+"""What WordPiece training is asked for: the options with ``BertWordPieceTokenizer.train``'s defaults, checked in one
+place, and BERT's constants."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hf_bpe.models.bpe.options import MAX_VOCAB_SIZE
+from hf_bpe.models.options import check_count, check_special_tokens, with_keywords
+
+#: BERT's special tokens, in BERT's order (ids 0 to 4).
+BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+#: BERT's prefix for a piece that continues a word.
+CONTINUING_SUBWORD_PREFIX = "##"
+#: How the two trainers score a pair.
+SCORINGS = ("frequency", "likelihood")
+
+
+@dataclasses.dataclass(frozen=True)
+class WordPieceOptions:
+    """What WordPiece training is asked for, with ``BertWordPieceTokenizer.train``'s defaults, checked when made.
+
+    The front ends (:mod:`hf_bpe.models.wordpiece.training`) take one (``options=``) or its fields as keywords;
+    ``hf-bpe train --model wordpiece`` builds one. BERT's text recipe (lowercasing, accents, ...) is the
+    pre-tokenizer's (:class:`~hf_bpe.pipeline.bert.BertRecipe`), not here.
+
+    Attributes:
+        vocab_size: the vocabulary size to reach, special tokens and alphabet included.
+        scoring: ``"frequency"`` (``tokenizers``' ``WordPieceTrainer``) or ``"likelihood"`` (the course's).
+        min_frequency: stop when the best pair occurs fewer times than this.
+        limit_alphabet: frequency scoring: keep at most this many characters, the most frequent.
+        special_tokens: the first ids, in order.
+        continuing_subword_prefix: the prefix of pieces that continue a word.
+        unk_token: the unknown token (recorded; it should be one of ``special_tokens``).
+
+    Raises:
+        ValueError: naming the option and the value.
+
+    >>> WordPieceOptions().min_frequency, WordPieceOptions().special_tokens[:2]
+    (2, ('[PAD]', '[UNK]'))
+    >>> WordPieceOptions(scoring="best")
+    Traceback (most recent call last):
+    ValueError: scoring='best': must be one of frequency, likelihood
+    """
+
+    vocab_size: int = 30000
+    scoring: str = "frequency"
+    min_frequency: int = 2
+    limit_alphabet: int | None = 1000
+    special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS
+    continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX
+    unk_token: str = "[UNK]"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "special_tokens", check_special_tokens(self.special_tokens))
+        check_count("vocab_size", self.vocab_size, 1)
+        check_count("min_frequency", self.min_frequency, 0)
+        check_count("limit_alphabet", self.limit_alphabet, 0, optional=True)
+        if self.vocab_size > MAX_VOCAB_SIZE:
+            raise ValueError(
+                f"vocab_size={self.vocab_size}: hf_bpe trains vocabularies of at most {MAX_VOCAB_SIZE:,} tokens"
+            )
+        if self.scoring not in SCORINGS:
+            raise ValueError(f"scoring={self.scoring!r}: must be one of {', '.join(SCORINGS)}")
+        if not self.continuing_subword_prefix:
+            raise ValueError("continuing_subword_prefix='' : WordPiece needs a prefix (BERT's is '##')")
+
+    def trainer_keywords(self) -> dict[str, Any]:
+        """The keywords of :func:`hf_bpe.models.wordpiece.trainer.train_wordpiece` these options give."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+
+    @classmethod
+    def of(cls, options: WordPieceOptions | None, keywords: Mapping[str, Any], caller: str) -> WordPieceOptions:
+        """``options`` (default: the defaults) with the fields given as ``keywords`` replaced
+        (:func:`hf_bpe.models.options.with_keywords`)."""
+        return with_keywords(cls, options, keywords, caller)
