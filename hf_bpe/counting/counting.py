@@ -33,6 +33,7 @@ from hf_bpe.counting.sources import COMPRESSED_SUFFIXES, STDIN, compressed_look,
 from hf_bpe.pipeline.byte_level import to_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.processes import leave_signals_to_parent, signals_blocked
+from hf_bpe.utf8 import invalid_utf8
 
 #: Files bigger than this are cut into ``\\n``-aligned byte ranges of about this size, counted in parallel.
 SHARD_BYTES = 4 << 20
@@ -518,19 +519,16 @@ def _decode(
         return data.decode("utf-8"), 0
     except UnicodeDecodeError as e:
         if errors == "strict":
-            offset = base + e.start
             if lines_before is None:
                 with open(path, "rb") as stream:
                     lines_before = stream.read(base).count(b"\n")
-            line = lines_before + data.count(b"\n", 0, e.start) + 1
             where = " of the decompressed text" if str(path).endswith(COMPRESSED_SUFFIXES) else ""
             hint = "fix the file, or replace it with U+FFFD: errors='replace' (--encoding-errors replace)"
             looks = compressed_look(path) if not is_stream(path) else None
             if looks:
                 hint = f"it looks compressed: name it with its {looks} ending and hf_bpe decompresses it"
-            raise ValueError(
-                f"{display_name(path)}:{line}: invalid UTF-8 at byte offset {offset}{where} ({e.reason}); {hint}"
-            ) from e
+            located = invalid_utf8(display_name(path), e, data, base=base, lines_before=lines_before, note=where)
+            raise ValueError(f"{located}; {hint}") from e
     bad = 0
     pieces = []
     for raw_line in data.split(b"\n"):

@@ -13,6 +13,8 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hf_bpe.utf8 import decode_utf8
+
 TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 
 
@@ -36,11 +38,9 @@ def read_tokenizer_config(directory: str | os.PathLike[str]) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(decode_utf8(path.read_bytes(), path))
     except json.JSONDecodeError as e:
         raise ValueError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from e
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 ({e.reason} at byte {e.start})") from e
     if not isinstance(config, dict):
         raise ValueError(f"{path}: not a JSON object but {type(config).__name__}")
     return config

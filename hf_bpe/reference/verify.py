@@ -26,6 +26,7 @@ from typing import Any
 from hf_bpe.models.bpe.files import read_merges, read_vocab
 from hf_bpe.models.bpe.options import BpeOptions, Merges, Vocab
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.utf8 import decode_utf8
 
 #: How many tokens of context the examples show on each side of the first difference.
 CONTEXT = 4
@@ -95,12 +96,7 @@ def units(paths: Sequence[str | os.PathLike[str]], unit: str = "line") -> Iterat
     if unit not in ("line", "document"):
         raise ValueError(f"unit {unit!r}: choose 'line' or 'document'")
     for path in paths:
-        data = Path(path).read_bytes()
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            line = data.count(b"\n", 0, e.start) + 1
-            raise ValueError(f"{path}:{line}: invalid UTF-8 at byte offset {e.start}") from e
+        text = decode_utf8(Path(path).read_bytes(), path)
         if unit == "document":
             yield str(path), text
         else:

@@ -29,6 +29,7 @@ from hf_bpe.models.directory import (
     special_token_roles,
 )
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.utf8 import decode_utf8
 
 MERGES_HEADER = "#version: 0.2"
 VOCAB_FILE = "vocab.json"
@@ -343,8 +344,4 @@ def _read_text(path: Path) -> str:
         data = path.read_bytes()
     except FileNotFoundError as e:
         raise FileNotFoundError(f"{path}: no such file") from e
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        raise ValueError(f"{path}:{line}: invalid UTF-8 at byte offset {e.start}") from e
+    return decode_utf8(data, path)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, replaced_files
 from hf_bpe.pipeline.bert import BertRecipe
+from hf_bpe.utf8 import invalid_utf8
 
 if TYPE_CHECKING:
     from hf_bpe.models.wordpiece.result import WordPieceResult
@@ -70,8 +71,7 @@ def read_vocab_txt(path: str | os.PathLike[str]) -> dict[str, int]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise ValueError(f"{path}:{line}: invalid UTF-8 ({e.reason}); vocab.txt must be UTF-8") from e
+        raise ValueError(f"{invalid_utf8(path, e, data)}; vocab.txt must be UTF-8") from e
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
