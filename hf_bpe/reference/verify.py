@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from hf_bpe.models.bpe.encoder import merge_by_rank
 from hf_bpe.models.bpe.files import read_merges, read_vocab
 from hf_bpe.models.bpe.options import BpeOptions, Merges, Vocab
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
@@ -160,13 +161,7 @@ def _pair_counts_after(counts: Counter[str], merges: Merges, pairs: Sequence[tup
     ranks = {pair: rank for rank, pair in enumerate(merges)}
     found = [0] * len(pairs)
     for word, count in counts.items():
-        parts = list(word)
-        while len(parts) > 1:
-            best = min(((ranks[p], i) for i, p in enumerate(itertools.pairwise(parts)) if p in ranks), default=None)
-            if best is None:
-                break
-            i = best[1]
-            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        parts = merge_by_rank(list(word), ranks)
         adjacent = Counter(itertools.pairwise(parts))
         for index, pair in enumerate(pairs):
             found[index] += adjacent[pair] * count

@@ -9,12 +9,11 @@ Decoding turns the suffix back into spaces, as ``BPEDecoder`` does. File reading
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import os
 import warnings
 from typing import Any
 
+from hf_bpe.models.bpe.encoder import merge_by_rank
 from hf_bpe.models.bpe.files import tokenizer_json
 from hf_bpe.models.bpe.options import CharLevel
 from hf_bpe.pipeline import normalizers
@@ -121,28 +120,12 @@ class CharBPETokenizer(VocabularyFilesTokenizer):
                 symbols.append(unk)
             else:
                 dropped.append(char)
-        # A heap of (rank, position) over a linked list, as the Rust BPE model merges a word.
-        following = list(range(1, len(symbols) + 1))
-        preceding = list(range(-1, len(symbols) - 1))
-        heap = [
-            (self.ranks[pair], i, *pair) for i, pair in enumerate(itertools.pairwise(symbols)) if pair in self.ranks
-        ]
-        heapq.heapify(heap)
-        while heap:
-            _rank, i, left, right = heapq.heappop(heap)
-            j = following[i]
-            if symbols[i] != left or j >= len(symbols) or symbols[j] != right:
-                continue
-            merged = left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right)
-            symbols[i], symbols[j] = merged, ""
-            k = following[j]
-            following[i] = k
-            if k < len(symbols):
-                preceding[k] = i
-            for a, b, at in ((preceding[i], i, preceding[i]), (i, k, i)):
-                if a >= 0 and b < len(symbols) and (symbols[a], symbols[b]) in self.ranks:
-                    heapq.heappush(heap, (self.ranks[(symbols[a], symbols[b])], at, symbols[a], symbols[b]))
-        return [symbol for symbol in symbols if symbol]
+        return merge_by_rank(symbols, self.ranks, self._join)
+
+    def _join(self, left: str, right: str) -> str:
+        """A merged symbol: the right part loses its continuing-subword prefix."""
+        prefix = self.char_level.continuing_subword_prefix or ""
+        return left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right)
 
     def convert_tokens_to_string(self, tokens: list[str]) -> str:
         """``BPEDecoder``: the suffix becomes a space (nothing after the last token); with only a prefix, a token

@@ -14,7 +14,7 @@ import dataclasses
 import heapq
 import itertools
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import regex
@@ -396,6 +396,39 @@ class _Edges(dict[int, str]):
 _PARTIAL = regex.compile("[\udc80-\udcff]")
 _HAS_PARTIAL = regex.compile("[^\udcff]*[\udc80-\udcfe][^\udcff]*")
 _UTF8_PARTS = regex.compile("([\udc80-\udcbf]{1,3})?([^\udc80-\udcff]*)([\udcc0-\udcf7][\udc80-\udcbf]{0,2})?")
+
+
+def merge_by_rank(
+    symbols: list[str],
+    ranks: Mapping[tuple[str, str], int],
+    join: Callable[[str, str], str] = operator.add,
+) -> list[str]:
+    """The BPE model's rule on a word's symbols: merge the pair of lowest rank, the leftmost of equal ranks, one
+    pair at a time, until no pair has a rank. ``join`` makes a merged symbol (char-level BPE drops the right
+    part's ``##``). A heap of (rank, position) over a linked list, as the Rust model merges a word; the encoder's
+    own loops (:func:`_merge`, :func:`_merge_long`) are the same rule on ids, for speed.
+
+    >>> merge_by_rank(list("aaab"), {("a", "a"): 0, ("a", "b"): 1, ("aa", "a"): 2})
+    ['aa', 'ab']
+    """
+    following = list(range(1, len(symbols) + 1))
+    preceding = list(range(-1, len(symbols) - 1))
+    heap = [(ranks[pair], i, *pair) for i, pair in enumerate(itertools.pairwise(symbols)) if pair in ranks]
+    heapq.heapify(heap)
+    while heap:
+        _rank, i, left, right = heapq.heappop(heap)
+        j = following[i]
+        if symbols[i] != left or j >= len(symbols) or symbols[j] != right:
+            continue  # stale: a neighbour was merged since this entry was pushed
+        symbols[i], symbols[j] = join(left, right), ""
+        k = following[j]
+        following[i] = k
+        if k < len(symbols):
+            preceding[k] = i
+        for a, b in ((preceding[i], i), (i, k)):
+            if a >= 0 and b < len(symbols) and (symbols[a], symbols[b]) in ranks:
+                heapq.heappush(heap, (ranks[(symbols[a], symbols[b])], a, symbols[a], symbols[b]))
+    return [symbol for symbol in symbols if symbol]
 
 
 def _merge(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Sequence[int], span: int) -> list[int]:
