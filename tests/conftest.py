@@ -40,18 +40,17 @@ def reference_train(
 ) -> tuple[str, str]:
     """Train ``tokenizers``' BpeTrainer with the ByteLevel pre-tokenizer; return (vocab.json, merges.txt) text.
     ``save_json``: also save ``out/tokenizer.json`` (added tokens and all)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from tokenizers import pre_tokenizers
 
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
-    optional = {"max_token_length": max_token_length, "limit_alphabet": limit_alphabet}
-    trainer = trainers.BpeTrainer(
+    from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer
+
+    tokenizer = bpe_tokenizer(pre_tokenizer=pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space))
+    trainer = bpe_trainer(
         vocab_size=vocab_size,
         min_frequency=min_frequency,
-        special_tokens=list(special_tokens),
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-        **{name: value for name, value in optional.items() if value is not None},
+        special_tokens=special_tokens,
+        max_token_length=max_token_length,
+        limit_alphabet=limit_alphabet,
     )
     if files:
         tokenizer.train([str(p) for p in source], trainer)

@@ -26,23 +26,9 @@ def reference_train(
 ) -> tuple[Pieces, int | None]:
     """Train ``tokenizers``' UnigramTrainer behind SentencePieceUnigramTokenizer's recipe (``show_progress``: its
     own bars)."""
-    from tokenizers import Regex, Tokenizer, normalizers, pre_tokenizers, trainers
-    from tokenizers.models import Unigram
+    from hf_bpe.reference.trainers import unigram_reference
 
-    tokenizer = Tokenizer(Unigram())
-    tokenizer.normalizer = normalizers.Sequence(
-        [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
-    )
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
-    trainer = trainers.UnigramTrainer(
-        vocab_size=options.vocab_size,
-        special_tokens=list(options.special_tokens),
-        unk_token=options.unk_token,
-        shrinking_factor=options.shrinking_factor,
-        max_piece_length=options.max_piece_length,
-        n_sub_iterations=options.n_sub_iterations,
-        show_progress=show_progress,
-    )
+    tokenizer, trainer = unigram_reference(options, show_progress=show_progress)
     tokenizer.train([str(path) for path in paths], trainer)
     model = json.loads(tokenizer.to_str())["model"]
     return [(piece, float(score)) for piece, score in model["vocab"]], model["unk_id"]

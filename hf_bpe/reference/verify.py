@@ -227,22 +227,19 @@ def reference_training(
     """Train ``tokenizers``' BpeTrainer on ``paths`` with the normalizer and pre-tokenizer that ``tokenizer.json``
     holds for ``pre_tokenizer`` (default: GPT-2's ByteLevel with ``add_prefix_space``), as hf_bpe's training
     mirrors it (``show_progress``: the reference's own bars)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer
 
     pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
-    tokenizer = Tokenizer(models.BPE())
-    normalizer = pre_tokenizer.tokenizers_normalizer()
-    if normalizer is not None:
-        tokenizer.normalizer = normalizer
-    tokenizer.pre_tokenizer = pre_tokenizer.tokenizers_pre_tokenizer()
-    optional: dict[str, Any] = {"max_token_length": max_token_length, "limit_alphabet": limit_alphabet}
-    trainer = trainers.BpeTrainer(
+    tokenizer = bpe_tokenizer(
+        pre_tokenizer=pre_tokenizer.tokenizers_pre_tokenizer(), normalizer=pre_tokenizer.tokenizers_normalizer()
+    )
+    trainer = bpe_trainer(
         vocab_size=vocab_size,
         min_frequency=min_frequency,
-        special_tokens=list(special_tokens),
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=special_tokens,
+        max_token_length=max_token_length,
+        limit_alphabet=limit_alphabet,
         show_progress=show_progress,
-        **{name: value for name, value in optional.items() if value is not None},
     )
     tokenizer.train([str(path) for path in paths], trainer)
     with tempfile.TemporaryDirectory(prefix="hf-bpe-verify-") as directory:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+from tokenizers import Regex, pre_tokenizers
 
 from hf_bpe.cli import main
+from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer
 
 PRESETS = "'gpt2', 'llama3', 'cl100k', 'o200k', 'qwen2', 'deepseek-v3'"
 
@@ -52,13 +53,12 @@ def test_regex_trains_like_a_tokenizers_split(where, corpus, tmp_path):
         config.write_text(json.dumps({"regex": regex}), encoding="utf-8")
         argv += ["--config", str(config)]
     assert main(argv) == 0
-    reference = Tokenizer(models.BPE())
-    reference.pre_tokenizer = pre_tokenizers.Sequence(
-        [pre_tokenizers.Split(Regex(regex), "isolated"), pre_tokenizers.ByteLevel(False, use_regex=False)]
+    reference = bpe_tokenizer(
+        pre_tokenizer=pre_tokenizers.Sequence(
+            [pre_tokenizers.Split(Regex(regex), "isolated"), pre_tokenizers.ByteLevel(False, use_regex=False)]
+        )
     )
-    trainer = trainers.BpeTrainer(
-        vocab_size=280, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
+    trainer = bpe_trainer(vocab_size=280)
     reference.train([str(corpus)], trainer)
     reference.model.save(str(tmp_path), "ref")
     assert (out / "vocab.json").read_text(encoding="utf-8") == (tmp_path / "ref-vocab.json").read_text(encoding="utf-8")

@@ -10,13 +10,14 @@ import subprocess
 import sys
 
 import pytest
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+from tokenizers import pre_tokenizers
 
 import hf_bpe.counting.counting
 from hf_bpe.counting.counting import count_files
 from hf_bpe.counting.counts_dir import iter_counts, read_bucket, read_manifest, write_counts
 from hf_bpe.counting.datatrove import count_with_datatrove
 from hf_bpe.models.bpe.training import train_from_counts
+from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer
 
 TRAPS = [
     "first line\r\n",
@@ -43,11 +44,8 @@ def trap_files(tmp_path, monkeypatch):
 
 
 def reference_training(files, vocab_size):
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
+    tokenizer = bpe_tokenizer(pre_tokenizer=pre_tokenizers.ByteLevel(add_prefix_space=False))
+    trainer = bpe_trainer(vocab_size=vocab_size)
     tokenizer.train([str(path) for path in files], trainer)
     saved = json.loads(tokenizer.to_str())["model"]
     return saved["vocab"], [tuple(merge) for merge in saved["merges"]]

@@ -19,7 +19,7 @@ import regex
 from conftest import ADVERSARIAL, REPO, multilingual_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
+from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 import hf_bpe
 from hf_bpe.pipeline._regex import disagreements as _regex_disagreements
@@ -32,6 +32,7 @@ from hf_bpe.pipeline.pre_tokenizers import (
     _reference_class,
     compute_disagreement,
 )
+from hf_bpe.reference.trainers import bpe_trainer
 
 # -- the references, as each family's tokenizer.json has them ------------------------------------------------------
 
@@ -286,9 +287,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def reference_train(preset: str, files: list[Path], out: Path, vocab_size: int, add_prefix_space: bool = False):
     tokenizer = reference_tokenizer(preset, add_prefix_space)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
+    trainer = bpe_trainer(vocab_size=vocab_size)
     tokenizer.train([str(path) for path in files], trainer)
     out.mkdir(parents=True, exist_ok=True)
     tokenizer.model.save(str(out))
@@ -357,7 +356,7 @@ def test_custom_pattern_trains_like_tokenizers_and_both_backends_agree(training_
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
         [pre_tokenizers.Split(Regex(pattern), "isolated"), pre_tokenizers.ByteLevel(False, use_regex=False)]
     )
-    trainer = trainers.BpeTrainer(vocab_size=900, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = bpe_trainer(vocab_size=900)
     tokenizer.train(files, trainer)
     tokenizer.model.save(str(tmp_path))
     assert (out / "merges.txt").read_text(encoding="utf-8") == (tmp_path / "merges.txt").read_text(encoding="utf-8")
@@ -452,9 +451,7 @@ def test_config_presets_bring_their_pattern(preset, training_files, tmp_path):
     assert written["pre_tokenizer"]["preset"] == preset
     specials = json.loads(config.read_text(encoding="utf-8"))["special_tokens"]
     tokenizer = reference_tokenizer(preset)
-    trainer = trainers.BpeTrainer(
-        vocab_size=700, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
+    trainer = bpe_trainer(vocab_size=700, special_tokens=specials)
     tokenizer.train([str(training_files[2])], trainer)
     tokenizer.model.save(str(tmp_path))
     assert (out / "merges.txt").read_text(encoding="utf-8") == (tmp_path / "merges.txt").read_text(encoding="utf-8")
@@ -470,9 +467,7 @@ def test_config_presets_bring_their_pattern(preset, training_files, tmp_path):
 def test_training_random_corpora_with_a_preset_matches_tokenizers(lines, preset, vocab_size):
     result = hf_bpe.train_from_iterator(lines, vocab_size=vocab_size, pattern=preset)
     tokenizer = reference_tokenizer(preset)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
+    trainer = bpe_trainer(vocab_size=vocab_size)
     tokenizer.train_from_iterator(lines, trainer)
     reference = json.loads(tokenizer.to_str())["model"]
     assert result.vocab == reference["vocab"]

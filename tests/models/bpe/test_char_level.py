@@ -11,28 +11,21 @@ from pathlib import Path
 
 import pytest
 from conftest import COURSE, multilingual_text
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 
 import hf_bpe
-from hf_bpe.models.bpe.options import CharLevel
+from hf_bpe.models.bpe.options import BpeOptions, CharLevel
+from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer
 
 CLASSIC = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
 
 def reference(paths, vocab_size, char_level: CharLevel, max_token_length=None):
     """tokenizers' char-level training: returns (vocab, merges) of one run."""
-    affixes = {
-        "end_of_word_suffix": char_level.end_of_word_suffix,
-        "continuing_subword_prefix": char_level.continuing_subword_prefix,
-    }
-    affixes = {name: value for name, value in affixes.items() if value}
-    tokenizer = Tokenizer(models.BPE(**affixes))
-    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    if char_level.lowercase:
-        tokenizer.normalizer = normalizers.Lowercase()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, show_progress=False, max_token_length=max_token_length, **affixes
-    )
+    options = BpeOptions(vocab_size=vocab_size, max_token_length=max_token_length, char_level=char_level)
+    lowercase = normalizers.Lowercase() if char_level.lowercase else None
+    tokenizer = bpe_tokenizer(options, pre_tokenizer=pre_tokenizers.WhitespaceSplit(), normalizer=lowercase)
+    trainer = bpe_trainer(options)
     tokenizer.train([str(p) for p in paths], trainer)
     model = json.loads(tokenizer.to_str())["model"]
     return model["vocab"], [tuple(merge) for merge in model["merges"]]

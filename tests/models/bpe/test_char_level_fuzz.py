@@ -18,12 +18,13 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+from tokenizers import normalizers, pre_tokenizers
 
 import hf_bpe
 from hf_bpe import cli
 from hf_bpe.models.bpe.files import read_merges, read_vocab
-from hf_bpe.models.bpe.options import CharLevel
+from hf_bpe.models.bpe.options import BpeOptions, CharLevel
+from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer
 
 Outcome = tuple[tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]
 
@@ -46,20 +47,16 @@ class Example:
 
 def reference(example: Example) -> Outcome:
     """One run of tokenizers' char-level training: (sorted vocab items, merges)."""
-    affixes = {"end_of_word_suffix": example.suffix, "continuing_subword_prefix": example.prefix}
-    affixes = {name: value for name, value in affixes.items() if value is not None}
-    tokenizer = Tokenizer(models.BPE(**affixes))
-    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    if example.lowercase:
-        tokenizer.normalizer = normalizers.Lowercase()
-    trainer = trainers.BpeTrainer(
+    options = BpeOptions(
         vocab_size=example.vocab_size,
         min_frequency=example.min_frequency,
-        special_tokens=list(example.special_tokens),
+        special_tokens=example.special_tokens,
         max_token_length=example.max_token_length,
-        show_progress=False,
-        **affixes,
+        char_level=CharLevel(example.suffix, example.prefix, example.lowercase),
     )
+    lowercase = normalizers.Lowercase() if example.lowercase else None
+    tokenizer = bpe_tokenizer(options, pre_tokenizer=pre_tokenizers.WhitespaceSplit(), normalizer=lowercase)
+    trainer = bpe_trainer(options)
     tokenizer.train_from_iterator([example.text], trainer)
     model = json.loads(tokenizer.to_str())["model"]
     return tuple(sorted(model["vocab"].items())), tuple(tuple(merge) for merge in model["merges"])

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import TokenizersBackend
 
 from hf_bpe.atomic import write_files
 from hf_bpe.models.bpe.files import format_merges, format_vocab, read_merges, read_vocab, write_tokenizer_dir
 from hf_bpe.models.directory import special_token_roles
+from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer
 
 COURSE = [
     "This is the Hugging Face Course.\n",
@@ -23,14 +24,8 @@ COURSE = [
 @pytest.fixture(scope="module")
 def reference_dir(tmp_path_factory):
     """vocab.json + merges.txt as ``tokenizers`` saves them, with non-ASCII tokens in both."""
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(
-        vocab_size=300,
-        special_tokens=["<|endoftext|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
+    tokenizer = bpe_tokenizer(pre_tokenizer=pre_tokenizers.ByteLevel(add_prefix_space=False))
+    trainer = bpe_trainer(vocab_size=300, special_tokens=["<|endoftext|>"])
     tokenizer.train_from_iterator([*COURSE, "héllo wörld, héllo\n"], trainer)
     directory = tmp_path_factory.mktemp("reference")
     tokenizer.model.save(str(directory))

@@ -25,11 +25,10 @@ import pytest
 from conftest import REPO, multilingual_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tokenizers import Regex, Tokenizer, normalizers, pre_tokenizers, trainers
-from tokenizers.models import Unigram
 
 from hf_bpe.models.unigram.trainer import UnigramOptions, UnigramTrainingError, train_unigram
 from hf_bpe.pipeline import sentencepiece as recipe
+from hf_bpe.reference.trainers import unigram_reference
 
 PENALTY = 1e-4
 # The least tolerance for a score: the reference's own runs, and hf_bpe against them, differ by at most 4e-11 on
@@ -42,20 +41,7 @@ SCORE_FLOOR = 1e-9
 
 def reference_pieces(text_path: Path, options: UnigramOptions) -> list[tuple[str, float]]:
     """Train ``tokenizers``' UnigramTrainer with SentencePieceUnigramTokenizer's recipe on a file."""
-    tokenizer = Tokenizer(Unigram())
-    tokenizer.normalizer = normalizers.Sequence(
-        [normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]
-    )
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
-    trainer = trainers.UnigramTrainer(
-        vocab_size=options.vocab_size,
-        special_tokens=list(options.special_tokens),
-        unk_token=options.unk_token,
-        shrinking_factor=options.shrinking_factor,
-        max_piece_length=options.max_piece_length,
-        n_sub_iterations=options.n_sub_iterations,
-        show_progress=False,
-    )
+    tokenizer, trainer = unigram_reference(options)
     tokenizer.train([str(text_path)], trainer)
     model = json.loads(tokenizer.to_str())["model"]
     return [(piece, score) for piece, score in model["vocab"]], model["unk_id"]

@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import pytest
 from conftest import COURSE, multilingual_text
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+from tokenizers import normalizers, pre_tokenizers
 
 from hf_bpe.counting.counting import count_files
 from hf_bpe.counting.counts_dir import iter_counts, read_manifest
 from hf_bpe.models.bpe.training import count_to_directory, train_from_count_directory
+from hf_bpe.models.wordpiece.options import WordPieceOptions
 from hf_bpe.models.wordpiece.training import (
     count_wordpiece_to_directory,
     train_wordpiece_from_count_directory,
     wordpiece_counting,
 )
 from hf_bpe.pipeline.bert import BertRecipe
+from hf_bpe.reference.trainers import wordpiece_reference
 
 
 @pytest.fixture(scope="module")
@@ -57,16 +59,7 @@ def test_training_from_counts_directory(corpus, tmp_path):
     result = train_wordpiece_from_count_directory(tmp_path / "counts", vocab_size=400)
     assert result.recipe == BertRecipe()
     # The reference trained on the same files has the same alphabet, special tokens first.
-    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tokenizer.normalizer = normalizers.BertNormalizer()
-    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(
-        vocab_size=400,
-        min_frequency=2,
-        limit_alphabet=1000,
-        special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
-        show_progress=False,
-    )
+    tokenizer, trainer = wordpiece_reference(WordPieceOptions(vocab_size=400))
     tokenizer.train([str(path) for path in corpus], trainer)
     reference = tokenizer.get_vocab()
     single = {token for token in reference if len(token) == 1 or token.startswith("[")}

@@ -10,16 +10,18 @@ from pathlib import Path
 
 import pytest
 from conftest import COURSE, REPO, multilingual_text
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+from tokenizers import normalizers, pre_tokenizers
 
 from hf_bpe.counting.counting import count_files
-from hf_bpe.models.wordpiece.trainer import BERT_SPECIAL_TOKENS, train_wordpiece
+from hf_bpe.models.wordpiece.options import WordPieceOptions
+from hf_bpe.models.wordpiece.trainer import train_wordpiece
 from hf_bpe.models.wordpiece.training import (
     train_wordpiece_from_files,
     train_wordpiece_from_iterator,
     wordpiece_counting,
 )
 from hf_bpe.pipeline.bert import BertRecipe, pre_tokenize, split_words
+from hf_bpe.reference.trainers import wordpiece_reference
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 SEEDS = REPO.parent / "shared" / "seeds"  # the documents the product was founded on, beside the clone
@@ -113,19 +115,8 @@ def test_normalizer_on_context_sensitive_text(text):
 
 def reference_wordpiece(paths, vocab_size, *, lowercase=True, min_frequency=2, limit_alphabet=1000):
     """``tokenizers``' WordPieceTrainer behind the BertWordPieceTokenizer recipe; returns the vocabulary."""
-    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tokenizer.normalizer = normalizers.BertNormalizer(
-        clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=lowercase
-    )
-    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        limit_alphabet=limit_alphabet,
-        special_tokens=list(BERT_SPECIAL_TOKENS),
-        continuing_subword_prefix="##",
-        show_progress=False,
-    )
+    options = WordPieceOptions(vocab_size=vocab_size, min_frequency=min_frequency, limit_alphabet=limit_alphabet)
+    tokenizer, trainer = wordpiece_reference(options, BertRecipe(lowercase=lowercase))
     tokenizer.train([str(path) for path in paths], trainer)
     return tokenizer.get_vocab()
 
