@@ -18,8 +18,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from hf_bpe.models.bpe.continuing import BaseTokenizer
 from hf_bpe.models.bpe.encoder import BytePairEncoder
 from hf_bpe.models.bpe.files import MERGES_FILE, VOCAB_FILE, read_merges, read_vocab
+from hf_bpe.models.bpe.result import TrainResult
 from hf_bpe.models.directory import named_special_tokens, read_tokenizer_config
 from hf_bpe.pipeline.byte_level import from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
@@ -79,6 +81,23 @@ def compression_sample(
             data = data[: data.rindex(b"\n") + 1]
         parts.append(data.decode("utf-8", errors))
     return "".join(parts)
+
+
+def compression_before_after(
+    base: BaseTokenizer, result: TrainResult, files: Sequence[str]
+) -> tuple[int, float, float]:
+    """What continuing a tokenizer bought: bytes per token of the ``base`` and of the continued ``result`` on a
+    sample of the training ``files`` (the first megabyte, shared among them); returns the sample's size, before,
+    after."""
+    figures = [
+        measure(BytePairEncoder(vocab, merges, special_tokens=specials, pre_tokenizer=base.pre_tokenizer), text)
+        for text in [compression_sample(files)]
+        for vocab, merges, specials in (
+            (base.vocab, base.merges, base.special_tokens),
+            (result.vocab, result.merges, result.special_tokens),
+        )
+    ]
+    return figures[0].bytes, round(figures[0].bytes_per_token, 4), round(figures[1].bytes_per_token, 4)
 
 
 def measure(encoder: BytePairEncoder, text: str, name: str = "sample") -> SampleFigures:

@@ -148,7 +148,7 @@ def _continued_base(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
 def _train_bpe_sizes(args: argparse.Namespace, settings: dict[str, Any], base: Any) -> tuple[Any, dict[int, Any]]:
     """Train the largest size asked for; return it and every size's result (the smaller read off the largest
     where that is exact, trained on their own where not: see ``smaller_vocabulary``)."""
-    from hf_bpe.models.bpe.training import smaller_vocabulary, train_from_count_directory, train_from_files
+    from hf_bpe.models.bpe.training import train_from_count_directory, train_from_files, train_sizes
 
     progress = Progress(not args.no_progress and not args.json)
 
@@ -173,16 +173,14 @@ def _train_bpe_sizes(args: argparse.Namespace, settings: dict[str, Any], base: A
             continue_from=base,
         )
 
-    sizes = settings["vocab_sizes"]
     try:
         with warnings.catch_warnings():
             # The library's TrainingWarning: the command says the same thing in its own words (the summary).
             warnings.simplefilter("ignore")
-            result = train(sizes[-1])
-            by_size = {size: smaller_vocabulary(result, size) or train(size) for size in sizes[:-1]}
+            by_size = train_sizes(train, settings["vocab_sizes"])
     finally:
         progress.close()
-    return result, {**by_size, sizes[-1]: result}
+    return by_size[max(by_size)], by_size
 
 
 def _print_bpe_summary(
@@ -191,6 +189,7 @@ def _print_bpe_summary(
     """What training gave, its warnings and (continuing from files) the compression before and after: as lines,
     or as one JSON object with ``--json``."""
     from hf_bpe.models.bpe.training import shortfall as bpe_shortfall
+    from hf_bpe.report import compression_before_after
 
     sizes = settings["vocab_sizes"]
     notes = []
@@ -202,7 +201,7 @@ def _print_bpe_summary(
         notes.append(unknown_characters_dropped({"unk_token": "--unk-token"}))
     if result.replaced_lines:
         notes.append(f"replaced invalid UTF-8 with U+FFFD on {result.replaced_lines} line(s)")
-    before_after = None if base is None or not args.files else _compression_before_after(base, result, args.files)
+    before_after = None if base is None or not args.files else compression_before_after(base, result, args.files)
     if args.json:
         summary: dict[str, Any] = {
             "output": str(args.output),
@@ -331,23 +330,6 @@ def train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
         f"{time.perf_counter() - start:.1f} s, written to {args.output}"
     )
     return 0
-
-
-def _compression_before_after(base: Any, result: Any, files: list[str]) -> tuple[int, float, float]:
-    """Bytes per token of the base and of the continued tokenizer on a sample of the training files (the first
-    megabyte, shared among the files): the sample's size, before, after."""
-    from hf_bpe.models.bpe.encoder import BytePairEncoder
-    from hf_bpe.report import compression_sample, measure
-
-    text = compression_sample(files)
-    figures = [
-        measure(BytePairEncoder(vocab, merges, special_tokens=specials, pre_tokenizer=base.pre_tokenizer), text)
-        for vocab, merges, specials in (
-            (base.vocab, base.merges, base.special_tokens),
-            (result.vocab, result.merges, result.special_tokens),
-        )
-    ]
-    return figures[0].bytes, round(figures[0].bytes_per_token, 4), round(figures[1].bytes_per_token, 4)
 
 
 def count_command(args: argparse.Namespace) -> int:

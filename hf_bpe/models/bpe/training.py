@@ -554,6 +554,20 @@ def train_from_count_directory(
     )
 
 
+def train_sizes(train: Callable[[int], TrainResult], sizes: Iterable[int]) -> dict[int, TrainResult]:
+    """Every size's result, from one run where that is exact: the largest size trained by ``train(size)``, each
+    smaller one read off it (:func:`smaller_vocabulary`) or, where that is not exact, trained on its own.
+
+    >>> results = train_sizes(lambda size: train_from_iterator(["hug pug hug pun bun"], vocab_size=size), [259, 262])
+    >>> [len(results[size].merges) for size in (259, 262)]
+    [3, 6]
+    """
+    ordered = sorted(set(sizes))
+    largest = train(ordered[-1])
+    smaller = {size: smaller_vocabulary(largest, size) or train(size) for size in ordered[:-1]}
+    return {**smaller, ordered[-1]: largest}
+
+
 def smaller_vocabulary(result: TrainResult, vocab_size: int) -> TrainResult | None:
     """What training the same counts to ``vocab_size`` gives, taken from a run to a larger size, or None where it
     cannot be read off that run.
