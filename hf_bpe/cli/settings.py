@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -294,22 +295,20 @@ def _usage_error(error: Exception) -> UsageError:
     return UsageError(message)
 
 
+def refuse_bpe_only(given: Mapping[str, Any], names: Sequence[str], model: str) -> None:
+    """Refuse, naming the first, each of the BPE-only options ``names`` that ``given`` (the command line or the
+    merged settings) sets: ``--model MODEL`` does not take it."""
+    for name in names:
+        if given.get(name):
+            raise UsageError(f"--{name.replace('_', '-')} is a BPE option; --model {model} does not take it")
+
+
 def unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
     """The Unigram trainer's options from the command line (BPE-only options refused by name)."""
     from hf_bpe.models.unigram.trainer import UnigramOptions
 
-    for name in (
-        "min_frequency",
-        "max_token_length",
-        "limit_alphabet",
-        "char_level",
-        "add_prefix_space",
-        "pattern",
-        "regex",
-        "normalizer",
-    ):
-        if getattr(args, name, None):
-            raise UsageError(f"--{name.replace('_', '-')} is a BPE option; --model unigram does not take it")
+    bpe_only = ("min_frequency", "max_token_length", "limit_alphabet", "char_level", "add_prefix_space")
+    refuse_bpe_only(vars(args), (*bpe_only, "pattern", "regex", "normalizer"), "unigram")
     defaults = UnigramOptions()
     if len(settings["vocab_sizes"]) > 1:
         raise UsageError("--model unigram trains one --vocab-size at a time (its pruning depends on the size)")

@@ -33,6 +33,7 @@ from hf_bpe.cli.settings import (
     bpe_options,
     cut,
     pre_tokenizer_of,
+    refuse_bpe_only,
     settings_of,
     unigram_options,
     wordpiece_options,
@@ -287,9 +288,7 @@ def train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     if args.from_counts and any(getattr(args, name) is not None for name in recipe_flags):
         raise UsageError(f"{args.from_counts} records how its text was normalized; leave out the recipe options")
     bpe_only = ("char_level", "add_prefix_space", "max_token_length", "end_of_word_suffix", "pattern", "regex")
-    for name in (*bpe_only, "normalizer"):
-        if settings[name]:
-            raise UsageError(f"--{name.replace('_', '-')} is a BPE option; leave it out with --model wordpiece")
+    refuse_bpe_only(settings, (*bpe_only, "normalizer"), "wordpiece")
     for role in ("bos_token", "eos_token"):
         if settings[role] is not None:
             raise UsageError(f"--{role.replace('_', '-')}: WordPiece has no {role}; BERT's roles are fixed")
