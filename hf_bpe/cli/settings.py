@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hf_bpe.cli.errors import UsageError
 from hf_bpe.models.bpe.options import BpeOptions
@@ -64,6 +64,8 @@ WORDPIECE_DEFAULTS: dict[str, Any] = {
     "scoring": WordPieceOptions.scoring,
     "max_input_chars_per_word": MAX_INPUT_CHARS_PER_WORD,
 }
+#: A model's options (BpeOptions, WordPieceOptions, UnigramOptions).
+Options = TypeVar("Options")
 ROLES = ("bos_token", "eos_token", "unk_token", "pad_token")
 #: Where ``--config NAME`` finds presets: the clone's ``configs/`` beside the package (a clone, an editable install)
 #: and where a wheel installs them (its data files, ``share/hf-bpe/configs``).
@@ -253,17 +255,15 @@ def bpe_options(settings: dict[str, Any]) -> BpeOptions:
     Raises:
         UsageError: with the library's reason, in the command line's words.
     """
-    try:
-        return BpeOptions(
-            vocab_size=settings["vocab_size"],
-            min_frequency=settings["min_frequency"],
-            special_tokens=settings["special_tokens"],
-            limit_alphabet=settings["limit_alphabet"],
-            max_token_length=settings["max_token_length"],
-            char_level=char_level_of(settings),
-        )
-    except (TypeError, ValueError) as e:
-        raise _usage_error(e) from None
+    return _checked(
+        BpeOptions,
+        vocab_size=settings["vocab_size"],
+        min_frequency=settings["min_frequency"],
+        special_tokens=settings["special_tokens"],
+        limit_alphabet=settings["limit_alphabet"],
+        max_token_length=settings["max_token_length"],
+        char_level=char_level_of(settings),
+    )
 
 
 def wordpiece_options(settings: dict[str, Any]) -> WordPieceOptions:
@@ -272,16 +272,22 @@ def wordpiece_options(settings: dict[str, Any]) -> WordPieceOptions:
     Raises:
         UsageError: with the library's reason, in the command line's words.
     """
+    return _checked(
+        WordPieceOptions,
+        vocab_size=settings["vocab_size"],
+        scoring=settings["scoring"],
+        min_frequency=settings["min_frequency"],
+        limit_alphabet=settings["limit_alphabet"],
+        special_tokens=settings["special_tokens"],
+        continuing_subword_prefix=settings["continuing_subword_prefix"] or CONTINUING_SUBWORD_PREFIX,
+        unk_token=settings["unk_token"],
+    )
+
+
+def _checked(kind: Callable[..., Options], **fields: Any) -> Options:
+    """``kind(**fields)``: a model's options, their refusal a usage error in the command line's words."""
     try:
-        return WordPieceOptions(
-            vocab_size=settings["vocab_size"],
-            scoring=settings["scoring"],
-            min_frequency=settings["min_frequency"],
-            limit_alphabet=settings["limit_alphabet"],
-            special_tokens=settings["special_tokens"],
-            continuing_subword_prefix=settings["continuing_subword_prefix"] or CONTINUING_SUBWORD_PREFIX,
-            unk_token=settings["unk_token"],
-        )
+        return kind(**fields)
     except (TypeError, ValueError) as e:
         raise _usage_error(e) from None
 
@@ -313,18 +319,9 @@ def unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
     if len(settings["vocab_sizes"]) > 1:
         raise UsageError("--model unigram trains one --vocab-size at a time (its pruning depends on the size)")
     given = args.vocab_size is not None or (args.config and "vocab_size" in read_config(args.config))
-    try:
-        return _unigram_options(args, settings, settings["vocab_size"] if given else defaults.vocab_size)
-    except (TypeError, ValueError) as e:
-        raise _usage_error(e) from None
-
-
-def _unigram_options(args: argparse.Namespace, settings: dict[str, Any], vocab_size: int) -> Any:
-    from hf_bpe.models.unigram.trainer import UnigramOptions
-
-    defaults = UnigramOptions()
-    return UnigramOptions(
-        vocab_size=vocab_size,
+    return _checked(
+        UnigramOptions,
+        vocab_size=settings["vocab_size"] if given else defaults.vocab_size,
         special_tokens=tuple(token for token in settings["special_tokens"] if token != settings["unk_token"])
         if settings["unk_token"] and settings["unk_token"] not in (args.special_tokens or [])
         else tuple(settings["special_tokens"]),

@@ -6,10 +6,14 @@ over a frozen options object (:class:`~hf_bpe.models.bpe.options.BpeOptions`,
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 Options = TypeVar("Options")
+
+#: The largest vocabulary hf_bpe trains: the merge loop spells each token id as one character.
+MAX_VOCAB_SIZE = sys.maxunicode + 1
 
 
 def with_keywords(kind: type[Options], options: Options | None, keywords: Mapping[str, Any], caller: str) -> Options:
@@ -38,6 +42,17 @@ def check_count(name: str, value: Any, least: int, *, optional: bool = False) ->
         return
     if not isinstance(value, int) or isinstance(value, bool) or value < least:
         raise ValueError(f"{name}={value!r}: must be an integer of at least {least}")
+
+
+def check_vocab_size(value: Any) -> None:
+    """Refuse a ``vocab_size`` that is not an integer from 1 to :data:`MAX_VOCAB_SIZE`.
+
+    Raises:
+        ValueError: naming the value.
+    """
+    check_count("vocab_size", value, 1)
+    if value > MAX_VOCAB_SIZE:
+        raise ValueError(f"vocab_size={value}: hf_bpe trains vocabularies of at most {MAX_VOCAB_SIZE:,} tokens")
 
 
 def check_special_tokens(tokens: Sequence[Any]) -> tuple[str, ...]:

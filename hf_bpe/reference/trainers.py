@@ -14,6 +14,7 @@ from typing import Any
 
 from hf_bpe.models.bpe.options import BpeOptions
 from hf_bpe.models.unigram.trainer import UnigramOptions
+from hf_bpe.models.wordpiece.files import bert_normalizer
 from hf_bpe.models.wordpiece.options import WordPieceOptions
 from hf_bpe.pipeline.bert import BertRecipe
 
@@ -76,17 +77,12 @@ def wordpiece_reference(
 ) -> tuple[Any, Any]:
     """``tokenizers``' WordPiece behind BertWordPieceTokenizer's recipe, and its ``WordPieceTrainer``, for
     ``options`` (BERT's defaults) and ``recipe`` (BERT's, lowercasing)."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     options = options or WordPieceOptions()
     recipe = recipe or BertRecipe()
     tokenizer = Tokenizer(models.WordPiece(unk_token=options.unk_token))
-    tokenizer.normalizer = normalizers.BertNormalizer(
-        clean_text=recipe.clean_text,
-        handle_chinese_chars=recipe.handle_chinese_chars,
-        strip_accents=recipe.strip_accents,
-        lowercase=recipe.lowercase,
-    )
+    tokenizer.normalizer = bert_normalizer(recipe)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     trainer = trainers.WordPieceTrainer(
         vocab_size=options.vocab_size,

@@ -4,19 +4,15 @@ options with ``BpeTrainer``'s defaults, checked in one place, and how a char-lev
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hf_bpe.models.options import check_count, check_special_tokens, with_keywords
+from hf_bpe.models.options import check_count, check_special_tokens, check_vocab_size, with_keywords
 
 #: Token (spelled with the byte-level alphabet, or plain characters for char-level BPE) to id.
 Vocab = dict[str, int]
 #: The merges in the order they apply, as ``merges.txt`` lists them.
 Merges = list[tuple[str, str]]
-
-#: The largest vocabulary the merge loop can make: it spells each token id as one character.
-MAX_VOCAB_SIZE = sys.maxunicode + 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,14 +69,10 @@ max_token_length=None, char_level=None)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "special_tokens", check_special_tokens(self.special_tokens))
-        check_count("vocab_size", self.vocab_size, 1)
+        check_vocab_size(self.vocab_size)
         check_count("min_frequency", self.min_frequency, 0)
         check_count("limit_alphabet", self.limit_alphabet, 0, optional=True)
         check_count("max_token_length", self.max_token_length, 1, optional=True)
-        if self.vocab_size > MAX_VOCAB_SIZE:
-            raise ValueError(
-                f"vocab_size={self.vocab_size}: hf_bpe trains vocabularies of at most {MAX_VOCAB_SIZE:,} tokens"
-            )
         if self.char_level is not None and not isinstance(self.char_level, CharLevel):
             raise TypeError(f"char_level={self.char_level!r}: give a CharLevel (or None for byte-level BPE)")
 

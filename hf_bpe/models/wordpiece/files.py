@@ -107,6 +107,18 @@ def wordpiece_config(
     }
 
 
+def bert_normalizer(recipe: BertRecipe) -> Any:
+    """``tokenizers``' ``BertNormalizer`` for ``recipe``."""
+    from tokenizers import normalizers
+
+    return normalizers.BertNormalizer(
+        clean_text=recipe.clean_text,
+        handle_chinese_chars=recipe.handle_chinese_chars,
+        strip_accents=recipe.strip_accents,
+        lowercase=recipe.lowercase,
+    )
+
+
 def wordpiece_tokenizer_json(
     vocab: Mapping[str, int],
     special_tokens: Sequence[str],
@@ -120,7 +132,7 @@ def wordpiece_tokenizer_json(
 ) -> str:
     """``tokenizer.json``: ``tokenizers``' ``BertWordPieceTokenizer`` recipe around ``vocab``, built with the
     ``tokenizers`` library (so the Rust backend reads it as its own)."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, processors
 
     tokenizer = Tokenizer(
         models.WordPiece(
@@ -131,12 +143,7 @@ def wordpiece_tokenizer_json(
     )
     # The Python binding takes no prefix in the constructor of this version; set it on the model.
     tokenizer.model.continuing_subword_prefix = continuing_subword_prefix
-    tokenizer.normalizer = normalizers.BertNormalizer(
-        clean_text=recipe.clean_text,
-        handle_chinese_chars=recipe.handle_chinese_chars,
-        strip_accents=recipe.strip_accents,
-        lowercase=recipe.lowercase,
-    )
+    tokenizer.normalizer = bert_normalizer(recipe)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tokenizer.decoder = decoders.WordPiece(prefix=continuing_subword_prefix)
     if cls_token in vocab and sep_token in vocab:

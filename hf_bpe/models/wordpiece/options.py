@@ -7,8 +7,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hf_bpe.models.bpe.options import MAX_VOCAB_SIZE
-from hf_bpe.models.options import check_count, check_special_tokens, with_keywords
+from hf_bpe.models.options import check_count, check_special_tokens, check_vocab_size, with_keywords
 
 #: BERT's special tokens, in BERT's order (ids 0 to 4).
 BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -55,13 +54,9 @@ class WordPieceOptions:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "special_tokens", check_special_tokens(self.special_tokens))
-        check_count("vocab_size", self.vocab_size, 1)
+        check_vocab_size(self.vocab_size)
         check_count("min_frequency", self.min_frequency, 0)
         check_count("limit_alphabet", self.limit_alphabet, 0, optional=True)
-        if self.vocab_size > MAX_VOCAB_SIZE:
-            raise ValueError(
-                f"vocab_size={self.vocab_size}: hf_bpe trains vocabularies of at most {MAX_VOCAB_SIZE:,} tokens"
-            )
         if self.scoring not in SCORINGS:
             raise ValueError(f"scoring={self.scoring!r}: must be one of {', '.join(SCORINGS)}")
         if not self.continuing_subword_prefix:
