@@ -311,7 +311,7 @@ def refuse_bpe_only(given: Mapping[str, Any], names: Sequence[str], model: str) 
 
 def unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
     """The Unigram trainer's options from the command line (BPE-only options refused by name)."""
-    from hf_bpe.models.unigram.trainer import UnigramOptions
+    from hf_bpe.models.unigram.options import UnigramOptions
 
     bpe_only = ("min_frequency", "max_token_length", "limit_alphabet", "char_level", "add_prefix_space")
     refuse_bpe_only(vars(args), (*bpe_only, "pattern", "regex", "normalizer"), "unigram")

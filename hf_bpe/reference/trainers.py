@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from hf_bpe.models.bpe.options import BpeOptions
-from hf_bpe.models.unigram.trainer import UnigramOptions
+from hf_bpe.models.unigram.options import UnigramOptions
 from hf_bpe.models.wordpiece.files import bert_normalizer
 from hf_bpe.models.wordpiece.options import WordPieceOptions
 from hf_bpe.pipeline.bert import BertRecipe
