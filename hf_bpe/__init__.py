@@ -27,9 +27,11 @@ import typing as _typing
 
 from hf_bpe import _moved
 from hf_bpe.models.bpe.files import read_merges, read_vocab, write_merges, write_vocab
-from hf_bpe.models.bpe.options import CharLevel, Merges, Vocab
+from hf_bpe.models.bpe.options import BpeOptions, CharLevel, Merges, Vocab
 from hf_bpe.models.bpe.trainer import TrainResult
 from hf_bpe.models.bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
+from hf_bpe.models.unigram.options import UnigramOptions
+from hf_bpe.models.wordpiece.options import WordPieceOptions
 from hf_bpe.models.wordpiece.result import WordPieceResult
 from hf_bpe.models.wordpiece.trainer import train_wordpiece
 from hf_bpe.models.wordpiece.training import (
@@ -81,14 +83,17 @@ __all__ = [
     "PRESETS",
     "BPETokenizer",
     "BertRecipe",
+    "BpeOptions",
     "CharBPETokenizer",
     "CharLevel",
     "Merges",
     "PreTokenizer",
     "SplitPattern",
     "TrainResult",
+    "UnigramOptions",
     "UnigramTokenizer",
     "Vocab",
+    "WordPieceOptions",
     "WordPieceResult",
     "WordPieceTokenizer",
     "__version__",
