@@ -93,7 +93,7 @@ def tokenizer_dir(name: str, option: str = "", *, gpt2: bool = True) -> Tokenize
         wanted = "; ".join(f"{' + '.join(files)} ({label})" for label, files in dict(KINDS.values()).items())
         raise UsageError(f"{given}: not a tokenizer directory hf-bpe reads: it holds none of {wanted}")
     missing = [file for file in KINDS[kind][1] if not (directory / file).is_file()]
-    if missing:
+    if missing and not (kind == BYTE_LEVEL and (directory / "tokenizer.json").is_file()):
         raise UsageError(f"{given}: a {KINDS[kind][0]} tokenizer without its {missing[0]}; the directory is incomplete")
     return TokenizerDir(directory, kind)
 
@@ -126,6 +126,8 @@ def kind_of(directory: Path) -> str | None:
         model = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8")).get("model") or {}
         if model.get("type") == "Unigram":
             return "UnigramTokenizer"
+        if model.get("type") == "BPE":
+            return BYTE_LEVEL  # a tokenizer.json alone, as the Rust backend saves one: read, or refused by name
     return None
 
 

@@ -129,6 +129,10 @@ class BPETokenizerConfig(PretrainedConfig):
     model_type = "hf_bpe"
 
 
+#: The default of BPETokenizer's unk, bos and eos roles: GPT-2's ``<|endoftext|>`` where the vocabulary has it.
+GPT2_ROLE: Any = type("Gpt2Role", (), {"__repr__": lambda self: "<GPT-2's <|endoftext|> if in the vocabulary>"})()
+
+
 class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     """Byte-level BPE tokenizer for transformers, identical in its ids to GPT-2's tokenizer.
 
@@ -136,9 +140,9 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         vocab_file: path to ``vocab.json``.
         merges_file: path to ``merges.txt``.
         errors: how ``decode`` treats invalid UTF-8 (as ``bytes.decode``).
-        unk_token: the unknown token (GPT-2: ``<|endoftext|>``).
-        bos_token: the beginning-of-sequence token (GPT-2: ``<|endoftext|>``).
-        eos_token: the end-of-sequence token (GPT-2: ``<|endoftext|>``).
+        unk_token: the unknown token (default: GPT-2's ``<|endoftext|>`` if the vocabulary has it, else none).
+        bos_token: the beginning-of-sequence token (default as ``unk_token``).
+        eos_token: the end-of-sequence token (default as ``unk_token``).
         pad_token: the padding token (GPT-2 has none).
         add_prefix_space: add a space before the text, so the first word is encoded like any other (the rule of
             ``tokenizers``' ByteLevel: each stretch of text between added tokens that does not start with ``" "``;
@@ -171,9 +175,9 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         vocab_file: str | os.PathLike[str] | None = None,
         merges_file: str | os.PathLike[str] | None = None,
         errors: str = "replace",
-        unk_token: Any = GPT2_SPECIAL_TOKEN,
-        bos_token: Any = GPT2_SPECIAL_TOKEN,
-        eos_token: Any = GPT2_SPECIAL_TOKEN,
+        unk_token: Any = GPT2_ROLE,
+        bos_token: Any = GPT2_ROLE,
+        eos_token: Any = GPT2_ROLE,
         pad_token: Any = None,
         add_prefix_space: bool | None = None,
         add_bos_token: bool = False,
@@ -218,6 +222,12 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         self.add_prefix_space = add_prefix_space
         self.add_bos_token = add_bos_token
         self._prefix_for_call: bool | None = None
+        # GPT-2's roles by default, where the vocabulary has its token: a file without it must not gain one (the
+        # file's own tokenizer splits "<|endoftext|>" as text there).
+        gpt2 = GPT2_SPECIAL_TOKEN if GPT2_SPECIAL_TOKEN in self.encoder else None
+        unk_token, bos_token, eos_token = (
+            gpt2 if role is GPT2_ROLE else role for role in (unk_token, bos_token, eos_token)
+        )
         super().__init__(
             pre_tokenizer=cut.model_settings(),
             errors=errors,

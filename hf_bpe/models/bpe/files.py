@@ -29,6 +29,7 @@ from hf_bpe.models.directory import (
     special_token_roles,
 )
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.tokenizer_json import adds_nothing, only_types, refuse_unsupported
 from hf_bpe.utf8 import decode_utf8
 
 MERGES_HEADER = "#version: 0.2"
@@ -175,6 +176,13 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
                 f"{path}: {name} is {json.dumps(value)[:120]}; BPETokenizer reads byte-level BPE without affixes, "
                 "byte fallback or ignore_merges; load this file with transformers' TokenizersBackend instead"
             )
+    refuse_unsupported(
+        data,
+        path,
+        "BPETokenizer",
+        post_processor=only_types("ByteLevel", settings={"trim_offsets": False}, accept=adds_nothing),
+        decoder=only_types("ByteLevel"),
+    )
     vocab = model.get("vocab")
     if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
         raise ValueError(f"{path}: model.vocab must be an object from token to non-negative integer id")

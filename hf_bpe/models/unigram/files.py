@@ -8,6 +8,7 @@ transformers with hf_bpe. Writing is all-or-nothing (:func:`hf_bpe.atomic.write_
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -17,6 +18,7 @@ from typing import Any
 from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, replaced_files, special_token_roles
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.tokenizer_json import only_types, refuse_other_sections, refuse_unsupported
 
 #: The transformers class that ``tokenizer_config.json`` names (:class:`hf_bpe.transformers.unigram.UnigramTokenizer`).
 TOKENIZER_CLASS = "UnigramTokenizer"
@@ -149,6 +151,14 @@ def serde_json_float(text: str) -> float:
     return value if positive else -value
 
 
+@functools.cache
+def _recipe_sections() -> dict[str, Any]:
+    """The normalizer, pre-tokenizer and decoder of the SentencePiece recipe, as :func:`tokenizer_json` writes them
+    (what :class:`~hf_bpe.transformers.unigram.UnigramTokenizer` implements)."""
+    written = json.loads(tokenizer_json([("a", 0.0)], None, []))
+    return {section: written[section] for section in ("normalizer", "pre_tokenizer", "decoder")}
+
+
 def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, float]], int | None, list[str]]:
     """The pieces, unknown id and special tokens of a Unigram ``tokenizer.json``.
 
@@ -164,6 +174,8 @@ def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, flo
         raise ValueError(f"{path}: the model is {model.get('type')!r}, not 'Unigram'; this class reads Unigram files")
     if model.get("byte_fallback"):
         raise ValueError(f"{path}: byte_fallback is not supported by hf_bpe's UnigramTokenizer")
+    refuse_unsupported(data, path, "UnigramTokenizer", post_processor=only_types(), decoder=lambda _: None)
+    refuse_other_sections(data, _recipe_sections(), path, "UnigramTokenizer")
     pieces = [(str(piece), float(score)) for piece, score in model["vocab"]]
     specials = [token["content"] for token in data.get("added_tokens", []) if token.get("special")]
     return pieces, model.get("unk_id"), specials
