@@ -504,6 +504,8 @@ def _normalizer_name(normalizer: Mapping[str, Any] | None) -> str:
     if normalizer is None:
         return "none"
     kind = normalizer.get("type")
+    if kind == "Sequence" and not normalizer.get("normalizers"):
+        return "none"  # an empty Sequence changes nothing (DeepSeek-V2/V3/R1's files have one)
     if kind == "Sequence" and len(normalizer.get("normalizers", [])) == 1:
         return _normalizer_name(normalizer["normalizers"][0])
     names = {"NFC": "nfc", "NFKC": "nfkc", "Lowercase": "lowercase"}

@@ -80,7 +80,7 @@ def refuse_unsupported(
     model = data.get("model") or {}
     if model.get("dropout"):
         raise refuse("model.dropout", model["dropout"], "BPE dropout")
-    if data.get("normalizer") is not None:
+    if changes_text(data.get("normalizer")):
         for index, token in enumerate(data.get("added_tokens") or []):
             if isinstance(token, dict) and token.get("normalized"):
                 raise refuse(f"added_tokens[{index}].normalized", True, "an added token matched on normalized text")
@@ -90,6 +90,19 @@ def refuse_unsupported(
             raise refuse(
                 section + where, value_at(data.get(section), section + where), f"this {section.replace('_', '-')}"
             )
+
+
+def changes_text(normalizer: Any) -> bool:
+    """Whether a normalizer can change text (an empty ``Sequence`` cannot; DeepSeek's files have one).
+
+    >>> changes_text({"type": "Sequence", "normalizers": []}), changes_text({"type": "NFC"})
+    (False, True)
+    """
+    if normalizer is None:
+        return False
+    if isinstance(normalizer, dict) and normalizer.get("type") == "Sequence":
+        return any(changes_text(part) for part in normalizer.get("normalizers") or [])
+    return True
 
 
 def refuse_other_sections(

@@ -30,6 +30,7 @@ from hf_bpe.models.directory import (
 )
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.tokenizer_json import adds_nothing, only_types, refuse_unsupported
+from hf_bpe.pipeline.tokenizer_json import unsupported as unsupported_component
 from hf_bpe.utf8 import decode_utf8
 
 MERGES_HEADER = "#version: 0.2"
@@ -164,18 +165,15 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
             f"{path}: {e}; BPETokenizer reads byte-level BPE (ByteLevel, or Split steps and ByteLevel) only; load "
             "this file with transformers' TokenizersBackend instead"
         ) from e
-    unsupported = {
+    model_settings = {
         "continuing_subword_prefix": model.get("continuing_subword_prefix"),
         "end_of_word_suffix": model.get("end_of_word_suffix"),
         "byte_fallback": model.get("byte_fallback"),
         "ignore_merges": model.get("ignore_merges"),
     }
-    for name, value in unsupported.items():
+    for name, value in model_settings.items():
         if value:
-            raise ValueError(
-                f"{path}: {name} is {json.dumps(value)[:120]}; BPETokenizer reads byte-level BPE without affixes, "
-                "byte fallback or ignore_merges; load this file with transformers' TokenizersBackend instead"
-            )
+            raise unsupported_component(path, f"model.{name}", value, name.replace("_", " "), "BPETokenizer")
     refuse_unsupported(
         data,
         path,
