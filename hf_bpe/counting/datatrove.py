@@ -30,6 +30,7 @@ import contextlib
 import os
 import shutil
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -152,6 +153,26 @@ def plan_shards(paths: Sequence[str | os.PathLike[str]]) -> list[tuple[str, int,
             raise FileNotFoundError(f"{path}: no such file")
         shards.extend((str(path.resolve()), start, end) for start, end in _shard_ranges(path, path.stat().st_size))
     return shards
+
+
+# A Unix socket's path holds at most 107 bytes; the local executor's process manager opens one at
+# TEMPORARY/pymp-XXXXXXXX/listener-XXXXXXXX, 32 bytes below the temporary directory.
+_SOCKET_PATH_BYTES = 107
+_SOCKET_BELOW_TEMPORARY = len("/pymp-12345678/listener-12345678")
+
+
+def _refuse_a_long_temporary_directory() -> None:
+    """Refuse a temporary directory whose path leaves no room for the worker manager's socket, which would
+    otherwise fail deep inside multiprocessing with a bare ``EOFError``."""
+    temporary = tempfile.gettempdir()
+    length = len(os.fsencode(temporary))
+    if length + _SOCKET_BELOW_TEMPORARY > _SOCKET_PATH_BYTES:
+        raise RuntimeError(
+            f"the temporary directory {temporary} has a {length}-byte path: datatrove's local executor opens a "
+            f"socket {_SOCKET_BELOW_TEMPORARY} bytes below it, and a socket's path holds at most "
+            f"{_SOCKET_PATH_BYTES} bytes; set TMPDIR to a directory with a path of at most "
+            f"{_SOCKET_PATH_BYTES - _SOCKET_BELOW_TEMPORARY} bytes"
+        )
 
 
 def refuse_unguarded_main(function: str) -> None:
@@ -303,6 +324,7 @@ def count_with_datatrove(
     """
     if executor == "local":
         refuse_unguarded_main("hf_bpe.counting.datatrove.count_with_datatrove")
+        _refuse_a_long_temporary_directory()
     _check_executor_options(executor, executor_options or {})
     counting = counting or PreTokenizer()
     output = Path(output).resolve()

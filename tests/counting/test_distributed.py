@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from tokenizers import pre_tokenizers
@@ -189,8 +192,8 @@ def test_the_cli_counts_on_datatrove_quietly_and_leaves_only_the_counts(tmp_path
     removes; the output holds the manifest and its buckets, the temporary directory nothing new."""
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("".join(TRAPS * 40), encoding="utf-8")
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
+    # a short directory: multiprocessing's manager puts a socket in it, and a socket's path has at most 107 bytes
+    temporary = Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))
     options = ["--engine", "datatrove", "--tasks", "2", "--buckets", "3", "--no-progress"]
     done = subprocess.run(
         [sys.executable, "-m", "hf_bpe.cli", "count", str(corpus), "-o", str(tmp_path / "counts"), *options],
@@ -208,5 +211,29 @@ def test_the_cli_counts_on_datatrove_quietly_and_leaves_only_the_counts(tmp_path
         "bucket-00002.jsonl",
         "manifest.json",
     ]
-    assert list(temporary.iterdir()) == []
+    left = sorted(path.name for path in temporary.iterdir())
+    shutil.rmtree(temporary)
+    assert left == []
     assert dict(iter_counts(tmp_path / "counts")) == dict(count_files([corpus], workers=1).counts)
+
+
+def test_a_temporary_directory_too_long_for_the_workers_socket_is_named(tmp_path):
+    """datatrove's local executor opens a Unix socket below TMPDIR; a long TMPDIR (as a pytest or a batch job's
+    directory can be) failed deep in multiprocessing with a bare EOFError and a traceback."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hello world\n", encoding="utf-8")
+    temporary = tmp_path / ("t" * 90)
+    temporary.mkdir()
+    options = ["--engine", "datatrove", "--tasks", "2", "--no-progress"]
+    done = subprocess.run(
+        [sys.executable, "-m", "hf_bpe.cli", "count", str(corpus), "-o", str(tmp_path / "counts"), *options],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temporary)},
+        timeout=300,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert f"the temporary directory {temporary} has a {len(str(temporary))}-byte path" in done.stderr
+    assert "set TMPDIR to a directory with a path of at most 75 bytes" in done.stderr
+    assert not (tmp_path / "counts").exists()
