@@ -32,8 +32,8 @@ import regex
 
 from hf_bpe.pipeline._regex import disagreements as _regex_disagreements
 from hf_bpe.pipeline.bert import BertRecipe, split_words
+from hf_bpe.pipeline.normalizers import Span, normalize_aligned, unicode_normalize
 from hf_bpe.pipeline.normalizers import lowercase as _lowercase
-from hf_bpe.pipeline.normalizers import unicode_normalize
 from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe
 
 #: GPT-2's pattern (``tokenizers``' ByteLevel pre-tokenizer, tiktoken's ``gpt2`` and ``r50k_base``): case-sensitive
@@ -366,12 +366,65 @@ class PreTokenizer:
             if self.add_prefix_space and text[0] != " ":
                 text = " " + text
             return splitters[0](text)
-        pieces = splitters[0](text)
-        for split in splitters[1:]:
-            pieces = [part for piece in pieces for part in split(piece)]
+        pieces = self._split(text)
         if self.add_prefix_space:
             pieces = [piece if piece[0] == " " else " " + piece for piece in pieces]
         return pieces
+
+    def _split(self, text: str) -> list[str]:
+        """``text`` cut by each split in turn (no prefix space)."""
+        splitters = _splitters(self.splits, self.engine, self.byte_level)
+        pieces = splitters[0](text)
+        for split in splitters[1:]:
+            pieces = [part for piece in pieces for part in split(piece)]
+        return pieces
+
+    def normalize_with_spans(self, text: str, start: int = 0) -> tuple[str, list[Span]]:
+        """``text`` through the normalizer, with the ``(start, end)`` span in ``text`` (shifted by ``start``) each
+        output character comes from, as ``tokenizers``' ``NormalizedString`` aligns them (a character a normalizer
+        makes several of gives each its span; a composed one takes its starter's).
+
+        >>> PreTokenizer(normalizer="nfc").normalize_with_spans("e\u0301!", 10)
+        ('é!', [(10, 11), (12, 13)])
+        """
+        spans = [(index, index + 1) for index in range(start, start + len(text))]
+        if self.normalizer == "none":
+            return text, spans
+        if self.normalizer in ("nfc", "nfkc"):
+            return normalize_aligned("NFKC" if self.normalizer == "nfkc" else "NFC", text, spans)
+        if self.normalizer == "lowercase":
+            lowered = [_lowercase(char) for char in text]
+            return "".join(lowered), [span for part, span in zip(lowered, spans, strict=True) for _ in part]
+        raise NotImplementedError(f"no character spans for the {self.normalizer!r} normalizer")
+
+    def pre_tokenize_with_spans(
+        self, text: str, spans: list[Span], *, add_prefix_space: bool | None = None
+    ) -> list[tuple[str, list[Span]]]:
+        """:meth:`pre_tokenize` of byte-level ``text`` (normalized), each pre-token with its characters' spans
+        (from :meth:`normalize_with_spans`); a prefix space takes the span of the character it was put before.
+
+        >>> PreTokenizer(add_prefix_space=True).pre_tokenize_with_spans("hi you", [(0, 1), (1, 2), (2, 3),
+        ...     (3, 4), (4, 5), (5, 6)])
+        [(' hi', [(0, 1), (0, 1), (1, 2)]), (' you', [(2, 3), (3, 4), (4, 5), (5, 6)])]
+        """
+        if not text:
+            return []
+        prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
+        if self.gpt2_form:
+            if prefix and text[0] != " ":
+                text, spans = " " + text, [spans[0], *spans]
+            pieces = _splitters(self.splits, self.engine, self.byte_level)[0](text)
+        else:
+            pieces = self._split(text)
+        out: list[tuple[str, list[Span]]] = []
+        at = 0
+        for piece in pieces:
+            piece_spans = spans[at : at + len(piece)]
+            at += len(piece)
+            if prefix and not self.gpt2_form and piece[0] != " ":
+                piece, piece_spans = " " + piece, [piece_spans[0], *piece_spans]
+            out.append((piece, piece_spans))
+        return out
 
     def sequence_pieces(self, sequence: str) -> list[str]:
         """All pre-tokens of one training sequence (a line of a file, an item of an iterator), as

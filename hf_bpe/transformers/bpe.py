@@ -33,6 +33,7 @@ from hf_bpe.models.bpe.files import (
 )
 from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE
 from hf_bpe.pipeline.byte_level import from_byte_level, replace_surrogates
+from hf_bpe.pipeline.post_processors import TemplateProcessing
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template
@@ -154,7 +155,11 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         vocab: instead of files, the vocabulary (token to id, or ``(token, score)`` pairs in id order).
         merges: with ``vocab``, the merges in rank order (``(left, right)`` pairs or ``"left right"`` strings).
         tokenizer_file: without ``vocab.json`` + ``merges.txt``, a byte-level BPE ``tokenizer.json`` (as the Rust
-            backend saves GPT-2); its ``add_prefix_space`` applies unless given.
+            backend saves GPT-2, or a real model's: Llama-3, Qwen, DeepSeek-V3, Mistral-Nemo, GPT-OSS); its
+            ``add_prefix_space``, ``ignore_merges`` and post-processor apply unless given.
+        ignore_merges: a pre-token that is in the vocabulary whole is that one token (Llama-3's setting).
+        post_processor: a ``TemplateProcessing`` in ``tokenizer.json``'s form: the special tokens put around each
+            sequence (Llama-3's ``<|begin_of_text|>``); it takes the place of ``add_bos_token``.
 
     Raises:
         ValueError: if there are neither files nor ``vocab``/``merges``, or ``tokenizer.json`` is not byte-level
@@ -187,6 +192,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         vocab: dict[str, int] | Sequence[tuple[str, float]] | None = None,
         merges: Sequence[tuple[str, str] | list[str] | str] | None = None,
         tokenizer_file: str | os.PathLike[str] | None = None,
+        ignore_merges: bool | None = None,
+        post_processor: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         self._file_added_tokens: list[dict[str, Any]] = []
@@ -202,22 +209,23 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
                 add_prefix_space = loaded.add_prefix_space
             if pre_tokenizer is None:
                 pre_tokenizer = loaded.pre_tokenizer
+            if ignore_merges is None:
+                ignore_merges = loaded.ignore_merges
+            if post_processor is None and loaded.template is not None:
+                post_processor = loaded.template.to_json()
         else:
-            where = kwargs.get("name_or_path") or "the directory"
-            raise ValueError(
-                f"{where}: BPETokenizer needs vocab.json + merges.txt, or a byte-level BPE tokenizer.json, and "
-                f"found {'only ' + VOCAB_FILE if vocab_file else 'only ' + MERGES_FILE if merges_file else 'neither'}; "
-                "or pass vocab= and merges= to build one in memory"
-            )
+            raise _no_files(kwargs.get("name_or_path"), vocab_file, merges_file)
         add_prefix_space = bool(add_prefix_space)
         kwargs.pop("backend", None)  # a directory saved by the Rust backend says "tokenizers"; this class is Python
         cut = PreTokenizer.from_settings({**(pre_tokenizer or {}), "add_prefix_space": add_prefix_space})
+        ignore_merges = bool(ignore_merges)
+        self.template = TemplateProcessing.from_json(post_processor) if post_processor else None
         if loaded is not None:
             self.encoder, self.merges = dict(loaded.vocab), list(loaded.merges)
             self.decoder = {token_id: token for token, token_id in self.encoder.items()}
-            self.bpe = loaded.encoder(cut)
+            self.bpe = loaded.encoder(cut, ignore_merges)
         else:
-            self.bpe = BytePairEncoder(self.encoder, self.merges, pre_tokenizer=cut)
+            self.bpe = BytePairEncoder(self.encoder, self.merges, pre_tokenizer=cut, ignore_merges=ignore_merges)
         self.errors = errors
         self.add_prefix_space = add_prefix_space
         self.add_bos_token = add_bos_token
@@ -239,6 +247,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             add_bos_token=add_bos_token,
             clean_up_tokenization_spaces=clean_up_tokenization_spaces,
             tokenizer_file=tokenizer_file,
+            ignore_merges=ignore_merges,
+            post_processor=post_processor,
             **kwargs,
         )
 
@@ -329,8 +339,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None, **options: Any
     ) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of one text and each token's ``(start, end)`` character span in it, as the Rust backend gives
-        them: a token holding part of a character's UTF-8 bytes spans that whole character, and an added prefix
-        space belongs to the character it was put before.
+        them: a token holding part of a character's UTF-8 bytes spans that whole character, a character the
+        normalizer made spans the text it came from, and a prefix space belongs to the character it was put before.
 
         Raises:
             TypeError: if ``text`` is not a string.
@@ -340,42 +350,35 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
         decoder = self.decoder
+        cut = self.bpe.pre_tokenizer
         for begin, end, token in spans:
             if token is not None:
                 ids.append(added[token])
                 offsets.append((begin, end))
                 continue
-            segment = text[begin:end]
-            # The text position of each character of the segment as pre-tokenized (a prefix space: the first's).
-            positions = list(range(begin, end))
-            if prefix and segment[0] != " ":
-                positions.insert(0, begin)
-            at = 0
-            for piece in self.bpe.pieces(segment, add_prefix_space=prefix):
-                # The character each UTF-8 byte of the piece belongs to.
-                owner = [positions[at + k] for k, char in enumerate(piece) for _ in range(len(char.encode("utf-8")))]
+            normalized, char_spans = cut.normalize_with_spans(text[begin:end], begin)
+            for piece, piece_spans in cut.pre_tokenize_with_spans(normalized, char_spans, add_prefix_space=prefix):
+                # The span of the character each UTF-8 byte of the piece belongs to.
+                owner = [
+                    span
+                    for char, span in zip(piece, piece_spans, strict=True)
+                    for _ in range(len(char.encode("utf-8")))
+                ]
                 byte = 0
-                for token_id in self.bpe.encode_ordinary(piece, add_prefix_space=False):
+                for token_id in self.bpe.encode_pre_token(piece):
                     size = len(from_byte_level(decoder[token_id]))
                     ids.append(token_id)
-                    offsets.append((owner[byte], owner[byte + size - 1] + 1))
+                    offsets.append((owner[byte][0], owner[byte + size - 1][1]))
                     byte += size
-                at += len(piece)
         return ids, offsets
 
-    def special_tokens_template(self) -> Template:
-        """``bos_token`` before each sequence where ``add_bos_token`` is on."""
+    def special_tokens_template(self, pair: bool = False) -> Template:
+        """The post-processor's template where there is one, else ``bos_token`` before each sequence where
+        ``add_bos_token`` is on."""
+        if self.template is not None:
+            return self.template.around(pair=pair)
         bos = [self.bos_token_id] if self.add_bos_token and self.bos_token_id is not None else []
         return bos, [], bos, []
-
-    def check_offsets_supported(self) -> None:
-        cut = self.bpe.pre_tokenizer
-        if cut.normalizer != "none" or not cut.gpt2_form:
-            raise NotImplementedError(
-                "hf_bpe's BPETokenizer returns offsets for GPT-2's split without a normalizer only; for this "
-                f"pre-tokenizer ({cut.preset or 'custom'}, normalizer {cut.normalizer!r}), load the directory's "
-                "tokenizer.json with the Rust backend (transformers' TokenizersBackend)"
-            )
 
     # -- decoding -----------------------------------------------------------------------------------------------
 
@@ -395,7 +398,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     ) -> str:
         ids = [token_ids] if isinstance(token_ids, int) else token_ids
         added = self._added_tokens_decoder
-        special = set(self.all_special_ids) if skip_special_tokens else set()
+        special = self.skipped_ids() if skip_special_tokens else set()
         decoder = self.decoder
         data = bytearray()
         for token_id in ids:
@@ -423,7 +426,14 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         return dataclasses.replace(self.bpe.pre_tokenizer, add_prefix_space=bool(self.add_prefix_space))
 
     def _tokenizer_json(self, special_tokens: list[str]) -> str:
-        return tokenizer_json(self.encoder, self.merges, special_tokens, pre_tokenizer=self.pre_tokenization)
+        return tokenizer_json(
+            self.encoder,
+            self.merges,
+            special_tokens,
+            pre_tokenizer=self.pre_tokenization,
+            ignore_merges=self.bpe.ignore_merges,
+            template=self.template,
+        )
 
     def train_new_from_iterator(
         self,
@@ -518,6 +528,17 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         return tuple(saved)
 
 
+def _no_files(
+    where: str | None, vocab_file: str | os.PathLike[str] | None, merges_file: str | os.PathLike[str] | None
+) -> ValueError:
+    """The error for a directory with neither ``vocab.json`` + ``merges.txt`` nor ``tokenizer.json``."""
+    found = f"only {VOCAB_FILE}" if vocab_file else f"only {MERGES_FILE}" if merges_file else "neither"
+    return ValueError(
+        f"{where or 'the directory'}: BPETokenizer needs vocab.json + merges.txt, or a byte-level BPE "
+        f"tokenizer.json, and found {found}; or pass vocab= and merges= to build one in memory"
+    )
+
+
 @dataclasses.dataclass(frozen=True)
 class _LoadedFiles:
     """A vocabulary and merges read once per file version, and the encoders made from them per pre-tokenizer."""
@@ -527,16 +548,18 @@ class _LoadedFiles:
     add_prefix_space: bool = False
     added_tokens: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     pre_tokenizer: dict[str, Any] | None = None
-    _encoders: dict[PreTokenizer, BytePairEncoder] = dataclasses.field(default_factory=dict)
+    ignore_merges: bool = False
+    template: TemplateProcessing | None = None
+    _encoders: dict[tuple[PreTokenizer, bool], BytePairEncoder] = dataclasses.field(default_factory=dict)
 
-    def encoder(self, pre_tokenizer: PreTokenizer) -> BytePairEncoder:
+    def encoder(self, pre_tokenizer: PreTokenizer, ignore_merges: bool) -> BytePairEncoder:
         """The encoder for these files and ``pre_tokenizer``, made once: building GPT-2's merge tables takes most
         of a second. Tokenizers share it and never change it (its pre-token cache is the same for the same
         files and pre-tokenizer)."""
-        found = self._encoders.get(pre_tokenizer)
+        found = self._encoders.get((pre_tokenizer, ignore_merges))
         if found is None:
-            found = self._encoders[pre_tokenizer] = BytePairEncoder(
-                self.vocab, self.merges, pre_tokenizer=pre_tokenizer
+            found = self._encoders[pre_tokenizer, ignore_merges] = BytePairEncoder(
+                self.vocab, self.merges, pre_tokenizer=pre_tokenizer, ignore_merges=ignore_merges
             )
         return found
 
@@ -558,4 +581,12 @@ def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
         vocab = read_vocab(keys[0][0])
         return _LoadedFiles(vocab, read_merges(keys[1][0], vocab))
     found = read_tokenizer_json(keys[0][0])
-    return _LoadedFiles(found.vocab, found.merges, found.add_prefix_space, found.added_tokens, found.pre_tokenizer)
+    return _LoadedFiles(
+        found.vocab,
+        found.merges,
+        found.add_prefix_space,
+        found.added_tokens,
+        found.pre_tokenizer,
+        found.ignore_merges,
+        found.template,
+    )

@@ -112,8 +112,9 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
         return list(split_around(text, pattern))
 
-    def special_tokens_template(self) -> Template:
-        """The special-token ids put before and after the first and the second sequence (none by default)."""
+    def special_tokens_template(self, pair: bool = False) -> Template:
+        """The special-token ids put before and after the first and the second sequence (none by default), for a
+        single sequence or (``pair``) a pair: a template may put others around the first of a pair."""
         return [], [], [], []
 
     def check_offsets_supported(self) -> None:
@@ -132,7 +133,7 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
     def build_inputs_with_special_tokens(
         self, token_ids_0: list[int], token_ids_1: list[int] | None = None
     ) -> list[int]:
-        a_before, a_after, b_before, b_after = self.special_tokens_template()
+        a_before, a_after, b_before, b_after = self.special_tokens_template(pair=token_ids_1 is not None)
         if token_ids_1 is None and not a_before and not a_after:
             return token_ids_0  # as transformers' own does: no copy of each row where the template adds none (GPT-2)
         output = a_before + token_ids_0 + a_after
@@ -146,14 +147,20 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         if already_has_special_tokens:
             special = set(self.all_special_ids)
             return [1 if token_id in special else 0 for token_id in token_ids_0]
-        a_before, a_after, b_before, b_after = self.special_tokens_template()
+        a_before, a_after, b_before, b_after = self.special_tokens_template(pair=token_ids_1 is not None)
         mask = [1] * len(a_before) + [0] * len(token_ids_0) + [1] * len(a_after)
         if token_ids_1 is not None:
             mask += [1] * len(b_before) + [0] * len(token_ids_1) + [1] * len(b_after)
         return mask
 
+    def skipped_ids(self) -> set[int]:
+        """The ids ``decode(..., skip_special_tokens=True)`` leaves out: every special token, those with a role and
+        every added token marked special (as the Rust backend skips them: Qwen's ``<|im_start|>``)."""
+        added = {token_id for token_id, token in self._added_tokens_decoder.items() if token.special}
+        return added | set(self.all_special_ids)
+
     def num_special_tokens_to_add(self, pair: bool = False) -> int:
-        a_before, a_after, b_before, b_after = self.special_tokens_template()
+        a_before, a_after, b_before, b_after = self.special_tokens_template(pair=pair)
         return len(a_before) + len(a_after) + (len(b_before) + len(b_after) if pair else 0)
 
     # -- encoding -----------------------------------------------------------------------------------------------
@@ -362,7 +369,7 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
                 max_length -= self.num_special_tokens_to_add(pair=pair is not None)
             _truncate(first, pair, max(max_length, 0), options["stride"], strategy, self.truncation_side == "left")
         if add_special_tokens:
-            a_before, a_after, b_before, b_after = self.special_tokens_template()
+            a_before, a_after, b_before, b_after = self.special_tokens_template(pair=pair is not None)
             first = first.around(a_before, a_after, 0)
             pair = pair.around(b_before, b_after, 1) if pair is not None else None
         return first.merged(pair) if pair is not None else first

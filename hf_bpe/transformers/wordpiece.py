@@ -205,7 +205,7 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
         _, origins = self.recipe.normalize_with_origins(text[start:end])
         return (start + origins[piece_start], start + origins[piece_end - 1] + 1)
 
-    def special_tokens_template(self) -> Template:
+    def special_tokens_template(self, pair: bool = False) -> Template:
         """``[CLS] A [SEP]`` and ``B [SEP]`` (BERT's ``TemplateProcessing``)."""
         cls = [self.cls_token_id] if self.cls_token_id is not None else []
         sep = [self.sep_token_id] if self.sep_token_id is not None else []
@@ -312,7 +312,7 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
         **kwargs: Any,
     ) -> str:
         ids = [token_ids] if isinstance(token_ids, int) else token_ids
-        special = set(self.all_special_ids) if skip_special_tokens else set()
+        special = self.skipped_ids() if skip_special_tokens else set()
         added = self._added_tokens_decoder
         tokens = []
         for token_id in ids:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, multilingual_text
 from tokenizers import Tokenizer
+from transformers import PreTrainedTokenizerFast
 
 import hf_bpe
 from hf_bpe.models.unigram.files import write_unigram_dir
@@ -78,14 +79,20 @@ TEMPLATE = {
     "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
     "special_tokens": {"<s>": {"id": "<s>", "ids": [0], "tokens": ["<s>"]}},
 }
+#: A template hf_bpe's rows cannot give: a special token before $A with type id 1.
+TYPED_ONE = {
+    **TEMPLATE,
+    "single": [{"SpecialToken": {"id": "<s>", "type_id": 1}}, {"Sequence": {"id": "A", "type_id": 0}}],
+}
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
 
 
 @pytest.mark.parametrize(
     ("path", "value", "named"),
     [
-        ("post_processor", {"type": "Sequence", "processors": [BYTE_LEVEL, TEMPLATE]},
-         'post_processor.processors[1].type is "TemplateProcessing"'),
+        ("post_processor", {"type": "Sequence", "processors": [BYTE_LEVEL, TYPED_ONE]},
+         "post_processor.processors[1].single[0].SpecialToken.type_id is 1: a template with a special token typed "
+         "other than its sequence"),
         ("post_processor", {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0]},
          'post_processor.type is "RobertaProcessing"'),
         ("post_processor", {**BYTE_LEVEL, "trim_offsets": True}, "post_processor.trim_offsets is true"),
@@ -113,8 +120,21 @@ def test_an_added_token_matched_after_normalization_is_refused(bpe_file, tmp_pat
         hf_bpe.BPETokenizer.from_pretrained(str(directory))
 
 
-def test_the_cli_names_the_component_in_one_line(bpe_file, tmp_path):
+def test_a_template_putting_other_tokens_around_a_pair_gives_the_files_ids(bpe_file, tmp_path):
+    """``<s> $A`` alone, ``$A $B`` in a pair: ids, type ids and special-tokens masks as the Rust backend's."""
     data = changed(bpe_file, "post_processor", {"type": "Sequence", "processors": [BYTE_LEVEL, TEMPLATE]})
+    directory = only_tokenizer_json(data, tmp_path / "tok")
+    ours = hf_bpe.BPETokenizer.from_pretrained(str(directory))
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(directory / "tokenizer.json"))
+    options = {"return_special_tokens_mask": True, "return_token_type_ids": True}
+    for text in TEXTS:
+        assert dict(ours(text, **options)) == dict(rust(text, **options)), text
+        assert dict(ours(text, "and more", **options)) == dict(rust(text, "and more", **options)), text
+    assert ours("x")["input_ids"][0] == 0 and ours("x", "y")["input_ids"][0] != 0
+
+
+def test_the_cli_names_the_component_in_one_line(bpe_file, tmp_path):
+    data = changed(bpe_file, "post_processor", {"type": "Sequence", "processors": [BYTE_LEVEL, TYPED_ONE]})
     directory = only_tokenizer_json(data, tmp_path / "tok")
     done = subprocess.run(
         [sys.executable, "-m", "hf_bpe.cli", "encode", str(directory), "hello"],
@@ -125,7 +145,7 @@ def test_the_cli_names_the_component_in_one_line(bpe_file, tmp_path):
     )
     assert done.returncode == 1, done.stdout
     assert "Traceback" not in done.stderr
-    assert 'post_processor.processors[1].type is "TemplateProcessing"' in done.stderr
+    assert "post_processor.processors[1].single[0].SpecialToken.type_id is 1" in done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
 
 

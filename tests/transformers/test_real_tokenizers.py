@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import multilingual_text
 from real_tokenizers import model_tokenizer_json
-from tokenizers import Tokenizer
+from tokenizers import Tokenizer, models, pre_tokenizers
+from transformers import PreTrainedTokenizerFast
 
 import hf_bpe
 
@@ -33,26 +34,90 @@ def texts() -> list[str]:
     return [*ADVERSARIAL, *multilingual_text(150, seed=11).splitlines()]
 
 
-@pytest.mark.parametrize("name", ["gpt2", "qwen2_5", "qwen3", "deepseek_v3"])
-def test_real_byte_level_files_encode_as_their_own_tokenizer(name, texts, tmp_path):
-    directory = tmp_path / name
+#: The byte-level BPE files BPETokenizer reads: GPT-2's split or Split steps before ByteLevel, no normalizer or NFC /
+#: NFKC, ``ignore_merges`` (Llama-3, GPT-OSS, Mistral-Nemo), a template adding a BOS (Llama-3.1/3.2, Mistral-Nemo).
+BYTE_LEVEL = [
+    "gpt2",
+    "qwen1_5",
+    "qwen2_5",
+    "qwen3",
+    "minicpm_v4_5",
+    "deepseek_v3",
+    "llama3",
+    "llama3_1",
+    "llama3_2",
+    "gptoss",
+    "mistral_nemo",
+    "claude",
+]
+
+
+def loaded_both_ways(name: str, directory: Path) -> tuple[hf_bpe.BPETokenizer, PreTrainedTokenizerFast]:
+    """hf_bpe's class and the Rust backend, each from the same file, with the same padding token."""
     directory.mkdir()
     shutil.copy(model_tokenizer_json(name), directory / "tokenizer.json")
     ours = hf_bpe.BPETokenizer.from_pretrained(str(directory))
-    rust = Tokenizer.from_file(str(directory / "tokenizer.json"))
-    assert len(ours) == rust.get_vocab_size(with_added_tokens=True)
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(directory / "tokenizer.json"))
+    pad = min(rust.added_tokens_decoder.items())[1].content
+    ours.pad_token = rust.pad_token = pad
+    return ours, rust
+
+
+@pytest.mark.parametrize("name", BYTE_LEVEL)
+def test_real_byte_level_files_encode_as_their_own_tokenizer(name, texts, tmp_path):
+    """Ids, tokens, offsets, special-tokens masks and decodes, one text at a time and batched with pairs,
+    truncation (overflowing windows) and padding: as the Rust backend loading the same file gives them."""
+    ours, rust = loaded_both_ways(name, tmp_path / name)
+    assert len(ours) == len(rust)
+    options = {"return_offsets_mapping": True, "return_special_tokens_mask": True}
     for text in texts:
-        expected = rust.encode(text).ids
-        assert ours(text)["input_ids"] == expected, (name, text)
-        assert ours.decode(expected) == rust.decode(expected, skip_special_tokens=False), (name, text)
+        expected = rust(text, **options)
+        assert dict(ours(text, **options)) == dict(expected), (name, text)
+        assert ours.tokenize(text) == rust.tokenize(text), (name, text)
+        ids = expected["input_ids"]
+        assert ours.decode(ids) == rust.decode(ids), (name, text)
+        assert ours.decode(ids, skip_special_tokens=True) == rust.decode(ids, skip_special_tokens=True), (name, text)
+    firsts, seconds = texts[:24:2], texts[1:24:2]
+    batch = {**options, "truncation": True, "max_length": 12, "stride": 3, "padding": True}
+    batch["return_overflowing_tokens"] = True
+    assert dict(ours(firsts, seconds, **batch)) == dict(rust(firsts, seconds, **batch)), name
+    assert dict(ours(texts, padding="longest")) == dict(rust(texts, padding="longest")), name
+
+
+@pytest.mark.parametrize("name", ["llama3_1", "mistral_nemo"])
+def test_a_real_template_and_ignore_merges_survive_saving(name, texts, tmp_path):
+    """Saved by hf_bpe, the directory loads with hf_bpe's class (tokenizer_config.json) and with the Rust backend
+    (the tokenizer.json hf_bpe writes), both giving the original file's ids: the BOS template and
+    ``ignore_merges`` kept."""
+    ours, rust = loaded_both_ways(name, tmp_path / name)
+    ours.save_pretrained(str(tmp_path / "saved"))
+    again = hf_bpe.BPETokenizer.from_pretrained(str(tmp_path / "saved"))
+    written = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "saved" / "tokenizer.json"))
+    for text in texts[:40]:
+        expected = rust(text)["input_ids"]
+        assert again(text)["input_ids"] == expected, text
+        assert written(text)["input_ids"] == expected, text
+    assert again("hi", "you")["input_ids"] == rust("hi", "you")["input_ids"]
+
+
+def test_ignore_merges_takes_a_whole_word_the_merges_would_not_make(tmp_path):
+    """Llama-3's ``ignore_merges``: a pre-token in the vocabulary is that token even where the merges, applied by
+    rank, end elsewhere (the Rust model's rule, checked on a vocabulary where the two differ)."""
+    vocab = {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4, "abc": 5}
+    merges = [("b", "c"), ("a", "b")]  # "abc" is never made: b+c first, then nothing joins a and bc
+    for ignore in (False, True):
+        tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=ignore))
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        path = tmp_path / f"tokenizer-{ignore}.json"
+        tokenizer.save(str(path))
+        ours = hf_bpe.BPETokenizer(tokenizer_file=str(path))
+        assert ours("abc")["input_ids"] == tokenizer.encode("abc").ids == ([5] if ignore else [0, 4])
 
 
 @pytest.mark.parametrize(
     ("name", "named"),
     [
-        ("llama3_1", "model.ignore_merges is true"),
-        ("gptoss", "model.ignore_merges is true"),
-        ("mistral_nemo", "model.ignore_merges is true"),
+        ("command_r_plus", "pre_tokenizer step {'type': 'Digits'"),
         ("gemma2", "normalizer 'Replace' is not supported"),
         ("llama2", "normalizer 'Sequence' is not supported"),  # Mistral-7B v0.1: Prepend and Replace
     ],

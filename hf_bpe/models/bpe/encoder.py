@@ -43,6 +43,8 @@ class BytePairEncoder:
         pattern: instead of ``pre_tokenizer``: one split pattern.
         add_prefix_space: instead of ``pre_tokenizer``: see
         :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.pre_tokenize`.
+        ignore_merges: a pre-token that is in the vocabulary whole is that one token, whatever the merges would
+            make of it (the BPE model's ``ignore_merges``, set in Llama-3's files).
 
     Raises:
         ValueError: if a merge's parts or result, or a special token, are not in ``vocab``.
@@ -63,8 +65,10 @@ class BytePairEncoder:
         pre_tokenizer: PreTokenizer | None = None,
         pattern: str | None = None,
         add_prefix_space: bool = False,
+        ignore_merges: bool = False,
     ) -> None:
         self.vocab = dict(vocab)
+        self.ignore_merges = ignore_merges
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.ranks: dict[tuple[str, str], int] = {}
         for rank, (left, right) in enumerate(merges):
@@ -156,6 +160,22 @@ class BytePairEncoder:
             extend(hit)
         return ids
 
+    def encode_pre_token(self, piece: str) -> list[int]:
+        """The ids of one pre-token (normalized and cut, before byte-level spelling), as :meth:`encode_ordinary`
+        gives each.
+
+        >>> BytePairEncoder({"a": 0, "b": 1, "ab": 2, "Ġ": 3}, [("a", "b")]).encode_pre_token(" abb")
+        [3, 2, 1]
+        """
+        cache = self._cache
+        hit = cache.get(piece)
+        if hit is None:
+            hit = self._encode_piece(piece)
+            if len(cache) >= CACHE_SIZE:
+                _forget_older_half(cache)
+            cache[piece] = hit
+        return hit
+
     def merge_bytes(self, data: bytes) -> list[int]:
         """The ids of one pre-token given as bytes: merges applied by rank, exactly as :meth:`encode` applies them to
         each pre-token (no normalizing, cutting or special tokens).
@@ -176,7 +196,12 @@ class BytePairEncoder:
         try:
             data = piece.encode("utf-8")
         except UnicodeEncodeError:
-            return self._encode_one(piece, replace_surrogates(piece).encode("utf-8"))
+            data = replace_surrogates(piece).encode("utf-8")
+            piece = data.decode("utf-8")
+        if self.ignore_merges:
+            whole = self.vocab.get("".join([BYTE_TO_UNICODE[byte] for byte in data]))
+            if whole is not None:
+                return [whole]
         if len(data) > LONG_PIECE or not piece.isascii():
             parts = self._cut(piece)
             if len(parts) > 1:

@@ -28,8 +28,9 @@ from hf_bpe.models.directory import (
     replaced_files,
     special_token_roles,
 )
+from hf_bpe.pipeline.post_processors import TemplateProcessing, template_of
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
-from hf_bpe.pipeline.tokenizer_json import adds_nothing, only_types, refuse_unsupported
+from hf_bpe.pipeline.tokenizer_json import only_types, refuse_unsupported, value_at
 from hf_bpe.pipeline.tokenizer_json import unsupported as unsupported_component
 from hf_bpe.utf8 import decode_utf8
 
@@ -119,6 +120,9 @@ class TokenizerJson:
         added_tokens: the ``added_tokens`` entries as written (``content``, ``id``, ``special``, ``lstrip``, ...).
         pre_tokenizer: the normalizer and splits, as ``tokenizer_config.json`` records them
             (:meth:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer.model_settings`).
+        ignore_merges: the model's ``ignore_merges`` (a pre-token in the vocabulary is one token).
+        template: the post-processor's ``TemplateProcessing`` (the special tokens put around each sequence), or
+            None where it adds none.
     """
 
     vocab: Vocab
@@ -126,6 +130,8 @@ class TokenizerJson:
     add_prefix_space: bool
     added_tokens: list[dict[str, object]]
     pre_tokenizer: dict[str, object] = dataclasses.field(default_factory=dict)
+    ignore_merges: bool = False
+    template: TemplateProcessing | None = None
 
 
 def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
@@ -169,7 +175,6 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
         "continuing_subword_prefix": model.get("continuing_subword_prefix"),
         "end_of_word_suffix": model.get("end_of_word_suffix"),
         "byte_fallback": model.get("byte_fallback"),
-        "ignore_merges": model.get("ignore_merges"),
     }
     for name, value in model_settings.items():
         if value:
@@ -178,9 +183,17 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
         data,
         path,
         "BPETokenizer",
-        post_processor=only_types("ByteLevel", settings={"trim_offsets": False}, accept=adds_nothing),
+        post_processor=only_types(
+            "ByteLevel", settings={"trim_offsets": False}, accept=lambda part: part.get("type") == "TemplateProcessing"
+        ),
         decoder=only_types("ByteLevel"),
     )
+    try:
+        template = template_of(data.get("post_processor"))
+    except ValueError as e:
+        where, _, why = str(e).partition(": ")
+        value = value_at(data.get("post_processor"), where)
+        raise unsupported_component(path, where, value, f"a template with {why}", "BPETokenizer") from None
     vocab = model.get("vocab")
     if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
         raise ValueError(f"{path}: model.vocab must be an object from token to non-negative integer id")
@@ -192,7 +205,15 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
         merges.append((parts[0], parts[1]))
     added = data.get("added_tokens") or []
     settings = pre_tokenizer.model_settings()
-    return TokenizerJson(dict(vocab), merges, pre_tokenizer.add_prefix_space, list(added), settings)
+    return TokenizerJson(
+        dict(vocab),
+        merges,
+        pre_tokenizer.add_prefix_space,
+        list(added),
+        settings,
+        ignore_merges=bool(model.get("ignore_merges")),
+        template=template,
+    )
 
 
 def format_vocab(vocab: Mapping[str, int]) -> str:
@@ -270,12 +291,15 @@ def tokenizer_json(
     add_prefix_space: bool = False,
     char_level: CharLevel | None = None,
     unk_token: str | None = None,
+    ignore_merges: bool = False,
+    template: TemplateProcessing | None = None,
 ) -> str:
     """``tokenizer.json`` for the same vocabulary, built with the ``tokenizers`` library.
 
     It lets transformers' Rust backend (``TokenizersBackend``) load the directory when hf_bpe is not installed,
     with the same ids: the pre-tokenizer's normalizer and splits are
-    :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`'s ``tokenizers`` form.
+    :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`'s ``tokenizers`` form; ``ignore_merges`` and
+    ``template`` (the special tokens around each sequence) as a file read by :func:`read_tokenizer_json` had them.
     """
     from tokenizers import AddedToken, Tokenizer, decoders, models, processors
 
@@ -291,7 +315,7 @@ def tokenizer_json(
         tokenizer.decoder = decoders.BPEDecoder(suffix=char_level.end_of_word_suffix or "")
     else:
         pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
-        tokenizer = Tokenizer(models.BPE(vocab=dict(vocab), merges=list(merges)))
+        tokenizer = Tokenizer(models.BPE(vocab=dict(vocab), merges=list(merges), ignore_merges=ignore_merges))
         tokenizer.decoder = decoders.ByteLevel()
         tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
     normalizer = pre_tokenizer.tokenizers_normalizer()
@@ -299,7 +323,11 @@ def tokenizer_json(
         tokenizer.normalizer = normalizer
     tokenizer.pre_tokenizer = pre_tokenizer.tokenizers_pre_tokenizer()
     tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
-    return tokenizer.to_str()
+    if template is None:
+        return tokenizer.to_str()
+    data = json.loads(tokenizer.to_str())
+    data["post_processor"] = {"type": "Sequence", "processors": [data["post_processor"], template.to_json()]}
+    return json.dumps(data, ensure_ascii=False)
 
 
 def write_tokenizer_dir(
