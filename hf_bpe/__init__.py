@@ -47,6 +47,8 @@ from hf_bpe.transformers import auto as _auto
 if _typing.TYPE_CHECKING:
     from hf_bpe.transformers.bpe import BPETokenizer
     from hf_bpe.transformers.char_bpe import CharBPETokenizer
+    from hf_bpe.transformers.loading import from_pretrained
+    from hf_bpe.transformers.sentencepiece_bpe import SentencePieceBPETokenizer
     from hf_bpe.transformers.unigram import UnigramTokenizer
     from hf_bpe.transformers.wordpiece import WordPieceTokenizer
 
@@ -55,6 +57,8 @@ if _typing.TYPE_CHECKING:
 _LAZY_CLASSES = {
     "BPETokenizer": "hf_bpe.transformers.bpe",
     "CharBPETokenizer": "hf_bpe.transformers.char_bpe",
+    "SentencePieceBPETokenizer": "hf_bpe.transformers.sentencepiece_bpe",
+    "from_pretrained": "hf_bpe.transformers.loading",
     "UnigramTokenizer": "hf_bpe.transformers.unigram",
     "WordPieceTokenizer": "hf_bpe.transformers.wordpiece",
 }
@@ -64,7 +68,7 @@ _auto.register_when_transformers_is_loaded()
 
 
 def __getattr__(name: str) -> _typing.Any:
-    """``BPETokenizer`` and ``CharBPETokenizer``, imported (with transformers) on first access."""
+    """The tokenizer classes and ``from_pretrained``, imported (with transformers) on first access."""
     if name not in _LAZY_CLASSES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(_importlib.import_module(_LAZY_CLASSES[name]), name)
@@ -88,6 +92,7 @@ __all__ = [
     "CharLevel",
     "Merges",
     "PreTokenizer",
+    "SentencePieceBPETokenizer",
     "SplitPattern",
     "TrainResult",
     "UnigramOptions",
@@ -98,6 +103,7 @@ __all__ = [
     "WordPieceTokenizer",
     "__version__",
     "bytes_to_unicode",
+    "from_pretrained",
     "read_merges",
     "read_vocab",
     "train_from_counts",

@@ -36,7 +36,7 @@ from hf_bpe.pipeline.byte_level import from_byte_level, replace_surrogates
 from hf_bpe.pipeline.post_processors import TemplateProcessing
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.transformers._import import quiet_transformers_import
-from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template
+from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder
 
 # Often hf_bpe's first import of transformers (the package itself leaves transformers alone until needed).
 with quiet_transformers_import():
@@ -201,9 +201,9 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         if vocab is not None or merges is not None:
             self._set_vocabulary(vocab, merges)
         elif vocab_file is not None and merges_file is not None:
-            loaded = _loaded(_file_key(vocab_file), _file_key(merges_file))
+            loaded = _loaded(file_key(vocab_file), file_key(merges_file))
         elif tokenizer_file is not None:
-            loaded = _loaded(_file_key(tokenizer_file))
+            loaded = _loaded(file_key(tokenizer_file))
             self._file_added_tokens = loaded.added_tokens
             if add_prefix_space is None:
                 add_prefix_space = loaded.add_prefix_space
@@ -213,6 +213,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
                 ignore_merges = loaded.ignore_merges
             if post_processor is None and loaded.template is not None:
                 post_processor = loaded.template.to_json()
+            kwargs.setdefault("added_tokens_decoder", added_tokens_decoder(loaded.added_tokens))
         else:
             raise _no_files(kwargs.get("name_or_path"), vocab_file, merges_file)
         add_prefix_space = bool(add_prefix_space)
@@ -564,7 +565,7 @@ class _LoadedFiles:
         return found
 
 
-def _file_key(path: str | os.PathLike[str]) -> tuple[str, int, int]:
+def file_key(path: str | os.PathLike[str]) -> tuple[str, int, int]:
     """A file's identity for :func:`_loaded`: its path, modification time and size (changed files load again)."""
     try:
         stat = os.stat(path)

@@ -24,7 +24,7 @@ from hf_bpe.processes import fork_processes, resident_gib, run_forked
 from hf_bpe.transformers._import import quiet_transformers_import
 
 with quiet_transformers_import():
-    from transformers import BatchEncoding, PreTrainedTokenizer
+    from transformers import AddedToken, BatchEncoding, PreTrainedTokenizer
     from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
 
 #: ``(before A, after A, before B, after B)``: the special-token ids a template puts around each sequence.
@@ -37,6 +37,14 @@ FORK_MIN_CHARS = 100_000
 #: Each process gets this many stripes of consecutive texts, taken in turn, so that text that costs more (CJK
 #: runs in a batch sorted by language) is shared out too.
 STRIPES_PER_PROCESS = 16
+
+
+def added_tokens_decoder(entries: list[dict[str, Any]]) -> dict[int, AddedToken]:
+    """A ``tokenizer.json``'s ``added_tokens`` as transformers' ``added_tokens_decoder`` (what ``from_pretrained``
+    passes; a class made from the file directly passes it itself)."""
+    return {
+        int(entry["id"]): AddedToken(**{key: value for key, value in entry.items() if key != "id"}) for entry in entries
+    }
 
 
 class EncodingRowsTokenizer(PreTrainedTokenizer):
@@ -254,9 +262,11 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
 
     def _check_stride(self, max_length: int, stride: int) -> None:
         """Refuse a ``stride`` that leaves no room, as the Rust backend does when it sets its truncation
-        (TokenizerImpl::with_truncation), whatever the text."""
-        effective = max_length - self.num_special_tokens_to_add(pair=False)
-        if effective < stride:
+        (TokenizerImpl::with_truncation), whatever the text. Its subtraction is of unsigned integers: a
+        ``max_length`` below the special tokens' count wraps around and passes."""
+        added = self.num_special_tokens_to_add(pair=False)
+        effective = max_length - added
+        if max_length >= added and effective < stride:
             raise ValueError(
                 f"stride={stride} is larger than max_length={max_length} less the special tokens added "
                 f"({effective}); choose a smaller stride"
@@ -365,9 +375,12 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         max_length = options["max_length"]
         strategy = options["truncation_strategy"]
         if strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is not None:
-            if add_special_tokens:
-                max_length -= self.num_special_tokens_to_add(pair=pair is not None)
-            _truncate(first, pair, max(max_length, 0), options["stride"], strategy, self.truncation_side == "left")
+            added = self.num_special_tokens_to_add(pair=pair is not None) if add_special_tokens else 0
+            # As the Rust backend's unsigned subtraction: a max_length below the special tokens' count wraps
+            # around to a length nothing reaches.
+            if max_length >= added:
+                side = self.truncation_side == "left"
+                _truncate(first, pair, max_length - added, options["stride"], strategy, side)
         if add_special_tokens:
             a_before, a_after, b_before, b_after = self.special_tokens_template(pair=pair is not None)
             first = first.around(a_before, a_after, 0)

@@ -4,16 +4,26 @@ the others are refused by name, never loaded with other ids."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import shutil
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import multilingual_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from real_tokenizers import model_tokenizer_json
+from rust_parity import calls, check
 from tokenizers import Tokenizer, models, pre_tokenizers
 from transformers import PreTrainedTokenizerFast
 
 import hf_bpe
+
+# transformers warns that padding=True ignores max_length; both sides get the same call.
+pytestmark = pytest.mark.filterwarnings("ignore:`max_length` is ignored:UserWarning")
 
 ADVERSARIAL = [
     "",
@@ -52,23 +62,38 @@ BYTE_LEVEL = [
 ]
 
 
-def loaded_both_ways(name: str, directory: Path) -> tuple[hf_bpe.BPETokenizer, PreTrainedTokenizerFast]:
-    """hf_bpe's class and the Rust backend, each from the same file, with the same padding token."""
+#: The SentencePiece-style BPE files SentencePieceBPETokenizer reads: Replace/Prepend normalizers, byte fallback,
+#: fused unknowns, a BOS template, decoders Replace, ByteFallback, Fuse and Strip (the npm "llama2" is Mistral-7B's).
+SENTENCEPIECE = ["llama2", "gemma", "gemma2", "gemma3", "gemini", "yi", "internlm2", "baichuan2", "chatglm3"]
+
+
+def loaded_both_ways(name: str, directory: Path) -> tuple[Any, PreTrainedTokenizerFast]:
+    """hf_bpe's class for the file and the Rust backend, each from the same file, with the same padding token."""
     directory.mkdir()
     shutil.copy(model_tokenizer_json(name), directory / "tokenizer.json")
-    ours = hf_bpe.BPETokenizer.from_pretrained(str(directory))
+    ours = hf_bpe.from_pretrained(directory)
+    assert isinstance(ours, hf_bpe.SentencePieceBPETokenizer if name in SENTENCEPIECE else hf_bpe.BPETokenizer)
     rust = PreTrainedTokenizerFast(tokenizer_file=str(directory / "tokenizer.json"))
-    pad = min(rust.added_tokens_decoder.items())[1].content
+    added = sorted(rust.added_tokens_decoder.items())
+    pad = added[0][1].content if added else "<unk>"
     ours.pad_token = rust.pad_token = pad
     return ours, rust
 
 
-@pytest.mark.parametrize("name", BYTE_LEVEL)
-def test_real_byte_level_files_encode_as_their_own_tokenizer(name, texts, tmp_path):
+@functools.cache
+def loaded(name: str) -> tuple[Any, PreTrainedTokenizerFast]:
+    """:func:`loaded_both_ways` once per file for hypothesis' examples."""
+    scratch = Path(tempfile.mkdtemp(prefix="hf-bpe-real-"))
+    atexit.register(shutil.rmtree, scratch, True)
+    return loaded_both_ways(name, scratch / name)
+
+
+@pytest.mark.parametrize("name", BYTE_LEVEL + SENTENCEPIECE)
+def test_real_files_encode_as_their_own_tokenizer(name, texts, tmp_path):
     """Ids, tokens, offsets, special-tokens masks and decodes, one text at a time and batched with pairs,
     truncation (overflowing windows) and padding: as the Rust backend loading the same file gives them."""
     ours, rust = loaded_both_ways(name, tmp_path / name)
-    assert len(ours) == len(rust)
+    assert len(ours) == len(rust) and ours.get_vocab() == rust.get_vocab()
     options = {"return_offsets_mapping": True, "return_special_tokens_mask": True}
     for text in texts:
         expected = rust(text, **options)
@@ -82,6 +107,18 @@ def test_real_byte_level_files_encode_as_their_own_tokenizer(name, texts, tmp_pa
     batch["return_overflowing_tokens"] = True
     assert dict(ours(firsts, seconds, **batch)) == dict(rust(firsts, seconds, **batch)), name
     assert dict(ours(texts, padding="longest")) == dict(rust(texts, padding="longest")), name
+
+
+@pytest.mark.parametrize("name", ["llama3_1", "qwen3", "gemma2", "llama2"])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_real_files_give_the_rust_backends_encodings_for_any_call(name, data):
+    """Hypothesis over every code point (lone surrogates aside), the files' own special tokens inside the text,
+    batches, pairs, truncation with stride, padding either side and every return flag."""
+    ours, rust = loaded(name)
+    specials = [token.content for _, token in sorted(rust.added_tokens_decoder.items())[:4]]
+    text, options = data.draw(calls(specials))
+    check(ours, rust, text, options)
 
 
 @pytest.mark.parametrize("name", ["llama3_1", "mistral_nemo"])
@@ -117,9 +154,8 @@ def test_ignore_merges_takes_a_whole_word_the_merges_would_not_make(tmp_path):
 @pytest.mark.parametrize(
     ("name", "named"),
     [
-        ("command_r_plus", "pre_tokenizer step {'type': 'Digits'"),
-        ("gemma2", "normalizer 'Replace' is not supported"),
-        ("llama2", "normalizer 'Sequence' is not supported"),  # Mistral-7B v0.1: Prepend and Replace
+        ("command_r_plus", "pre_tokenizer step {'type': 'Digits'"),  # and Aya Expanse: Digits before ByteLevel
+        ("aya_expanse", "pre_tokenizer step {'type': 'Digits'"),
     ],
 )
 def test_real_files_hf_bpe_does_not_implement_are_refused_by_name(name, named, tmp_path):
@@ -127,5 +163,27 @@ def test_real_files_hf_bpe_does_not_implement_are_refused_by_name(name, named, t
     directory.mkdir()
     shutil.copy(model_tokenizer_json(name), directory / "tokenizer.json")
     with pytest.raises(ValueError, match=named) as refused:
-        hf_bpe.BPETokenizer.from_pretrained(str(directory))
+        hf_bpe.from_pretrained(str(directory))
     assert str(Path(directory) / "tokenizer.json") in str(refused.value)
+
+
+def test_a_tokenizer_json_of_any_name_loads_as_a_file(tmp_path):
+    """``hf_bpe.from_pretrained`` takes the file itself too (here under another name), and picks the class by the
+    file's pipeline."""
+    for name, cls in (("gemma2", "SentencePieceBPETokenizer"), ("qwen3", "BPETokenizer")):
+        path = tmp_path / f"{name}.json"
+        shutil.copy(model_tokenizer_json(name), path)
+        ours = hf_bpe.from_pretrained(path)
+        rust = Tokenizer.from_file(str(path))
+        assert type(ours).__name__ == cls
+        for text in ADVERSARIAL:
+            assert ours(text)["input_ids"] == rust.encode(text).ids, (name, text)
+
+
+def test_a_model_hf_bpe_does_not_implement_is_refused_by_its_json_path(tmp_path):
+    tokenizer = Tokenizer(models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"))
+    tokenizer.save(str(tmp_path / "tokenizer.json"))
+    with pytest.raises(ValueError, match=r'tokenizer\.json: model\.type is "WordLevel": the model'):
+        hf_bpe.from_pretrained(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no such file or directory"):
+        hf_bpe.from_pretrained(tmp_path / "missing")

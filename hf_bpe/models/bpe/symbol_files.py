@@ -1,0 +1,173 @@
+"""Reading and writing the ``tokenizer.json`` of a SentencePiece-style BPE (Gemma, Mistral-7B, Llama-2, Yi,
+InternLM2, Baichuan2, ChatGLM3): a BPE model on characters with byte fallback, behind normalizers such as
+``Replace(" ", "▁")`` and ``Prepend("▁")``, decoded by ``Replace``, ``ByteFallback``, ``Fuse`` and ``Strip``.
+
+Every section is read into its twin (:mod:`hf_bpe.pipeline.components`, :mod:`hf_bpe.pipeline.post_processors`,
+:class:`hf_bpe.models.bpe.symbols.SymbolBPE`); what they do not implement is refused by its JSON path
+(:class:`hf_bpe.pipeline.tokenizer_json.UnsupportedComponent`). Writing gives back the file's sections as read,
+with the tokenizer's added tokens, without the ``tokenizers`` library.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.models.bpe.symbols import SymbolBPE
+from hf_bpe.pipeline.components import (
+    DecoderSequence,
+    NormalizerSequence,
+    PreTokenizerSequence,
+    UnknownComponent,
+    decoder_from_json,
+    normalizer_from_json,
+    pre_tokenizer_from_json,
+)
+from hf_bpe.pipeline.post_processors import TemplateProcessing, template_of
+from hf_bpe.pipeline.tokenizer_json import refuse_unsupported, unsupported, value_at
+from hf_bpe.utf8 import decode_utf8
+
+OWNER = "SentencePieceBPETokenizer"
+#: The model settings the twin implements, and the values it takes of those it does not.
+MODEL_SETTINGS = ("unk_token", "fuse_unk", "byte_fallback", "ignore_merges")
+NOT_IMPLEMENTED = {"continuing_subword_prefix": (None, ""), "end_of_word_suffix": (None, ""), "dropout": (None, 0)}
+
+
+@dataclasses.dataclass(frozen=True)
+class SymbolBpeJson:
+    """A SentencePiece-style BPE ``tokenizer.json``, read.
+
+    Attributes:
+        model: the BPE model.
+        merges: its merges in rank order (for writing).
+        normalizer, pre_tokenizer, decoder: the twins of those sections.
+        template: the post-processor's template, or None where it adds nothing.
+        added_tokens: the ``added_tokens`` entries as written.
+        sections: the file's ``normalizer``, ``pre_tokenizer``, ``post_processor`` and ``decoder`` as written.
+    """
+
+    model: SymbolBPE
+    merges: list[tuple[str, str]]
+    normalizer: NormalizerSequence
+    pre_tokenizer: PreTokenizerSequence
+    decoder: DecoderSequence
+    template: TemplateProcessing | None
+    added_tokens: list[dict[str, Any]]
+    sections: dict[str, Any]
+
+
+def is_symbol_bpe(data: Mapping[str, Any]) -> bool:
+    """Whether a parsed ``tokenizer.json`` is BPE without the byte-level alphabet (no ``ByteLevel`` pre-tokenizer or
+    decoder): the SentencePiece-style files :func:`read_symbol_bpe_json` reads."""
+    model = data.get("model") or {}
+    if not isinstance(model, Mapping) or model.get("type") != "BPE":
+        return False
+    text = json.dumps([data.get("pre_tokenizer"), data.get("decoder")])
+    return (
+        '"ByteLevel"' not in text and not model.get("continuing_subword_prefix") and not model.get("end_of_word_suffix")
+    )
+
+
+def read_symbol_bpe_json(path: str | os.PathLike[str]) -> SymbolBpeJson:
+    """Read a SentencePiece-style BPE ``tokenizer.json``.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        ValueError: naming the file, if it is not JSON or not such a BPE; an
+            :class:`~hf_bpe.pipeline.tokenizer_json.UnsupportedComponent` naming the JSON path of what is not
+            implemented.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(decode_utf8(path.read_bytes(), path))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
+    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(model, dict) or model.get("type") != "BPE":
+        found = model.get("type") if isinstance(model, dict) else None
+        raise ValueError(f"{path}: model type is {found!r}; {OWNER} reads BPE (model type 'BPE') only")
+    for name, allowed in NOT_IMPLEMENTED.items():
+        if model.get(name) not in allowed:
+            raise unsupported(path, f"model.{name}", model[name], name.replace("_", " "), OWNER)
+    refuse_unsupported(data, path, OWNER, post_processor=lambda part: None, decoder=lambda part: None)
+    try:
+        normalizer = normalizer_from_json(data.get("normalizer"))
+        pre_tokenizer = pre_tokenizer_from_json(data.get("pre_tokenizer"))
+        decoder = decoder_from_json(data.get("decoder"))
+        template = _template(data.get("post_processor"))
+    except UnknownComponent as e:
+        raise unsupported(path, e.path, e.value, e.what, OWNER) from None
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
+        raise ValueError(f"{path}: model.vocab must be an object from token to non-negative integer id")
+    merges: list[tuple[str, str]] = []
+    for number, merge in enumerate(model.get("merges") or [], start=1):
+        parts = merge.split(" ") if isinstance(merge, str) else merge
+        if not isinstance(parts, list) or len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+            raise ValueError(
+                f'{path}: model.merges[{number - 1}] is {merge!r}; expected "left right" or ["left", "right"]'
+            )
+        merges.append((parts[0], parts[1]))
+    try:
+        bpe = SymbolBPE(
+            vocab,
+            merges,
+            unk_token=model.get("unk_token"),
+            fuse_unk=bool(model.get("fuse_unk")),
+            byte_fallback=bool(model.get("byte_fallback")),
+            ignore_merges=bool(model.get("ignore_merges")),
+        )
+    except ValueError as e:
+        raise ValueError(f"{path}: model: {e}") from None
+    sections = {key: data.get(key) for key in ("normalizer", "pre_tokenizer", "post_processor", "decoder")}
+    return SymbolBpeJson(
+        bpe, merges, normalizer, pre_tokenizer, decoder, template, list(data.get("added_tokens") or []), sections
+    )
+
+
+def _template(post_processor: Any) -> TemplateProcessing | None:
+    """The post-processor's template; anything else is refused (these files have no byte-level offsets to trim)."""
+    if post_processor is None:
+        return None
+    if isinstance(post_processor, Mapping) and post_processor.get("type") == "Sequence":
+        parts = [(f"post_processor.processors[{i}]", p) for i, p in enumerate(post_processor.get("processors") or [])]
+    else:
+        parts = [("post_processor", post_processor)]
+    for where, part in parts:
+        kind = part.get("type") if isinstance(part, Mapping) else part
+        if kind != "TemplateProcessing":
+            raise UnknownComponent(f"{where}.type", kind, "this post-processor")
+    try:
+        return template_of(post_processor)
+    except ValueError as e:
+        where, _, why = str(e).partition(": ")
+        raise UnknownComponent(where, value_at(post_processor, where), f"a template with {why}") from None
+
+
+def symbol_bpe_json(read: SymbolBpeJson, added_tokens: list[dict[str, Any]]) -> str:
+    """The ``tokenizer.json`` text of ``read`` with ``added_tokens`` (entries as the file writes them)."""
+    model = read.model
+    data = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added_tokens,
+        **{key: read.sections[key] for key in ("normalizer", "pre_tokenizer", "post_processor", "decoder")},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": model.unk_token,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": model.fuse_unk,
+            "byte_fallback": model.byte_fallback,
+            "ignore_merges": model.ignore_merges,
+            "vocab": dict(sorted(model.vocab.items(), key=lambda item: item[1])),
+            "merges": [[left, right] for left, right in read.merges],
+        },
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2)

@@ -1,0 +1,131 @@
+"""``tokenizers``' BPE model on a word's own characters, as SentencePiece-converted files use it (Gemma, Mistral-7B,
+Llama-2, Yi, InternLM2, Baichuan2, ChatGLM3): no byte-level alphabet; a character outside the vocabulary becomes
+its UTF-8 bytes as ``<0xXX>`` tokens (``byte_fallback``) or the unknown token (runs of them fused into one with
+``fuse_unk``); then merges apply by rank (:func:`hf_bpe.models.bpe.encoder.merge_by_rank`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from hf_bpe.models.bpe.encoder import CACHE_SIZE, merge_by_rank
+
+#: One token of a word: its id and how many UTF-8 bytes of the word it stands for.
+Piece = tuple[int, int]
+
+
+class SymbolBPE:
+    """The BPE model of a SentencePiece-style ``tokenizer.json``.
+
+    Args:
+        vocab: token to id.
+        merges: ``(left, right)`` pairs in rank order.
+        unk_token: what a character outside the vocabulary (and, with ``byte_fallback``, one of whose bytes has no
+            ``<0xXX>`` token) becomes; None drops it, as the Rust model does.
+        fuse_unk: consecutive unknown characters become one unknown token.
+        byte_fallback: a character outside the vocabulary becomes its bytes' ``<0xXX>`` tokens where all exist.
+        ignore_merges: a word in the vocabulary whole is that one token.
+
+    Raises:
+        ValueError: if ``unk_token`` or a merge's parts or result are not in ``vocab``.
+
+    >>> model = SymbolBPE({"<unk>": 0, "▁": 1, "a": 2, "b": 3, "▁a": 4, "<0xC3>": 5, "<0xA9>": 6},
+    ...                   [("▁", "a")], unk_token="<unk>", fuse_unk=True, byte_fallback=True)
+    >>> model.tokenize("▁aébxx")
+    [(4, 4), (5, 1), (6, 1), (3, 1), (0, 2)]
+    """
+
+    def __init__(
+        self,
+        vocab: Mapping[str, int],
+        merges: Sequence[tuple[str, str]],
+        *,
+        unk_token: str | None = None,
+        fuse_unk: bool = False,
+        byte_fallback: bool = False,
+        ignore_merges: bool = False,
+    ) -> None:
+        self.vocab = dict(vocab)
+        self.ranks: dict[tuple[str, str], int] = {}
+        for rank, (left, right) in enumerate(merges):
+            for token in (left, right, left + right):
+                if token not in self.vocab:
+                    raise ValueError(f"merge {rank + 1} ({left} {right}): {token!r} is not in the vocabulary")
+            self.ranks[left, right] = rank  # a pair listed twice takes its last rank, as in the Rust model
+        if unk_token is not None and unk_token not in self.vocab:
+            raise ValueError(f"the unknown token {unk_token!r} is not in the vocabulary")
+        self.unk_token = unk_token
+        self.fuse_unk = fuse_unk
+        self.byte_fallback = byte_fallback
+        self.ignore_merges = ignore_merges
+        self._bytes = {byte: self.vocab.get(f"<0x{byte:02X}>") for byte in range(256)}
+        self._cache: dict[str, list[Piece]] = {}
+
+    def tokenize(self, word: str) -> list[Piece]:
+        """The tokens of one pre-token, as ``(id, UTF-8 bytes of the word it covers)``."""
+        found = self._cache.get(word)
+        if found is None:
+            found = self._tokenize(word)
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.clear()
+            self._cache[word] = found
+        return found
+
+    def _tokenize(self, word: str) -> list[Piece]:
+        vocab = self.vocab
+        if self.ignore_merges and word in vocab:
+            return [(vocab[word], len(word.encode("utf-8")))]
+        symbols: list[str] = []
+        sizes: list[int] = []
+        unk: list[int] = []  # [bytes] of an unknown run waiting to be added (the Rust model's ``unk``)
+        for char in word:
+            size = len(char.encode("utf-8"))
+            if char in vocab:
+                if unk:
+                    symbols.append(str(self.unk_token))
+                    sizes.append(unk.pop())
+                symbols.append(char)
+                sizes.append(size)
+                continue
+            if self.byte_fallback:
+                data = char.encode("utf-8")
+                if all(self._bytes[byte] is not None for byte in data):
+                    # As the Rust model: a pending unknown run is not added before the bytes.
+                    symbols += [f"<0x{byte:02X}>" for byte in data]
+                    sizes += [1] * len(data)
+                    continue
+            if self.unk_token is not None:
+                if unk and self.fuse_unk:
+                    unk[0] += size
+                else:
+                    if unk:
+                        symbols.append(self.unk_token)
+                        sizes.append(unk.pop())
+                    unk.append(size)
+        if unk:
+            symbols.append(str(self.unk_token))
+            sizes.append(unk.pop())
+        merged = merge_by_rank(list(symbols), self.ranks)
+        if len(merged) == len(symbols):
+            return [(vocab[symbol], size) for symbol, size in zip(symbols, sizes, strict=True)]
+        # Each merged symbol is the concatenation of consecutive symbols: sum their sizes.
+        pieces: list[Piece] = []
+        at = 0
+        for symbol in merged:
+            length = 0
+            size = 0
+            while length < len(symbol):
+                length += len(symbols[at])
+                size += sizes[at]
+                at += 1
+            pieces.append((vocab[symbol], size))
+        return pieces
+
+    def clear_cache(self) -> None:
+        """Forget the tokens of the words met so far."""
+        self._cache.clear()
+
+    def __getstate__(self) -> dict[str, object]:
+        state = self.__dict__.copy()
+        state["_cache"] = {}
+        return state
