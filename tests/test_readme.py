@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from conftest import multilingual_text
+from real_tokenizers import model_tokenizer_json
 
 README = Path(__file__).parent.parent / "README.md"
 NOT_RUN = re.compile(r"<!-- not run: (.+?) -->")
@@ -126,6 +127,10 @@ def _inputs(directory: Path) -> None:
     from hf_bpe.reference.gpt2 import RANKS_FILE, gpt2_files
 
     shutil.copy(gpt2_files() / RANKS_FILE, directory / "my.tiktoken")
+    # two model directories holding only a tokenizer.json ("Load any tokenizer")
+    for name, folder in (("llama3_1", "llama-3.1"), ("gemma2", "gemma-2")):
+        (directory / folder).mkdir()
+        shutil.copy(model_tokenizer_json(name), directory / folder / "tokenizer.json")
 
 
 def _run(command: str | list[str], block: Block, work: Path, environment: dict[str, str]) -> tuple[str, str]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.cli.errors import UsageError
+from hf_bpe.models.bpe.symbol_files import is_symbol_bpe
 from hf_bpe.models.directory import read_tokenizer_config
 
 #: ``tokenizer_class`` -> (what the kind is called in messages, the files its directory must hold).
@@ -27,6 +28,7 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "CharBPETokenizer": ("char-level BPE", ("vocab.json", "merges.txt")),
     "WordPieceTokenizer": ("WordPiece", ("vocab.txt",)),
     "UnigramTokenizer": ("Unigram", ("tokenizer.json",)),
+    "SentencePieceBPETokenizer": ("SentencePiece-style BPE", ("tokenizer.json",)),
 }
 BYTE_LEVEL = "BPETokenizer"
 
@@ -123,9 +125,12 @@ def kind_of(directory: Path) -> str | None:
     if (directory / "vocab.txt").is_file():
         return "WordPieceTokenizer"
     with contextlib.suppress(ValueError, OSError, AttributeError):
-        model = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8")).get("model") or {}
+        data = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
+        model = data.get("model") or {}
         if model.get("type") == "Unigram":
             return "UnigramTokenizer"
+        if model.get("type") == "BPE" and is_symbol_bpe(data):
+            return "SentencePieceBPETokenizer"  # Gemma, Mistral-7B, Llama-2, ...: byte fallback, "▁" for spaces
         if model.get("type") == "BPE":
             return BYTE_LEVEL  # a tokenizer.json alone, as the Rust backend saves one: read, or refused by name
     return None
@@ -142,6 +147,8 @@ def load_tokenizer(found: TokenizerDir) -> Any:
             from hf_bpe.transformers.wordpiece import WordPieceTokenizer as Class  # type: ignore[assignment]
         elif found.kind == "UnigramTokenizer":
             from hf_bpe.transformers.unigram import UnigramTokenizer as Class  # type: ignore[assignment]
+        elif found.kind == "SentencePieceBPETokenizer":
+            from hf_bpe.transformers.sentencepiece_bpe import SentencePieceBPETokenizer as Class  # type: ignore[assignment]
         else:
             from hf_bpe.transformers.bpe import BPETokenizer as Class  # type: ignore[assignment]
         return Class.from_pretrained(str(found.path))
@@ -161,4 +168,12 @@ def token_text(found: TokenizerDir, tokenizer: Any) -> Callable[[str], bytes]:
     if found.kind == "WordPieceTokenizer":
         prefix = tokenizer.wordpieces_prefix
         return lambda token: token.removeprefix(prefix).encode("utf-8")
-    return lambda token: token.replace("\u2581", " ").encode("utf-8")
+    return lambda token: _byte_token(token) or token.replace("\u2581", " ").encode("utf-8")
+
+
+def _byte_token(token: str) -> bytes | None:
+    """The byte of a byte-fallback token (``<0xE6>``), else None."""
+    if len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+        with contextlib.suppress(ValueError):
+            return bytes([int(token[3:5], 16)])
+    return None

@@ -7,6 +7,8 @@ from __future__ import annotations
 import atexit
 import functools
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -187,3 +189,18 @@ def test_a_model_hf_bpe_does_not_implement_is_refused_by_its_json_path(tmp_path)
         hf_bpe.from_pretrained(tmp_path)
     with pytest.raises(FileNotFoundError, match="no such file or directory"):
         hf_bpe.from_pretrained(tmp_path / "missing")
+
+
+@pytest.mark.parametrize("name", ["gemma2", "llama3_1"])
+def test_hf_bpe_encode_takes_a_directory_holding_only_a_real_tokenizer_json(name, tmp_path):
+    shutil.copy(model_tokenizer_json(name), tmp_path / "tokenizer.json")
+    text = "Hello wörld 日本 <bos>"
+    done = subprocess.run(
+        [sys.executable, "-m", "hf_bpe.cli", "encode", str(tmp_path), text],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))
+    assert f"ids:    {rust(text)['input_ids']}" in done.stdout
