@@ -113,6 +113,7 @@ def test_registration_is_safe_twice():
             [
                 "BPETokenizer=hf_bpe.transformers.bpe",
                 "CharBPETokenizer=hf_bpe.transformers.char_bpe",
+                "SentencePieceBPETokenizer=hf_bpe.transformers.sentencepiece_bpe",
                 "UnigramTokenizer=hf_bpe.transformers.unigram",
                 "WordPieceTokenizer=hf_bpe.transformers.wordpiece",
             ]
