@@ -20,7 +20,7 @@ from hf_bpe.atomic import write_files
 from hf_bpe.models.bpe.symbol_files import SymbolBpeJson, read_symbol_bpe_json, symbol_bpe_json
 from hf_bpe.models.directory import TOKENIZER_FILE
 from hf_bpe.transformers._import import quiet_transformers_import
-from hf_bpe.transformers.bpe import file_key
+from hf_bpe.transformers.bpe import VocabularyFilesTokenizer, file_key
 from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder
 
 with quiet_transformers_import():
@@ -33,7 +33,7 @@ class SentencePieceBPETokenizerConfig(PretrainedConfig):
     model_type = "hf_bpe_sentencepiece_bpe"
 
 
-class SentencePieceBPETokenizer(EncodingRowsTokenizer):
+class SentencePieceBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     """A SentencePiece-style BPE ``tokenizer.json`` (byte fallback, ``▁`` for spaces) for transformers.
 
     Args:
@@ -67,27 +67,6 @@ class SentencePieceBPETokenizer(EncodingRowsTokenizer):
         super().__init__(
             tokenizer_file=tokenizer_file, clean_up_tokenization_spaces=clean_up_tokenization_spaces, **kwargs
         )
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.encoder)
-
-    def get_vocab(self) -> dict[str, int]:
-        return {**self.encoder, **self.added_tokens_encoder}
-
-    def _convert_token_to_id(self, token: str) -> int:
-        found = self.encoder.get(token)
-        if found is None and self.file.model.unk_token is not None:
-            found = self.encoder[self.file.model.unk_token]
-        if found is None:
-            raise KeyError(f"token {token!r} is not in the vocabulary and the model has no unk_token")
-        return found
-
-    def _convert_id_to_token(self, index: int) -> str:
-        token = self.decoder.get(index)
-        if token is None:
-            raise IndexError(f"id {index} is not in the vocabulary (size {len(self.encoder)})")
-        return token
 
     # -- encoding -----------------------------------------------------------------------------------------------
 

@@ -70,12 +70,7 @@ class BytePairEncoder:
         self.vocab = dict(vocab)
         self.ignore_merges = ignore_merges
         self.id_to_token = {i: t for t, i in self.vocab.items()}
-        self.ranks: dict[tuple[str, str], int] = {}
-        for rank, (left, right) in enumerate(merges):
-            for token in (left, right, left + right):
-                if token not in self.vocab:
-                    raise ValueError(f"merge {rank + 1} ({left} {right}): {token!r} is not in the vocabulary")
-            self.ranks[left, right] = rank  # a pair listed twice takes its last rank, as in the Rust model
+        self.ranks = merge_ranks(self.vocab, merges)
         # The long-piece path works on ids: a pair is one int key, a heap entry one int (rank, then position).
         self._id_span = max(self.vocab.values(), default=0) + 257
         self._pair_ranks: dict[int, int] = {}
@@ -421,6 +416,21 @@ class _Edges(dict[int, str]):
 _PARTIAL = regex.compile("[\udc80-\udcff]")
 _HAS_PARTIAL = regex.compile("[^\udcff]*[\udc80-\udcfe][^\udcff]*")
 _UTF8_PARTS = regex.compile("([\udc80-\udcbf]{1,3})?([^\udc80-\udcff]*)([\udcc0-\udcf7][\udc80-\udcbf]{0,2})?")
+
+
+def merge_ranks(vocab: Mapping[str, int], merges: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """Each merge's rank; a pair listed twice takes its last rank, as in the Rust model.
+
+    Raises:
+        ValueError: naming a merge whose parts or result are not in ``vocab``.
+    """
+    ranks: dict[tuple[str, str], int] = {}
+    for rank, (left, right) in enumerate(merges):
+        for token in (left, right, left + right):
+            if token not in vocab:
+                raise ValueError(f"merge {rank + 1} ({left} {right}): {token!r} is not in the vocabulary")
+        ranks[left, right] = rank
+    return ranks
 
 
 def merge_by_rank(

@@ -19,6 +19,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from hf_bpe.atomic import write_files
 from hf_bpe.models.bpe.options import CharLevel, Merges, Vocab
@@ -155,15 +156,7 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
     ([('a', 'b')], True)
     """
     path = Path(path)
-    text = _read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
-    model = data.get("model") if isinstance(data, dict) else None
-    if not isinstance(model, dict) or model.get("type") != "BPE":
-        found = model.get("type") if isinstance(model, dict) else None
-        raise ValueError(f"{path}: model type is {found!r}; BPETokenizer reads byte-level BPE (model type 'BPE') only")
+    data, model = read_bpe_json(path, "BPETokenizer reads byte-level BPE")
     try:
         pre_tokenizer = PreTokenizer.from_tokenizer_json(data)
     except (ValueError, TypeError, KeyError, AttributeError) as e:
@@ -194,15 +187,7 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
         where, _, why = str(e).partition(": ")
         value = value_at(data.get("post_processor"), where)
         raise unsupported_component(path, where, value, f"a template with {why}", "BPETokenizer") from None
-    vocab = model.get("vocab")
-    if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
-        raise ValueError(f"{path}: model.vocab must be an object from token to non-negative integer id")
-    merges: Merges = []
-    for number, merge in enumerate(model.get("merges") or [], start=1):
-        parts = merge.split(" ") if isinstance(merge, str) else merge
-        if not isinstance(parts, list) or len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
-            raise ValueError(f'{path}: merge {number} is {merge!r}; expected "left right" or ["left", "right"]')
-        merges.append((parts[0], parts[1]))
+    vocab, merges = model_vocab_and_merges(model, path)
     added = data.get("added_tokens") or []
     settings = pre_tokenizer.model_settings()
     return TokenizerJson(
@@ -214,6 +199,41 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
         ignore_merges=bool(model.get("ignore_merges")),
         template=template,
     )
+
+
+def read_bpe_json(path: Path, reader: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A ``tokenizer.json`` and its ``model`` section, which must be BPE (``reader`` says who reads what).
+
+    Raises:
+        ValueError: naming the file, if it is not JSON or its model is not BPE.
+    """
+    try:
+        data = json.loads(_read_text(path))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
+    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(model, dict) or model.get("type") != "BPE":
+        found = model.get("type") if isinstance(model, dict) else None
+        raise ValueError(f"{path}: model type is {found!r}; {reader} (model type 'BPE') only")
+    return data, model
+
+
+def model_vocab_and_merges(model: Mapping[str, Any], path: Path) -> tuple[Vocab, Merges]:
+    """A BPE ``model`` section's vocabulary and merges (``"a b"`` strings or ``["a", "b"]`` pairs).
+
+    Raises:
+        ValueError: naming the file and the entry that is not well formed.
+    """
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
+        raise ValueError(f"{path}: model.vocab must be an object from token to non-negative integer id")
+    merges: Merges = []
+    for number, merge in enumerate(model.get("merges") or [], start=1):
+        parts = merge.split(" ") if isinstance(merge, str) else merge
+        if not isinstance(parts, list) or len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+            raise ValueError(f'{path}: merge {number} is {merge!r}; expected "left right" or ["left", "right"]')
+        merges.append((parts[0], parts[1]))
+    return dict(vocab), merges
 
 
 def format_vocab(vocab: Mapping[str, int]) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hf_bpe.models.bpe.files import model_vocab_and_merges, read_bpe_json
 from hf_bpe.models.bpe.symbols import SymbolBPE
 from hf_bpe.pipeline.components import (
     DecoderSequence,
@@ -29,7 +30,6 @@ from hf_bpe.pipeline.components import (
 )
 from hf_bpe.pipeline.post_processors import TemplateProcessing, template_of
 from hf_bpe.pipeline.tokenizer_json import refuse_unsupported, unsupported, value_at
-from hf_bpe.utf8 import decode_utf8
 
 OWNER = "SentencePieceBPETokenizer"
 #: The model settings the twin implements, and the values it takes of those it does not.
@@ -82,14 +82,7 @@ def read_symbol_bpe_json(path: str | os.PathLike[str]) -> SymbolBpeJson:
             implemented.
     """
     path = Path(path)
-    try:
-        data = json.loads(decode_utf8(path.read_bytes(), path))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
-    model = data.get("model") if isinstance(data, dict) else None
-    if not isinstance(model, dict) or model.get("type") != "BPE":
-        found = model.get("type") if isinstance(model, dict) else None
-        raise ValueError(f"{path}: model type is {found!r}; {OWNER} reads BPE (model type 'BPE') only")
+    data, model = read_bpe_json(path, f"{OWNER} reads BPE")
     for name, allowed in NOT_IMPLEMENTED.items():
         if model.get(name) not in allowed:
             raise unsupported(path, f"model.{name}", model[name], name.replace("_", " "), OWNER)
@@ -101,17 +94,7 @@ def read_symbol_bpe_json(path: str | os.PathLike[str]) -> SymbolBpeJson:
         template = _template(data.get("post_processor"))
     except UnknownComponent as e:
         raise unsupported(path, e.path, e.value, e.what, OWNER) from None
-    vocab = model.get("vocab")
-    if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
-        raise ValueError(f"{path}: model.vocab must be an object from token to non-negative integer id")
-    merges: list[tuple[str, str]] = []
-    for number, merge in enumerate(model.get("merges") or [], start=1):
-        parts = merge.split(" ") if isinstance(merge, str) else merge
-        if not isinstance(parts, list) or len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
-            raise ValueError(
-                f'{path}: model.merges[{number - 1}] is {merge!r}; expected "left right" or ["left", "right"]'
-            )
-        merges.append((parts[0], parts[1]))
+    vocab, merges = model_vocab_and_merges(model, path)
     try:
         bpe = SymbolBPE(
             vocab,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from hf_bpe.models.bpe.encoder import CACHE_SIZE, merge_by_rank
+from hf_bpe.models.bpe.encoder import CACHE_SIZE, merge_by_rank, merge_ranks
 
 #: One token of a word: its id and how many UTF-8 bytes of the word it stands for.
 Piece = tuple[int, int]
@@ -46,12 +46,7 @@ class SymbolBPE:
         ignore_merges: bool = False,
     ) -> None:
         self.vocab = dict(vocab)
-        self.ranks: dict[tuple[str, str], int] = {}
-        for rank, (left, right) in enumerate(merges):
-            for token in (left, right, left + right):
-                if token not in self.vocab:
-                    raise ValueError(f"merge {rank + 1} ({left} {right}): {token!r} is not in the vocabulary")
-            self.ranks[left, right] = rank  # a pair listed twice takes its last rank, as in the Rust model
+        self.ranks = merge_ranks(self.vocab, merges)
         if unk_token is not None and unk_token not in self.vocab:
             raise ValueError(f"the unknown token {unk_token!r} is not in the vocabulary")
         self.unk_token = unk_token
