@@ -35,15 +35,22 @@ def read_tokenizer_config(directory: str | os.PathLike[str]) -> dict[str, Any]:
         ValueError: naming the file (and the line) when it is not a JSON object.
     """
     path = Path(directory) / TOKENIZER_CONFIG_FILE
-    if not path.is_file():
-        return {}
+    return read_json_object(path) if path.is_file() else {}
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON file holding one object, as a dict.
+
+    Raises:
+        ValueError: naming the file (and the line) when it is not UTF-8, not JSON or not an object.
+    """
     try:
-        config = json.loads(decode_utf8(path.read_bytes(), path))
+        data = json.loads(decode_utf8(path.read_bytes(), path))
     except json.JSONDecodeError as e:
         raise ValueError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from e
-    if not isinstance(config, dict):
-        raise ValueError(f"{path}: not a JSON object but {type(config).__name__}")
-    return config
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a JSON object but {type(data).__name__}")
+    return data
 
 
 def token_content(token: Any) -> str | None:

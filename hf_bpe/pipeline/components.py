@@ -17,7 +17,7 @@ from typing import Any
 
 import regex
 
-from hf_bpe.pipeline.normalizers import Span, lowercase, normalize_aligned
+from hf_bpe.pipeline.normalizers import Span, lowercase_aligned, normalize_aligned
 
 Spanned = tuple[str, list[Span]]
 
@@ -106,11 +106,10 @@ class UnicodeForm:
 
 @dataclasses.dataclass(frozen=True)
 class Lowercase:
-    """``normalizers.Lowercase``, character by character (:func:`lowercase`)."""
+    """``normalizers.Lowercase``, character by character (:func:`lowercase_aligned`)."""
 
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
-        lowered = [lowercase(char) for char in text]
-        return "".join(lowered), [span for part, span in zip(lowered, spans, strict=True) for _ in part]
+        return lowercase_aligned(text, spans)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -36,6 +36,17 @@ def lowercase(text: str) -> str:
     return text.translate(_TABLE).lower()
 
 
+def lowercase_aligned(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+    """:func:`lowercase` with each output character's span: a character that lowers to several gives each its
+    span, as ``NormalizedString::lowercase`` aligns them.
+
+    >>> lowercase_aligned("Aİ", [(0, 1), (1, 2)])
+    ('ai̇', [(0, 1), (1, 2), (1, 2)])
+    """
+    lowered = [lowercase(char) for char in text]
+    return "".join(lowered), [span for part, span in zip(lowered, spans, strict=True) for _ in part]
+
+
 # -- NFC and NFKC ------------------------------------------------------------------------------------------------
 
 Span = tuple[int, int]

@@ -42,6 +42,12 @@ class TemplateProcessing:
     single: tuple[Mapping[str, Any], ...]
     pair: tuple[Mapping[str, Any], ...]
     special_tokens: Mapping[str, Mapping[str, Any]]
+    #: What :meth:`around` gives for a single sequence and for a pair, worked out (and checked) once.
+    _arounds: tuple[Around, Around] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        arounds = (self._split(self.single, "single"), self._split(self.pair, "pair"))
+        object.__setattr__(self, "_arounds", arounds)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "post_processor") -> TemplateProcessing:
@@ -51,9 +57,10 @@ class TemplateProcessing:
             ValueError: ``"PATH: what"`` for what does not fit (a piece of another kind, a special token the
                 ``special_tokens`` map lacks, sequences out of order, type ids hf_bpe's rows cannot give).
         """
-        template = cls(tuple(data.get("single") or ()), tuple(data.get("pair") or ()), data.get("special_tokens") or {})
-        template._check(where)
-        return template
+        try:
+            return cls(tuple(data.get("single") or ()), tuple(data.get("pair") or ()), data.get("special_tokens") or {})
+        except ValueError as e:
+            raise ValueError(f"{where}.{e}") from None
 
     def to_json(self) -> dict[str, Any]:
         """The file's form."""
@@ -67,7 +74,7 @@ class TemplateProcessing:
     def around(self, pair: bool = False) -> Around:
         """The special-token ids before and after the first and the second sequence, for a single sequence or
         (``pair``) a pair."""
-        return self._split(self.pair, "pair") if pair else self._split(self.single, "single")
+        return self._arounds[1 if pair else 0]
 
     def _ids(self, name: str, where: str) -> list[int]:
         entry = self.special_tokens.get(name)
@@ -126,13 +133,6 @@ class TemplateProcessing:
         if any(type_id != 1 for type_id, _ in typed[marks[1] :]):
             raise ValueError(f"{where}: a special token after $B typed 0 (hf_bpe's rows type it 1)")
         return a_before, a_after, b_before, [i for _, ids in typed[marks[1] :] for i in ids]
-
-    def _check(self, where: str) -> None:
-        try:
-            self.around()
-            self.around(pair=True)
-        except ValueError as e:
-            raise ValueError(f"{where}.{e}") from None
 
 
 def template_of(post_processor: Any, where: str = "post_processor") -> TemplateProcessing | None:

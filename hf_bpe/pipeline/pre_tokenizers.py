@@ -32,7 +32,7 @@ import regex
 
 from hf_bpe.pipeline._regex import disagreements as _regex_disagreements
 from hf_bpe.pipeline.bert import BertRecipe, split_words
-from hf_bpe.pipeline.normalizers import Span, normalize_aligned, unicode_normalize
+from hf_bpe.pipeline.normalizers import Span, lowercase_aligned, normalize_aligned, unicode_normalize
 from hf_bpe.pipeline.normalizers import lowercase as _lowercase
 from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe
 
@@ -393,8 +393,7 @@ class PreTokenizer:
         if self.normalizer in ("nfc", "nfkc"):
             return normalize_aligned("NFKC" if self.normalizer == "nfkc" else "NFC", text, spans)
         if self.normalizer == "lowercase":
-            lowered = [_lowercase(char) for char in text]
-            return "".join(lowered), [span for part, span in zip(lowered, spans, strict=True) for _ in part]
+            return lowercase_aligned(text, spans)
         raise NotImplementedError(f"no character spans for the {self.normalizer!r} normalizer")
 
     def pre_tokenize_with_spans(

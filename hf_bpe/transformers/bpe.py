@@ -413,11 +413,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
                 if token is None:
                     raise IndexError(f"id {token_id} is not in the vocabulary (size {len(self)})")
                 data += from_byte_level(token)
-        text = data.decode("utf-8", self.errors)
-        clean = (
-            self.clean_up_tokenization_spaces if clean_up_tokenization_spaces is None else clean_up_tokenization_spaces
-        )
-        return self.clean_up_tokenization(text) if clean else text
+        return self.cleaned(data.decode("utf-8", self.errors), clean_up_tokenization_spaces)
 
     # -- saving and pickling ------------------------------------------------------------------------------------
 

@@ -12,15 +12,15 @@ Yi, ...) :class:`~hf_bpe.transformers.sentencepiece_bpe.SentencePieceBPETokenize
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 from hf_bpe.models.bpe.symbol_files import is_symbol_bpe
-from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE
+from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, read_json_object, read_tokenizer_config
 from hf_bpe.pipeline.tokenizer_json import UnsupportedComponent
-from hf_bpe.utf8 import decode_utf8
 
 #: hf_bpe's classes, by the name ``tokenizer_config.json`` gives them.
 CLASSES = {
@@ -50,8 +50,6 @@ def from_pretrained(path: str | os.PathLike[str], **kwargs: Any) -> Any:
     >>> type(tok).__name__, tok("hug pug")["input_ids"]
     ('BPETokenizer', [257, 220, 258])
     """
-    import importlib
-
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file or directory")
@@ -59,8 +57,7 @@ def from_pretrained(path: str | os.PathLike[str], **kwargs: Any) -> Any:
         name = _class_for_json(path, directory=None)
         cls = getattr(importlib.import_module(CLASSES[name]), name)
         return cls(tokenizer_file=str(path), **kwargs)
-    config = path / TOKENIZER_CONFIG_FILE
-    named = _read_json(config).get("tokenizer_class") if config.is_file() else None
+    named = read_tokenizer_config(path).get("tokenizer_class")
     if named not in CLASSES:
         if not (path / TOKENIZER_FILE).is_file():
             raise FileNotFoundError(
@@ -73,7 +70,7 @@ def from_pretrained(path: str | os.PathLike[str], **kwargs: Any) -> Any:
 
 def _class_for_json(path: Path, directory: Path | None) -> str:
     """The name of hf_bpe's class for a ``tokenizer.json``, by its model and pipeline."""
-    data = _read_json(path)
+    data = read_json_object(path)
     model = data.get("model")
     kind = model.get("type") if isinstance(model, dict) else None
     if kind == "BPE":
@@ -88,13 +85,3 @@ def _class_for_json(path: Path, directory: Path | None) -> str:
         f"{path}: model.type is {shown}: {what}, which hf_bpe does not implement; load this file with "
         "transformers' TokenizersBackend instead"
     )
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(decode_utf8(path.read_bytes(), path))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object, found {type(data).__name__}")
-    return data

@@ -13,7 +13,7 @@ transformers' per-token Python loop. A subclass owns its model: its files, its e
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import regex
@@ -125,9 +125,6 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         single sequence or (``pair``) a pair: a template may put others around the first of a pair."""
         return [], [], [], []
 
-    def check_offsets_supported(self) -> None:
-        """Raise ``NotImplementedError`` (naming what to use instead) where this tokenizer cannot give offsets."""
-
     def _fallback_encode_plus(
         self, text: Any, text_pair: Any, is_split_into_words: bool, options: dict[str, Any], kwargs: dict[str, Any]
     ) -> BatchEncoding:
@@ -166,6 +163,28 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         every added token marked special (as the Rust backend skips them: Qwen's ``<|im_start|>``)."""
         added = {token_id for token_id, token in self._added_tokens_decoder.items() if token.special}
         return added | set(self.all_special_ids)
+
+    def decode_by_tokens(
+        self, token_ids: int | Sequence[int], skip_special_tokens: bool, clean_up_tokenization_spaces: bool | None
+    ) -> str:
+        """``decode`` as ``Tokenizer::decode`` does it: each id's token (an added token's content), those
+        ``skip_special_tokens`` leaves out dropped, then :meth:`convert_tokens_to_string` over them all."""
+        ids = [token_ids] if isinstance(token_ids, int) else token_ids
+        skipped = self.skipped_ids() if skip_special_tokens else set()
+        added = self._added_tokens_decoder
+        tokens = []
+        for token_id in map(int, ids):
+            if token_id in skipped:
+                continue
+            tokens.append(added[token_id].content if token_id in added else self._convert_id_to_token(token_id))
+        return self.cleaned(self.convert_tokens_to_string(tokens), clean_up_tokenization_spaces)
+
+    def cleaned(self, text: str, clean_up_tokenization_spaces: bool | None) -> str:
+        """``text`` through transformers' ``clean_up_tokenization`` where the call (or else the tokenizer) asks."""
+        clean = (
+            self.clean_up_tokenization_spaces if clean_up_tokenization_spaces is None else clean_up_tokenization_spaces
+        )
+        return self.clean_up_tokenization(text) if clean else text
 
     def num_special_tokens_to_add(self, pair: bool = False) -> int:
         a_before, a_after, b_before, b_after = self.special_tokens_template(pair=pair)
@@ -234,8 +253,6 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             **{key: kwargs.get(key) for key in self.call_options},
         }
         offsets = bool(kwargs.get("return_offsets_mapping"))
-        if offsets:
-            self.check_offsets_supported()
         items = _items(text, texts, text_pair, batched, sequence_ok)
         # Single texts, nothing but ids, type ids and masks asked for: the short way (_encode_plain).
         plain = all(len(item) == 1 and isinstance(item[0], str) for item in items) and not (

@@ -72,11 +72,14 @@ class SentencePieceBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer)
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         """The tokens of text with no added tokens in it (transformers' own path matches those)."""
-        ids, _ = self.encode_ordinary_with_offsets(text)
-        return [self.decoder[token_id] for token_id in ids]
+        return [self.decoder[token_id] for token_id in self.encode_ordinary(text)]
 
     def encode_ordinary(self, text: str, **options: Any) -> list[int]:
-        return self.encode_ordinary_with_offsets(text)[0]
+        """The ids of text with no added tokens in it (no offsets: ``tok(texts)``'s path)."""
+        normalized, spans = self.file.normalizer.normalize(text, [(i, i + 1) for i in range(len(text))])
+        tokenize = self.file.model.tokenize
+        return [token_id for piece, _ in self.file.pre_tokenizer.pre_tokenize(normalized, spans)
+                for token_id, _ in tokenize(piece)]  # fmt: skip
 
     def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of text with no added tokens in it, and each token's ``(start, end)`` character span: the
@@ -109,19 +112,7 @@ class SentencePieceBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer)
         clean_up_tokenization_spaces: bool | None = None,
         **kwargs: Any,
     ) -> str:
-        ids = [token_ids] if isinstance(token_ids, int) else token_ids
-        skipped = self.skipped_ids() if skip_special_tokens else set()
-        added = self._added_tokens_decoder
-        tokens = []
-        for token_id in map(int, ids):
-            if token_id in skipped:
-                continue
-            tokens.append(added[token_id].content if token_id in added else self._convert_id_to_token(token_id))
-        text = self.file.decoder.decode(tokens)
-        clean = (
-            self.clean_up_tokenization_spaces if clean_up_tokenization_spaces is None else clean_up_tokenization_spaces
-        )
-        return self.clean_up_tokenization(text) if clean else text
+        return self.decode_by_tokens(token_ids, skip_special_tokens, clean_up_tokenization_spaces)
 
     # -- saving ---------------------------------------------------------------------------------------------------
 

@@ -311,20 +311,7 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
         clean_up_tokenization_spaces: bool | None = None,
         **kwargs: Any,
     ) -> str:
-        ids = [token_ids] if isinstance(token_ids, int) else token_ids
-        special = self.skipped_ids() if skip_special_tokens else set()
-        added = self._added_tokens_decoder
-        tokens = []
-        for token_id in ids:
-            token_id = int(token_id)
-            if token_id in special:
-                continue
-            tokens.append(added[token_id].content if token_id in added else self._convert_id_to_token(token_id))
-        text = self.convert_tokens_to_string(tokens)
-        clean = (
-            self.clean_up_tokenization_spaces if clean_up_tokenization_spaces is None else clean_up_tokenization_spaces
-        )
-        return self.clean_up_tokenization(text) if clean else text
+        return self.decode_by_tokens(token_ids, skip_special_tokens, clean_up_tokenization_spaces)
 
     # -- saving ---------------------------------------------------------------------------------------------------
 

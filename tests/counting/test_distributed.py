@@ -187,6 +187,18 @@ def test_missing_bucket_file_is_named(counts_dir):
         read_manifest(counts_dir)
 
 
+def count_on_datatrove(corpus: Path, output: Path, temporary: Path, *options: str) -> subprocess.CompletedProcess:
+    """``hf-bpe count CORPUS -o OUTPUT --engine datatrove --tasks 2`` with ``TMPDIR`` set to ``temporary``."""
+    engine = ["--engine", "datatrove", "--tasks", "2", "--no-progress"]
+    return subprocess.run(
+        [sys.executable, "-m", "hf_bpe.cli", "count", str(corpus), "-o", str(output), *engine, *options],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temporary)},
+        timeout=300,
+    )
+
+
 def test_the_cli_counts_on_datatrove_quietly_and_leaves_only_the_counts(tmp_path):
     """datatrove's own log (a pipeline and statistics per task, ~90 lines) stays in files that a successful run
     removes; the output holds the manifest and its buckets, the temporary directory nothing new."""
@@ -194,14 +206,7 @@ def test_the_cli_counts_on_datatrove_quietly_and_leaves_only_the_counts(tmp_path
     corpus.write_text("".join(TRAPS * 40), encoding="utf-8")
     # a short directory: multiprocessing's manager puts a socket in it, and a socket's path has at most 107 bytes
     temporary = Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))
-    options = ["--engine", "datatrove", "--tasks", "2", "--buckets", "3", "--no-progress"]
-    done = subprocess.run(
-        [sys.executable, "-m", "hf_bpe.cli", "count", str(corpus), "-o", str(tmp_path / "counts"), *options],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "TMPDIR": str(temporary)},
-        timeout=300,
-    )
+    done = count_on_datatrove(corpus, tmp_path / "counts", temporary, "--buckets", "3")
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert done.stdout.count("\n") == 1 and "written to" in done.stdout, done.stdout
@@ -224,14 +229,7 @@ def test_a_temporary_directory_too_long_for_the_workers_socket_is_named(tmp_path
     corpus.write_text("hello world\n", encoding="utf-8")
     temporary = tmp_path / ("t" * 90)
     temporary.mkdir()
-    options = ["--engine", "datatrove", "--tasks", "2", "--no-progress"]
-    done = subprocess.run(
-        [sys.executable, "-m", "hf_bpe.cli", "count", str(corpus), "-o", str(tmp_path / "counts"), *options],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "TMPDIR": str(temporary)},
-        timeout=300,
-    )
+    done = count_on_datatrove(corpus, tmp_path / "counts", temporary)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert f"the temporary directory {temporary} has a {len(str(temporary))}-byte path" in done.stderr

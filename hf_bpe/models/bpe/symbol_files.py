@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -66,10 +66,16 @@ def is_symbol_bpe(data: Mapping[str, Any]) -> bool:
     model = data.get("model") or {}
     if not isinstance(model, Mapping) or model.get("type") != "BPE":
         return False
-    text = json.dumps([data.get("pre_tokenizer"), data.get("decoder")])
-    return (
-        '"ByteLevel"' not in text and not model.get("continuing_subword_prefix") and not model.get("end_of_word_suffix")
-    )
+    byte_level = "ByteLevel" in {*_types(data.get("pre_tokenizer")), *_types(data.get("decoder"))}
+    return not byte_level and not model.get("continuing_subword_prefix") and not model.get("end_of_word_suffix")
+
+
+def _types(component: Any) -> Iterator[Any]:
+    """The ``type`` of a pre-tokenizer or decoder section and of every part of its ``Sequence``."""
+    if isinstance(component, Mapping):
+        yield component.get("type")
+        for part in component.get("pretokenizers") or component.get("decoders") or []:
+            yield from _types(part)
 
 
 def read_symbol_bpe_json(path: str | os.PathLike[str]) -> SymbolBpeJson:

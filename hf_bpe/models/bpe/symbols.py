@@ -72,13 +72,14 @@ class SymbolBPE:
             return [(vocab[word], len(word.encode("utf-8")))]
         symbols: list[str] = []
         sizes: list[int] = []
-        unk: list[int] = []  # [bytes] of an unknown run waiting to be added (the Rust model's ``unk``)
+        unknown = 0  # UTF-8 bytes of an unknown run waiting to be added (the Rust model's ``unk``); 0: none
         for char in word:
             size = len(char.encode("utf-8"))
             if char in vocab:
-                if unk:
+                if unknown:
                     symbols.append(str(self.unk_token))
-                    sizes.append(unk.pop())
+                    sizes.append(unknown)
+                    unknown = 0
                 symbols.append(char)
                 sizes.append(size)
                 continue
@@ -90,16 +91,14 @@ class SymbolBPE:
                     sizes += [1] * len(data)
                     continue
             if self.unk_token is not None:
-                if unk and self.fuse_unk:
-                    unk[0] += size
-                else:
-                    if unk:
-                        symbols.append(self.unk_token)
-                        sizes.append(unk.pop())
-                    unk.append(size)
-        if unk:
+                if unknown and not self.fuse_unk:
+                    symbols.append(self.unk_token)
+                    sizes.append(unknown)
+                    unknown = 0
+                unknown += size
+        if unknown:
             symbols.append(str(self.unk_token))
-            sizes.append(unk.pop())
+            sizes.append(unknown)
         merged = merge_by_rank(list(symbols), self.ranks)
         if len(merged) == len(symbols):
             return [(vocab[symbol], size) for symbol, size in zip(symbols, sizes, strict=True)]
