@@ -71,14 +71,7 @@ class BytePairEncoder:
         self.ignore_merges = ignore_merges
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.ranks = merge_ranks(self.vocab, merges)
-        # The long-piece path works on ids: a pair is one int key, a heap entry one int (rank, then position).
-        self._id_span = max(self.vocab.values(), default=0) + 257
-        self._pair_ranks: dict[int, int] = {}
-        self._merged_ids: list[int] = []
-        for rank, (left, right) in enumerate(merges):
-            key = self.vocab[left] * self._id_span + self.vocab[right]
-            self._pair_ranks[key] = rank
-            self._merged_ids.append(self.vocab[left + right])
+        self._pair_ranks, self._merged_ids, self._id_span = id_merges(self.vocab, merges)
         # Where pieces can be cut (made on first use, see :meth:`_cut`).
         self._boundaries: _Boundaries | None = None
         # A byte missing from the vocabulary gets a stand-in id past the vocabulary, reported after merging.
@@ -227,8 +220,7 @@ class BytePairEncoder:
 
     def _encode_one(self, piece: str, data: bytes) -> list[int]:
         byte_ids = self._byte_ids
-        merge = _merge if len(data) <= LONG_PIECE else _merge_long
-        ids = merge([byte_ids[byte] for byte in data], self._pair_ranks, self._merged_ids, self._id_span)
+        ids = merge_ids([byte_ids[byte] for byte in data], self._pair_ranks, self._merged_ids, self._id_span)
         first_stand_in = self._id_span - 256
         if max(ids) >= first_stand_in:
             missing = next(bytes([i - first_stand_in]) for i in ids if i >= first_stand_in)
@@ -431,6 +423,34 @@ def merge_ranks(vocab: Mapping[str, int], merges: Sequence[tuple[str, str]]) -> 
                 raise ValueError(f"merge {rank + 1} ({left} {right}): {token!r} is not in the vocabulary")
         ranks[left, right] = rank
     return ranks
+
+
+def id_merges(vocab: Mapping[str, int], merges: Sequence[tuple[str, str]]) -> tuple[dict[int, int], list[int], int]:
+    """The merges as :func:`merge_ids` applies them to ids: ``(pair_ranks, merged_ids, span)``, a pair ``(a, b)``
+    keyed ``a * span + b`` to its rank (a pair listed twice: its last), each rank's merged id. ``span`` leaves room
+    for 256 stand-in ids past the vocabulary (bytes the vocabulary lacks).
+
+    >>> id_merges({"a": 0, "b": 1, "ab": 2}, [("a", "b")])
+    ({1: 0}, [2], 259)
+    """
+    span = max(vocab.values(), default=0) + 257
+    pair_ranks: dict[int, int] = {}
+    merged_ids: list[int] = []
+    for rank, (left, right) in enumerate(merges):
+        pair_ranks[vocab[left] * span + vocab[right]] = rank
+        merged_ids.append(vocab[left + right])
+    return pair_ranks, merged_ids, span
+
+
+def merge_ids(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Sequence[int], span: int) -> list[int]:
+    """The BPE model's rule (:func:`merge_by_rank`) on ids, with the tables of :func:`id_merges`: ``ids`` merged
+    in place and returned (a heap for a long word, :func:`_merge_long`; scans of a list for a short one).
+
+    >>> merge_ids([0, 1, 1], *id_merges({"a": 0, "b": 1, "ab": 2}, [("a", "b")]))
+    [2, 1]
+    """
+    merge = _merge if len(ids) <= LONG_PIECE else _merge_long
+    return merge(ids, pair_ranks, merged_ids, span)
 
 
 def merge_by_rank(

@@ -6,9 +6,10 @@ its UTF-8 bytes as ``<0xXX>`` tokens (``byte_fallback``) or the unknown token (r
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 
-from hf_bpe.models.bpe.encoder import CACHE_SIZE, merge_by_rank, merge_ranks
+from hf_bpe.models.bpe.encoder import CACHE_SIZE, id_merges, merge_ids, merge_ranks
 
 #: One token of a word: its id and how many UTF-8 bytes of the word it stands for.
 Piece = tuple[int, int]
@@ -47,6 +48,8 @@ class SymbolBPE:
     ) -> None:
         self.vocab = dict(vocab)
         self.ranks = merge_ranks(self.vocab, merges)
+        self._id_merges = id_merges(self.vocab, merges)
+        self.id_to_token = {token_id: token for token, token_id in self.vocab.items()}
         if unk_token is not None and unk_token not in self.vocab:
             raise ValueError(f"the unknown token {unk_token!r} is not in the vocabulary")
         self.unk_token = unk_token
@@ -55,21 +58,47 @@ class SymbolBPE:
         self.ignore_merges = ignore_merges
         self._bytes = {byte: self.vocab.get(f"<0x{byte:02X}>") for byte in range(256)}
         self._cache: dict[str, list[Piece]] = {}
+        self._joins: frozenset[str] | None = None  # made on first use (see _parts)
 
     def tokenize(self, word: str) -> list[Piece]:
-        """The tokens of one pre-token, as ``(id, UTF-8 bytes of the word it covers)``."""
-        found = self._cache.get(word)
-        if found is None:
-            found = self._tokenize(word)
-            if len(self._cache) >= CACHE_SIZE:
-                self._cache.clear()
-            self._cache[word] = found
-        return found
+        """The tokens of one pre-token, as ``(id, UTF-8 bytes of the word it covers)``.
 
-    def _tokenize(self, word: str) -> list[Piece]:
+        A SentencePiece-style file has no pre-tokenizer that cuts words (its spaces are ``▁``): a whole text is one
+        word. It is merged in parts, cut between two characters of the vocabulary that no merge's result holds
+        side by side (no merge can cross there, so each part merges as it would in the whole), each part's tokens
+        remembered.
+        """
         vocab = self.vocab
         if self.ignore_merges and word in vocab:
             return [(vocab[word], len(word.encode("utf-8")))]
+        cache = self._cache
+        pieces: list[Piece] = []
+        for part in self._parts(word):
+            found = cache.get(part)
+            if found is None:
+                found = self._merge(part)
+                if len(cache) >= CACHE_SIZE:
+                    cache.clear()
+                cache[part] = found
+            pieces += found
+        return pieces
+
+    def _parts(self, word: str) -> list[str]:
+        """``word`` cut wherever no merge can cross (see :meth:`tokenize`)."""
+        if self._joins is None:
+            pairs = (itertools.pairwise(left + right) for left, right in self.ranks)
+            self._joins = frozenset(a + b for pairs_of_result in pairs for a, b in pairs_of_result)
+        joins, vocab = self._joins, self.vocab
+        cuts = [
+            index
+            for index, (left, right) in enumerate(itertools.pairwise(word), start=1)
+            if left + right not in joins and left in vocab and right in vocab
+        ]
+        return [word[start:end] for start, end in itertools.pairwise([0, *cuts, len(word)])]
+
+    def _merge(self, word: str) -> list[Piece]:
+        """One part's tokens: its characters (or their byte tokens, or the unknown token), merged by rank."""
+        vocab = self.vocab
         symbols: list[str] = []
         sizes: list[int] = []
         unknown = 0  # UTF-8 bytes of an unknown run waiting to be added (the Rust model's ``unk``); 0: none
@@ -99,20 +128,22 @@ class SymbolBPE:
         if unknown:
             symbols.append(str(self.unk_token))
             sizes.append(unknown)
-        merged = merge_by_rank(list(symbols), self.ranks)
+        ids = [vocab[symbol] for symbol in symbols]
+        merged = merge_ids(list(ids), *self._id_merges)
         if len(merged) == len(symbols):
-            return [(vocab[symbol], size) for symbol, size in zip(symbols, sizes, strict=True)]
-        # Each merged symbol is the concatenation of consecutive symbols: sum their sizes.
+            return list(zip(ids, sizes, strict=True))
+        # Each merged token is the concatenation of consecutive symbols: sum their sizes.
         pieces: list[Piece] = []
         at = 0
-        for symbol in merged:
+        for token_id in merged:
+            wanted = len(self.id_to_token[token_id])
             length = 0
             size = 0
-            while length < len(symbol):
+            while length < wanted:
                 length += len(symbols[at])
                 size += sizes[at]
                 at += 1
-            pieces.append((vocab[symbol], size))
+            pieces.append((token_id, size))
         return pieces
 
     def clear_cache(self) -> None:
