@@ -5,6 +5,7 @@ Usage::
     python scripts/bench_encode.py                          # GPT-2's vocabulary, every language and the mix
     python scripts/bench_encode.py --encoding o200k_base    # GPT-4o's (also cl100k_base), converted by hf-bpe
     python scripts/bench_encode.py --repeat 5 --only mix japanese
+    python scripts/bench_encode.py --tokenizer-json llama3/tokenizer.json gemma3/tokenizer.json   # real models
 
 Text is real: the English, Japanese, Chinese and Russian corpora of ``scripts/build_corpora.py`` (built into
 ``cache/corpora/`` on first use: English 2 MB, the others 1 MB each; ``--corpora DIR`` to read them elsewhere),
@@ -14,6 +15,9 @@ With ``--model unigram``: a Unigram tokenizer is trained by hf_bpe on the first 
 With ``--model wordpiece``: an 8000-token ``vocab.txt`` trained by hf_bpe on each set's first megabyte, loaded by
 hf_bpe's WordPieceTokenizer and by transformers' Rust ``BertTokenizer``; ``words, 1 process (ceiling)`` is the
 BERT recipe's normalizer and pre-tokenizer alone. Both are timed as below.
+With ``--tokenizer-json FILE ...``: each model's ``tokenizer.json`` (Llama-3, Qwen3, DeepSeek-V3, Gemma-3,
+Mistral-Nemo, ...) loaded by ``hf_bpe.from_pretrained`` and by transformers' Rust backend
+(``PreTrainedTokenizerFast(tokenizer_file=...)``), each run cold (hf_bpe's shared caches cleared).
 
 Each run loads every tokenizer fresh (loading is not timed; no warm cache) and times one call the way users
 make it: ``tok(docs)`` for hf_bpe's ``BPETokenizer`` and for transformers' Rust tokenizer (``GPT2Tokenizer`` on
@@ -171,6 +175,7 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", choices=[*SIZES, "mix"], help="only these sets")
     parser.add_argument("--model", choices=("bpe", "unigram", "wordpiece"), default="bpe")
     parser.add_argument("--wordpiece-vocab-size", type=int, default=8000)
+    parser.add_argument("--tokenizer-json", type=Path, nargs="+", help="real models' tokenizer.json files to time")
     args = parser.parse_args()
 
     texts = corpora(args.corpora)
@@ -190,6 +195,15 @@ def main() -> int:
                         contenders = wordpiece_contenders(docs, Path(root), args.wordpiece_vocab_size)
                     same &= bench(name, docs, contenders, args.repeat)
         return 0 if same else 1
+    if args.tokenizer_json:
+        print(f"tokenizer.json files; corpora in {args.corpora}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+        same = True
+        for path in args.tokenizer_json:
+            contenders = tokenizer_json_contenders(path)
+            for name, docs in sets.items():
+                if not args.only or name in args.only:
+                    same &= bench(f"{path.parent.name or path.name} {name}", docs, contenders, args.repeat)
+        return 0 if same else 1
     contenders = loaders(args.encoding)
     print(f"encoding {args.encoding}; corpora in {args.corpora}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     same = True
@@ -198,6 +212,25 @@ def main() -> int:
             continue
         same &= bench(name, docs, contenders, args.repeat)
     return 0 if same else 1
+
+
+def tokenizer_json_contenders(path: Path) -> dict:  # type: ignore[type-arg]
+    """hf_bpe's class for a real model's ``tokenizer.json`` and the Rust backend loading the same file."""
+    from transformers import PreTrainedTokenizerFast
+
+    import hf_bpe
+
+    def ours():  # type: ignore[no-untyped-def]
+        tok = hf_bpe.from_pretrained(path)
+        # Instances loaded from one file share its model and pre-token cache: start every run cold.
+        (tok.bpe if isinstance(tok, hf_bpe.BPETokenizer) else tok.file.model).clear_cache()
+        return lambda docs: tok(docs)["input_ids"]
+
+    def theirs():  # type: ignore[no-untyped-def]
+        tok = PreTrainedTokenizerFast(tokenizer_file=str(path))
+        return lambda docs: tok(docs)["input_ids"]
+
+    return {"hf_bpe.from_pretrained": ours, "Rust PreTrainedTokenizerFast": theirs}
 
 
 def unigram_contenders(docs: list[str], root: Path) -> dict:  # type: ignore[type-arg]
