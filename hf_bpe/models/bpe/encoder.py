@@ -220,7 +220,8 @@ class BytePairEncoder:
 
     def _encode_one(self, piece: str, data: bytes) -> list[int]:
         byte_ids = self._byte_ids
-        ids = merge_ids([byte_ids[byte] for byte in data], self._pair_ranks, self._merged_ids, self._id_span)
+        merge = _merge if len(data) <= LONG_PIECE else _merge_long  # merge_ids' choice, inline: once per pre-token
+        ids = merge([byte_ids[byte] for byte in data], self._pair_ranks, self._merged_ids, self._id_span)
         first_stand_in = self._id_span - 256
         if max(ids) >= first_stand_in:
             missing = next(bytes([i - first_stand_in]) for i in ids if i >= first_stand_in)
