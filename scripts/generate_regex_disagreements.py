@@ -16,7 +16,7 @@ from pathlib import Path
 import regex
 from generate_unicode_tables import to_ranges  # this folder is on the path when the script runs
 
-from hf_bpe.pipeline.pre_tokenizers import CLASS_NAMES, compute_disagreement
+from hf_bpe.pipeline._regex.dialect import CLASS_NAMES, compute_disagreement
 
 OUTPUT = Path(__file__).resolve().parent.parent / "hf_bpe" / "_regex_disagreements.py"
 ENGINES = ("tokenizers", "tiktoken")

@@ -13,11 +13,16 @@ U+16EA0-U+16EB8, ...) stay as they are. ``hf_bpe/pipeline/_tables/lowercase.py``
 
 from __future__ import annotations
 
+import dataclasses
 import unicodedata
-from typing import Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+import regex
 
 from hf_bpe.pipeline._tables.lowercase import LOWERCASE
 from hf_bpe.pipeline._tables.nfkc import NO_CLASS, NOT_COMPOSED, UNCHANGED
+from hf_bpe.pipeline.component import Span, Spanned, UnknownComponent, kind_of, pattern_from_json, string_field
 
 # Each entry is already lowercase to Python, so str.lower() after the table leaves it alone.
 _TABLE = {cp: lowered for cp, lowered in LOWERCASE.items()}
@@ -49,7 +54,6 @@ def lowercase_aligned(text: str, spans: list[tuple[int, int]]) -> tuple[str, lis
 
 # -- NFC and NFKC ------------------------------------------------------------------------------------------------
 
-Span = tuple[int, int]
 Form = Literal["NFC", "NFKC"]
 #: The characters where the reference's normalization may differ from ``unicodedata``'s: those it leaves alone,
 #: marks it gives class 0, and the one composition it lacks, whole and as the characters it would be made of.
@@ -132,3 +136,123 @@ def unicode_normalize(form: Form, text: str) -> str:
         # canonical order, composition of unblocked pairs (Chinese text is seldom NFKC: full-width punctuation).
         return unicodedata.normalize(form, text)
     return normalize_aligned(form, text, [(0, 0)] * len(text))[0]
+
+
+# -- the twins of tokenizers' normalizers, with spans ---------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Replace:
+    """``normalizers.Replace``: every match of ``pattern`` (leftmost, not overlapping) becomes ``content``; each
+    character put in takes the span of the match's last character, as ``NormalizedString::replace`` aligns it.
+
+    >>> Replace(regex.compile(" "), "▁").normalize("a b", [(0, 1), (1, 2), (2, 3)])
+    ('a▁b', [(0, 1), (1, 2), (2, 3)])
+    """
+
+    pattern: regex.Pattern[str]
+    content: str
+
+    def normalize(self, text: str, spans: list[Span]) -> Spanned:
+        out: list[str] = []
+        out_spans: list[Span] = []
+        last = 0
+        for match in self.pattern.finditer(text):
+            start, end = match.span()
+            if start == end:
+                continue
+            out.append(text[last:start])
+            out_spans += spans[last:start]
+            out.append(self.content)
+            out_spans += [spans[end - 1]] * len(self.content)
+            last = end
+        if last == 0:
+            return text, spans
+        out.append(text[last:])
+        out_spans += spans[last:]
+        return "".join(out), out_spans
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepend:
+    """``normalizers.Prepend``: ``prepend`` before non-empty text, with the first character's span.
+
+    >>> Prepend("▁").normalize("ab", [(4, 5), (5, 6)])
+    ('▁ab', [(4, 5), (4, 5), (5, 6)])
+    """
+
+    prepend: str
+
+    def normalize(self, text: str, spans: list[Span]) -> Spanned:
+        if not text:
+            return text, spans
+        return self.prepend + text, [spans[0]] * len(self.prepend) + spans
+
+
+@dataclasses.dataclass(frozen=True)
+class UnicodeForm:
+    """``normalizers.NFC`` / ``NFKC`` with the reference's Unicode tables (:func:`normalize_aligned`)."""
+
+    form: str
+
+    def normalize(self, text: str, spans: list[Span]) -> Spanned:
+        return normalize_aligned("NFKC" if self.form == "NFKC" else "NFC", text, spans)
+
+
+@dataclasses.dataclass(frozen=True)
+class Lowercase:
+    """``normalizers.Lowercase``, character by character (:func:`lowercase_aligned`)."""
+
+    def normalize(self, text: str, spans: list[Span]) -> Spanned:
+        return lowercase_aligned(text, spans)
+
+
+@dataclasses.dataclass(frozen=True)
+class NormalizerSequence:
+    """``normalizers.Sequence``: each in turn (none: text unchanged)."""
+
+    normalizers: tuple[Any, ...]
+
+    def normalize(self, text: str, spans: list[Span]) -> Spanned:
+        for normalizer in self.normalizers:
+            text, spans = normalizer.normalize(text, spans)
+        return text, spans
+
+
+def normalizer_from_json(data: Any, path: str = "normalizer") -> NormalizerSequence:
+    """The normalizer a ``tokenizer.json``'s ``normalizer`` section describes (None: one that changes nothing).
+
+    >>> normalizer_from_json({"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "_"}]})
+    NormalizerSequence(normalizers=(Prepend(prepend='_'),))
+
+    Raises:
+        UnknownComponent: naming the JSON path of a normalizer or setting not implemented here.
+    """
+    kind = kind_of(data, path, "normalizer")
+    if kind is None:
+        return NormalizerSequence(())
+    if kind == "Sequence":
+        parts = data.get("normalizers") or []
+        return NormalizerSequence(
+            tuple(
+                normalizer
+                for index, part in enumerate(parts)
+                for normalizer in normalizer_from_json(part, f"{path}.normalizers[{index}]").normalizers
+            )
+        )
+    read = _READERS.get(kind)
+    if read is None:
+        raise UnknownComponent(f"{path}.type", kind, f"the normalizer {kind!r}")
+    return NormalizerSequence((read(data, path),))
+
+
+#: How each normalizer is read from its JSON object (``Sequence`` aside).
+_READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
+    "Replace": lambda data, path: Replace(
+        pattern_from_json(data.get("pattern"), f"{path}.pattern"), string_field(data, "content", path, "a replacement")
+    ),
+    "Prepend": lambda data, path: Prepend(string_field(data, "prepend", path, "a prefix")),
+    "NFC": lambda data, path: UnicodeForm("NFC"),
+    "NFKC": lambda data, path: UnicodeForm("NFKC"),
+    "Lowercase": lambda data, path: Lowercase(),
+}

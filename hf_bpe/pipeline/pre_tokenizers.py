@@ -20,20 +20,20 @@ nothing else knows a pattern or the prefix-space rule. Byte spelling itself is :
 
 from __future__ import annotations
 
-import array
 import dataclasses
 import functools
 import re
-import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import regex
 
-from hf_bpe.pipeline._regex import disagreements as _regex_disagreements
+from hf_bpe.pipeline._regex.dialect import Splitter, compiled, oniguruma_pattern, splitters_of
+from hf_bpe.pipeline.added_tokens import whole_tokens_pattern
 from hf_bpe.pipeline.bert import BertRecipe, split_words
-from hf_bpe.pipeline.normalizers import Span, lowercase_aligned, normalize_aligned, unicode_normalize
+from hf_bpe.pipeline.component import Span, Spanned, UnknownComponent, kind_of, pattern_from_json
 from hf_bpe.pipeline.normalizers import lowercase as _lowercase
+from hf_bpe.pipeline.normalizers import lowercase_aligned, normalize_aligned, unicode_normalize
 from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe
 
 #: GPT-2's pattern (``tokenizers``' ByteLevel pre-tokenizer, tiktoken's ``gpt2`` and ``r50k_base``): case-sensitive
@@ -206,7 +206,7 @@ class PreTokenizer:
                 "use PreTokenizer.sentencepiece_recipe()"
             )
         for pattern in self.splits:
-            _compiled(pattern, self.engine)  # fails early, naming the pattern
+            compiled(pattern, self.engine)  # fails early, naming the pattern
 
     # -- construction ---------------------------------------------------------------------------------------------
 
@@ -361,7 +361,7 @@ class PreTokenizer:
             return split_words(text)
         if self.sentencepiece is not None:
             return self.sentencepiece.pre_tokenize(text)
-        splitters = _splitters(self.splits, self.engine, self.byte_level)
+        splitters = splitters_of(self.splits, self.engine, self.byte_level)
         if self.gpt2_form:
             if self.add_prefix_space and text[0] != " ":
                 text = " " + text
@@ -373,7 +373,7 @@ class PreTokenizer:
 
     def _split(self, text: str) -> list[str]:
         """``text`` cut by each split in turn (no prefix space)."""
-        splitters = _splitters(self.splits, self.engine, self.byte_level)
+        splitters = splitters_of(self.splits, self.engine, self.byte_level)
         pieces = splitters[0](text)
         for split in splitters[1:]:
             pieces = [part for piece in pieces for part in split(piece)]
@@ -412,7 +412,7 @@ class PreTokenizer:
         if self.gpt2_form:
             if prefix and text[0] != " ":
                 text, spans = " " + text, [spans[0], *spans]
-            pieces = _splitters(self.splits, self.engine, self.byte_level)[0](text)
+            pieces = splitters_of(self.splits, self.engine, self.byte_level)[0](text)
         else:
             pieces = self._split(text)
         out: list[tuple[str, list[Span]]] = []
@@ -571,489 +571,6 @@ def _special_pattern(tokens: tuple[str, ...]) -> regex.Pattern[str] | None:
     return whole_tokens_pattern(t for t in tokens if t)
 
 
-# -- special tokens ---------------------------------------------------------------------------------------------------
-
-
-def whole_tokens_pattern(tokens: Iterable[str]) -> regex.Pattern[str] | None:
-    """A pattern matching any of ``tokens`` whole, the longest where several start at one place (None: no tokens).
-
-    >>> whole_tokens_pattern(["<s>", "<s><s>"]).findall("a<s><s><s>")
-    ['<s><s>', '<s>']
-    """
-    trie: dict[str, Any] = {}
-    for token in set(tokens):
-        node = trie
-        for char in token:
-            node = node.setdefault(char, {})
-        node[_END] = True
-    return regex.compile(_trie_pattern(trie)) if trie else None
-
-
-#: The key marking where a token ends in :func:`whole_tokens_pattern`'s trie (a key no single character equals).
-_END = "end"
-
-
-def _trie_pattern(node: dict[str, Any]) -> str:
-    """The pattern of a trie of tokens: at each branch, the next characters as alternatives, and, where a token
-    ends there, the rest optional. Greedy, it matches the longest token at a place, as an alternation of the
-    tokens longest first does; but the regex engine follows one branch per character instead of trying every
-    token at every position (Gemma's 6,000 added tokens: some 90 times faster)."""
-    chain = ""
-    while _END not in node and len(node) == 1:  # a run of single characters: no group needed
-        char, node = next(iter(node.items()))
-        chain += regex.escape(char)
-    branches = [regex.escape(char) + _trie_pattern(child) for char, child in sorted(node.items()) if char != _END]
-    if not branches:
-        return chain
-    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-    return chain + (f"(?:{body})?" if _END in node else body)
-
-
-def split_around(text: str, pattern: regex.Pattern[str] | None) -> Iterator[tuple[int, int, str | None]]:
-    """``(start, end, token)`` spans covering ``text``: a whole match of ``pattern`` (``token`` is its text) or
-    the non-empty text between matches (``token`` is None).
-
-    >>> list(split_around("a<s>b", whole_tokens_pattern(["<s>"])))
-    [(0, 1, None), (1, 4, '<s>'), (4, 5, None)]
-    """
-    start = 0
-    for match in pattern.finditer(text) if pattern is not None else ():
-        if match.start() > start:
-            yield start, match.start(), None
-        yield match.start(), match.end(), match.group()
-        start = match.end()
-    if start < len(text):
-        yield start, len(text), None
-
-
-# -- patterns: the references' syntax and Unicode ------------------------------------------------------------------
-
-
-def _code_points(ranges: Iterable[tuple[int, int]]) -> str:
-    """All code points of ``ranges`` as one string (built through UTF-32: 20x faster than ``chr`` per point)."""
-    points = array.array("I")
-    for first, last in ranges:
-        points += array.array("I", range(first, last + 1))
-    return points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
-
-
-@functools.cache
-def _all_code_points() -> str:
-    return _code_points([(0, 0xD7FF), (0xE000, 0x10FFFF)])
-
-
-def _escape_ranges(code_points: Iterable[int]) -> str:
-    """A character-class body listing ``code_points`` as ``\\U........`` escapes and ranges."""
-    ranges: list[list[int]] = []
-    for cp in sorted(code_points):
-        if ranges and cp == ranges[-1][1] + 1:
-            ranges[-1][1] = cp
-        else:
-            ranges.append([cp, cp])
-    return "".join(f"\\U{a:08X}" if a == b else f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges)
-
-
-#: The classes the reference tables cover: ``\p{...}`` names, and ``s``, ``w``, ``d`` for ``\s``, ``\w``, ``\d``.
-CLASS_NAMES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "N", "P", "S", "s", "w", "d")
-
-
-def _class_escape(name: str) -> str:
-    """The escape of class ``name`` (:data:`CLASS_NAMES`): ``\\p{L}``, or ``\\s`` for ``s``."""
-    return f"\\{name}" if name in ("s", "w", "d") else rf"\p{{{name}}}"
-
-
-def _class_name(match: regex.Match[str]) -> str:
-    """The class an :data:`_ESCAPE` match names, negation aside (``\\S`` is ``s``, ``\\P{L}`` is ``L``)."""
-    return (match.group(4) or "").lower() or match.group(3)
-
-
-@functools.cache
-def _disagreement(name: str, engine: str = "tokenizers") -> tuple[str, frozenset[int], frozenset[int]]:
-    """``(own, too_many, too_few)``: the ``regex`` module's own spelling of class ``name`` and the code points it
-    has and the reference ``engine``'s class lacks, and the other way round.
-
-    Read from ``_regex_disagreements.py`` when the installed ``regex`` is the version that file was made with
-    (computing it takes about a second per class: every code point is classified); computed otherwise.
-    """
-    own = _class_escape(name)
-    if regex.__version__ == _regex_disagreements.REGEX_VERSION:
-        stored = _regex_disagreements.DISAGREEMENTS
-        too_many, too_few = stored[engine].get(name) or stored["tokenizers"][name]
-        return own, frozenset(_range_points(too_many)), frozenset(_range_points(too_few))
-    return compute_disagreement(name, engine)
-
-
-def _range_points(ranges: Iterable[tuple[int, int]]) -> Iterator[int]:
-    for first, last in ranges:
-        yield from range(first, last + 1)
-
-
-def compute_disagreement(name: str, engine: str = "tokenizers") -> tuple[str, frozenset[int], frozenset[int]]:
-    """:func:`_disagreement` computed in bulk: every code point classified by the installed ``regex`` and
-    compared with the reference's table (what ``scripts/generate_regex_disagreements.py`` stores)."""
-    from hf_bpe.pipeline._regex import unicode_classes as _unicode_tables  # 100 kB of tables, needed only here
-
-    tables = _unicode_tables.TIKTOKEN_CLASSES if engine == "tiktoken" else {}
-    reference = _code_points(tables.get(name) or _unicode_tables.CLASSES[name])
-    own = _class_escape(name)
-    current = set(regex.findall(own, _all_code_points()))
-    wanted = set(reference)
-    return own, frozenset(ord(c) for c in current - wanted), frozenset(ord(c) for c in wanted - current)
-
-
-@functools.cache
-def _reference_class(name: str, engine: str = "tokenizers") -> str:
-    r"""A ``regex`` set body (VERSION1) matching exactly the class ``name`` of the reference ``engine``.
-
-    It is the ``regex`` module's own property, fast to match, corrected by the code points on which its Unicode
-    version and the reference's disagree (characters assigned since; for ``\w``, also the engines' definitions).
-    """
-    own, too_many, too_few = _disagreement(name, engine)
-    body = own
-    if too_many:
-        body = f"[{own}--[{_escape_ranges(too_many)}]]"
-    if too_few:
-        body = f"{body}[{_escape_ranges(too_few)}]"
-    return body
-
-
-_ESCAPE = regex.compile(r"\\(?:([pP])\{(\^?)(\w+)\}|([sSwWdD]))")
-
-
-def _atoms(pattern: str) -> list[tuple[str, str]]:
-    """Cut a pattern into top-level ``(kind, text)`` tokens: ``"set"`` ``[...]``, ``"group"`` ``(...)``,
-    ``"escape"``, ``"quantifier"``, ``"anchor"`` (unescaped ``^``/``$``), ``"char"``."""
-    out: list[tuple[str, str]] = []
-    i = 0
-    n = len(pattern)
-    while i < n:
-        char = pattern[i]
-        if char == "\\":
-            match = _ESCAPE.match(pattern, i)
-            end = match.end() if match else i + 2
-            out.append(("escape", pattern[i:end]))
-            i = end
-        elif char == "[":
-            end = _set_end(pattern, i)
-            out.append(("set", pattern[i:end]))
-            i = end
-        elif char == "(":
-            end = _group_end(pattern, i)
-            out.append(("group", pattern[i:end]))
-            i = end
-        elif char == "{" and regex.match(r"\{\d+(?:,\d*)?\}", pattern[i:]):
-            end = pattern.index("}", i) + 1
-            if end < n and pattern[end] in "+?":
-                end += 1
-            out.append(("quantifier", pattern[i:end]))
-            i = end
-        elif char in "*+?":
-            end = i + 1
-            if end < n and pattern[end] in "+?":
-                end += 1
-            out.append(("quantifier", pattern[i:end]))
-            i = end
-        elif char in "^$":
-            out.append(("anchor", char))
-            i += 1
-        else:
-            out.append(("char", char))
-            i += 1
-    return out
-
-
-def _set_end(pattern: str, start: int) -> int:
-    """The index just past the set opening at ``start`` (nested sets and escapes inside it allowed)."""
-    return _bracket_end(pattern, start, "[", "]")
-
-
-def _group_end(pattern: str, start: int) -> int:
-    """The index just past the group opening at ``start`` (nested groups, sets and escapes inside it allowed)."""
-    return _bracket_end(pattern, start, "(", ")")
-
-
-def _bracket_end(pattern: str, start: int, opening: str, closing: str) -> int:
-    """The index just past the ``opening`` bracket at ``start`` and its nested ones; an escaped character
-    counts for nothing, a set inside a group is skipped whole, and a ``]`` right after a set's ``[`` or ``[^`` is
-    a literal."""
-    depth = 0
-    i = start
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "[" and opening == "(":
-            i = _set_end(pattern, i)
-            continue
-        if char == opening:
-            depth += 1
-            if opening == "[":  # a "]" first in a set is a literal: step onto it, and the loop's step passes it
-                i += 1 if pattern.startswith("[]", i) else 2 if pattern.startswith("[^]", i) else 0
-        elif char == closing:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    what = "unterminated character set" if opening == "[" else "unbalanced parenthesis"
-    raise ValueError(f"{what} at position {start} of {pattern!r}")
-
-
-def _rewrite(pattern: str, engine: str, target: str, caseless: bool = False) -> str:
-    """``pattern``, read as ``engine`` reads it, spelled for ``target``: ``"oniguruma"`` (``tokenizers``' engine),
-    ``"python"`` (the ``regex`` module, VERSION1, with the references' Unicode classes), ``"python-own"`` (the
-    same with ``regex``'s own classes, which agree with the references' on ASCII) or ``"ascii"`` (for ``re``, on
-    ASCII text only: see :func:`_ascii_form`). For Python, capturing groups become non-capturing (``findall``
-    must return whole matches). ``caseless``: the pattern is read case-insensitively (``(?i)`` around it)."""
-    out: list[str] = []
-    python = target != "oniguruma"
-    for kind, text in _atoms(pattern):
-        inner = _caseless_within(text, caseless) if kind == "group" else caseless
-        if kind == "group" and regex.fullmatch(r"\(\?[a-zA-Z-]*\)", text):
-            out.append(text)  # inline flags, to the end of the enclosing group in all three engines
-            caseless = inner
-        elif kind == "group":
-            head = regex.match(r"\((?:\?(?:[:=!>]|<[=!]|[a-zA-Z-]*:|P?<\w+>))?", text)
-            assert head is not None  # every group starts with "("
-            opening = "(?:" if python and head.group() == "(" else head.group()
-            out.append(opening + _rewrite(text[head.end() : -1], engine, target, inner) + ")")
-        elif kind == "quantifier" and text.startswith("{") and text.endswith("}+") and out:
-            # An interval followed by "+": possessive to tiktoken's engine (and to regex), but a greedy interval
-            # repeated one or more times to Oniguruma.
-            atom = out.pop()
-            interval = text[:-1]
-            out.append(f"(?>{atom}{interval})" if engine == "tiktoken" else f"(?:{atom}{interval})+")
-        elif kind == "anchor":
-            if engine == "tiktoken":  # Rust regex: the text's start or end (no multi-line mode)
-                out.append(r"\A" if text == "^" else r"\Z" if python else r"\z")
-            elif python:  # Oniguruma (Ruby syntax): a line's start or end
-                out.append(r"(?:(?<=\n)|\A)" if text == "^" else r"(?=\n|\Z)")
-            else:
-                out.append(text)
-        elif target == "python" and kind in ("escape", "set"):
-            out.append(_with_reference_classes(text, engine))
-        elif target == "ascii" and kind in ("escape", "set"):
-            out.append(_ascii_set(text, engine, caseless))
-        elif target == "ascii" and not text.isascii():
-            raise _NoAsciiForm(text)
-        else:
-            out.append(text)
-    return "".join(out)
-
-
-def _with_reference_classes(text: str, engine: str) -> str:
-    """An escape or a set with ``\\p{...}``/``\\P{...}``/``\\s``/``\\w``/``\\d`` and their negations replaced by
-    ``engine``'s classes."""
-
-    def replace(match: regex.Match[str]) -> str:
-        if match.group(4):  # \s, \w, \d or their negations
-            name, negated = match.group(4).lower(), match.group(4).isupper()
-        else:
-            name, negated = match.group(3), (match.group(1) == "P") != bool(match.group(2))
-        if name not in CLASS_NAMES:
-            return match.group()
-        return f"[{'^' if negated else ''}{_reference_class(name, engine)}]"
-
-    return _ESCAPE.sub(replace, text)
-
-
-def oniguruma_pattern(pattern: str, engine: str = "tokenizers") -> str:
-    """``pattern`` as ``tokenizer.json`` must hold it for ``tokenizers`` to cut text as ``engine`` reads it.
-
-    >>> oniguruma_pattern(r"\\p{N}{1,3}+|\\s++$", "tiktoken")
-    '(?>\\\\p{N}{1,3})|\\\\s++\\\\z'
-    >>> oniguruma_pattern(r"\\p{N}{1,3}+", "tokenizers")
-    '\\\\p{N}{1,3}+'
-    """
-    return pattern if engine == "tokenizers" else _rewrite(pattern, engine, "oniguruma")
-
-
-@functools.cache
-def _compiled(
-    pattern: str, engine: str
-) -> tuple[regex.Pattern[str], regex.Pattern[str], frozenset[str] | None, re.Pattern[str] | None]:
-    """``(plain, exact, guard, ascii)``: ``pattern`` compiled as ``engine`` reads it; ``exact`` with the references'
-    classes, ``plain`` with ``regex``'s own (about twice as fast), and ``guard`` the characters on which the two
-    disagree (None: they agree on all). ``plain`` cuts any text with none of them (``isdisjoint``: 4x faster
-    than a regex search for them) exactly as
-    ``exact`` does: ASCII text, and nearly all real text (the disagreements are characters assigned in recent
-    Unicode versions and, for ``\\w``, a few the engines define differently). ``ascii`` (see
-    :func:`_ascii_form`) cuts ASCII text as ``exact`` does, with the standard library's ``re``: twice as fast
-    again on English; None where the pattern has no such form."""
-    try:
-        plain = regex.compile(_rewrite(pattern, engine, "python-own"), flags=regex.VERSION1)
-        exact = regex.compile(_rewrite(pattern, engine, "python"), flags=regex.VERSION1)
-    except (regex.error, ValueError) as e:
-        raise ValueError(f"split pattern {pattern!r} does not compile: {e}") from e
-    if _caseless_class(pattern):
-        # Oniguruma folds the case of a class in a set ([\p{Lu}]) but not of a bare one (\p{Lu}); not reproduced.
-        raise ValueError(
-            f"split pattern {pattern!r} matches a Unicode class case-insensitively, which the engines read "
-            "differently; keep (?i: ...) around literals only, as the presets do: (?i:'s|'t|'re)"
-        )
-    for probe in ("", "a", " ", "1", "!", "a b\n", "\n\n"):
-        if any(m.start() == m.end() for m in exact.finditer(probe)):
-            raise ValueError(
-                f"split pattern {pattern!r} can match the empty string (it does on {probe!r}); "
-                "every alternative must consume at least one character"
-            )
-    return plain, exact, _guard(pattern, engine), _ascii_form(pattern, engine)
-
-
-class _NoAsciiForm(Exception):
-    """Raised inside :func:`_ascii_form` where a pattern's ASCII form could read differently from ``exact``."""
-
-
-def _ascii_form(pattern: str, engine: str) -> re.Pattern[str] | None:
-    """``pattern`` for ASCII text only, compiled by the standard library's ``re`` (twice as fast as ``regex``
-    with Unicode classes on English text), or None where that could cut differently.
-
-    Every class escape and every set becomes the set of ASCII characters it matches with the reference's
-    classes (asked of the ``exact`` pattern's own spelling, one character at a time), so nothing depends on how
-    the two modules read classes. A pattern is left without an ASCII form if it has a non-ASCII literal, a set in
-    ``regex``'s own syntax read case-insensitively, or syntax ``re`` does not compile the same (it then raises, or is
-    refused here: ``\\X``, ``\\R``, variable lookbehind, possessive quantifiers before Python 3.11)."""
-    try:
-        return re.compile(_rewrite(pattern, engine, "ascii"), flags=re.ASCII)
-    except (_NoAsciiForm, re.error, ValueError):
-        return None
-
-
-def _ascii_set(text: str, engine: str, caseless: bool) -> str:
-    """An escape or a set (``text``) as the set of the ASCII characters it matches with ``engine``'s classes.
-
-    Read ``caseless``, it holds no class (:func:`_compiled` refuses those) and is kept as written, for ``re`` to
-    fold as ``regex`` does (a set of literals, either module: ``[^a]`` matches neither ``a`` nor ``A``).
-
-    Raises:
-        _NoAsciiForm: if it is read ``caseless`` and is a set with ``regex``'s own syntax (nested sets, set
-            operations).
-    """
-    if caseless:
-        if regex.search(r".\[|--|&&|\|\||~~", text):
-            raise _NoAsciiForm(text)
-        return text
-    if not regex.fullmatch(r"\\(?:[pPsSwWdD].*|[^a-zA-Z0-9])|\[.*", text, flags=regex.DOTALL):
-        return text  # an anchor, a literal letter escape (\\n, \\t) or an assertion, kept for ``re`` to read
-    try:
-        one = regex.compile(_with_reference_classes(text, engine), flags=regex.VERSION1)
-    except regex.error as e:
-        raise _NoAsciiForm from e
-    members = {code for code in range(128) if one.fullmatch(chr(code))}
-    return f"[{_escape_ranges(members)}]" if members else "[^\\x00-\\x7f]"
-
-
-def _guard(pattern: str, engine: str) -> frozenset[str] | None:
-    """Every character whose membership in a class ``pattern`` uses differs between the ``regex``
-    module and the reference ``engine`` (classes are never matched case-insensitively: see :func:`_compiled`)."""
-    differ: set[int] = set()
-    for match in _ESCAPE.finditer(pattern):
-        name = _class_name(match)
-        if name in CLASS_NAMES:
-            _, too_many, too_few = _disagreement(name, engine)
-            differ |= too_many | too_few
-    return frozenset(map(chr, differ)) if differ else None
-
-
-_FLAGS = regex.compile(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])")
-
-
-def _caseless_within(group: str, caseless: bool) -> bool:
-    """Whether the inside of ``group`` is read case-insensitively (for bare flags, ``(?i)``, the rest of the
-    enclosing group), ``caseless`` saying whether the text around it is.
-
-    >>> _caseless_within("(?i:a)", False), _caseless_within("(?-i:a)", True), _caseless_within("(a)", True)
-    (True, False, True)
-    """
-    flags = _FLAGS.match(group)
-    if flags is None:
-        return caseless
-    return (caseless or "i" in flags.group(1)) and "i" not in (flags.group(2) or "")
-
-
-def _caseless_class(pattern: str, caseless: bool = False) -> bool:
-    """Whether a Unicode class escape of ``pattern`` that holds cased characters (every class but ``\\s`` and
-    ``\\d``) is matched case-insensitively (under ``(?i)`` or inside ``(?i:...)``).
-
-    >>> _caseless_class(r"(?i:'s|'t)|\\p{L}+"), _caseless_class(r"(?i)\\p{Lu}"), _caseless_class(r"(?i:[\\p{Lu}x])")
-    (False, True, True)
-    """
-    for kind, text in _atoms(pattern):
-        flags = _FLAGS.match(text) if kind == "group" else None
-        if flags is not None:
-            inner = _caseless_within(text, caseless)
-            if flags.group(3) == ")":  # (?i): from here to the end of the enclosing group
-                caseless = inner
-            elif _caseless_class(text[flags.end() : -1], inner):
-                return True
-        elif kind == "group":
-            head = regex.match(r"\((?:\?(?:[=!>]|<[=!]|P?<\w+>))?", text)
-            assert head is not None  # every group starts with "("
-            if _caseless_class(text[head.end() : -1], caseless):
-                return True
-        elif caseless and kind in ("escape", "set"):
-            for match in _ESCAPE.finditer(text):
-                name = _class_name(match)
-                if name in CLASS_NAMES and name not in ("s", "d"):
-                    return True
-    return False
-
-
-@functools.cache
-def _splitters(splits: tuple[str, ...], engine: str, keep_gaps: bool = True) -> tuple[Any, ...]:
-    """The splitters of ``splits``: isolated (``keep_gaps``, byte-level ``Split``s) or keeping only the matches
-    (char-level's ``WhitespaceSplit``)."""
-    return tuple(_Splitter(*_compiled(pattern, engine), keep_gaps=keep_gaps) for pattern in splits)
-
-
-class _Splitter:
-    """One isolated split: the pattern's matches and the text between them, in order.
-
-    ``findall`` in C is the fast path: ASCII text with the pattern's ASCII form in ``re``, other text with
-    ``regex``'s own classes unless it holds a character on which they and the reference's differ. The text
-    between matches is only looked for when the matches do not cover the text (every preset's pattern covers
-    all text).
-    """
-
-    __slots__ = ("_ascii", "_exact", "_guard", "_keep_gaps", "_plain")
-
-    def __init__(
-        self,
-        plain: regex.Pattern[str],
-        exact: regex.Pattern[str],
-        guard: frozenset[str] | None = None,
-        ascii: re.Pattern[str] | None = None,
-        *,
-        keep_gaps: bool = True,
-    ) -> None:
-        self._plain = plain
-        self._exact = exact
-        self._guard = guard
-        self._ascii = ascii
-        self._keep_gaps = keep_gaps
-
-    def __call__(self, text: str) -> list[str]:
-        guard = self._guard
-        pattern: re.Pattern[str] | regex.Pattern[str]
-        if text.isascii():
-            pattern = self._ascii or self._plain
-        else:
-            pattern = self._plain if guard is None or guard.isdisjoint(text) else self._exact
-        pieces = pattern.findall(text)
-        if not self._keep_gaps or sum(map(len, pieces)) == len(text):
-            return pieces
-        out: list[str] = []
-        start = 0
-        for match in pattern.finditer(text):
-            if match.start() > start:
-                out.append(text[start : match.start()])
-            out.append(match.group())
-            start = match.end()
-        if start < len(text):
-            out.append(text[start:])
-        return out
-
-
 class SplitPattern:
     """One split pattern on its own, with the references' Unicode classes (kept for code written against
     hf_bpe 0.1; :class:`PreTokenizer` is the whole rule).
@@ -1067,7 +584,7 @@ class SplitPattern:
 
     def __init__(self, pattern: str = GPT2_SPLIT_PATTERN) -> None:
         self.pattern = pattern
-        self._split = _Splitter(*_compiled(pattern, "tokenizers"), keep_gaps=False)
+        self._split = Splitter(*compiled(pattern, "tokenizers"), keep_gaps=False)
 
     def findall(self, text: str) -> list[str]:
         """The pattern's matches in ``text`` (text between them is dropped, as ``regex.findall`` does)."""
@@ -1078,3 +595,127 @@ class SplitPattern:
 
     def __repr__(self) -> str:
         return f"SplitPattern({self.pattern!r})"
+
+
+# -- the twins of tokenizers' pre-tokenizers, with spans ----------------------------------------
+
+BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+
+@dataclasses.dataclass(frozen=True)
+class Split:
+    """``pre_tokenizers.Split``: cut text around the matches of ``pattern`` (``invert``: around what lies between
+    them), the matches ``Removed``, ``Isolated``, ``MergedWithPrevious``, ``MergedWithNext`` or ``Contiguous``.
+
+    >>> cut = Split(regex.compile("-"), "MergedWithPrevious", False)
+    >>> [piece for piece, _ in cut.split("a-b--c", [(i, i + 1) for i in range(6)])]
+    ['a-', 'b-', '-', 'c']
+    """
+
+    pattern: regex.Pattern[str]
+    behavior: str
+    invert: bool
+
+    def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        marked: list[tuple[int, int, bool]] = []  # (start, end, is a match) over the whole text
+        last = 0
+        for match in self.pattern.finditer(text):
+            start, end = match.span()
+            if start == end:
+                continue
+            if start > last:
+                marked.append((last, start, self.invert))
+            marked.append((start, end, not self.invert))
+            last = end
+        if last < len(text):
+            marked.append((last, len(text), self.invert))
+        kept = _behave(marked, self.behavior)
+        return [(text[start:end], spans[start:end]) for start, end in kept if end > start]
+
+
+def _behave(marked: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:
+    """The pieces ``behavior`` makes of the text's stretches (``(start, end, is a match)``), as
+    ``NormalizedString::split`` does."""
+    if behavior == "Isolated":
+        return [(start, end) for start, end, _ in marked]
+    if behavior == "Removed":
+        return [(start, end) for start, end, is_match in marked if not is_match]
+    pieces: list[list[int]] = []
+    previous = False
+    if behavior == "MergedWithPrevious":
+        for start, end, is_match in marked:
+            if is_match and not previous and pieces:
+                pieces[-1][1] = end
+            else:
+                pieces.append([start, end])
+            previous = is_match
+    elif behavior == "MergedWithNext":
+        for start, end, is_match in reversed(marked):
+            if is_match and not previous and pieces:
+                pieces[-1][0] = start
+            else:
+                pieces.append([start, end])
+            previous = is_match
+        pieces.reverse()
+    else:  # Contiguous
+        for start, end, is_match in marked:
+            if is_match == previous and pieces:
+                pieces[-1][1] = end
+            else:
+                pieces.append([start, end])
+            previous = is_match
+    return [(start, end) for start, end in pieces]
+
+
+@dataclasses.dataclass(frozen=True)
+class PreTokenizerSequence:
+    """``pre_tokenizers.Sequence``: each step cuts every piece the steps before it made (none: the text is one
+    piece). A step is any twin with ``split(text, spans) -> pieces``."""
+
+    steps: tuple[Any, ...]
+
+    def pre_tokenize(self, text: str, spans: list[Span]) -> list[Spanned]:
+        pieces = [(text, spans)] if text else []
+        for step in self.steps:
+            pieces = [part for piece, piece_spans in pieces for part in step.split(piece, piece_spans)]
+        return pieces
+
+
+def pre_tokenizer_from_json(data: Any, path: str = "pre_tokenizer") -> PreTokenizerSequence:
+    """The pre-tokenizer a ``tokenizer.json``'s ``pre_tokenizer`` section describes (None: the text is one piece).
+
+    >>> steps = pre_tokenizer_from_json({"type": "Split", "pattern": {"String": "-"}, "behavior": "Removed",
+    ...     "invert": False})
+    >>> [piece for piece, _ in steps.pre_tokenize("a-b", [(0, 1), (1, 2), (2, 3)])]
+    ['a', 'b']
+
+    Raises:
+        UnknownComponent: naming the JSON path of a pre-tokenizer or setting not implemented here.
+    """
+    kind = kind_of(data, path, "pre-tokenizer")
+    if kind is None:
+        return PreTokenizerSequence(())
+    if kind == "Sequence":
+        parts = data.get("pretokenizers") or []
+        return PreTokenizerSequence(
+            tuple(
+                step
+                for index, part in enumerate(parts)
+                for step in pre_tokenizer_from_json(part, f"{path}.pretokenizers[{index}]").steps
+            )
+        )
+    read = _READERS.get(kind)
+    if read is None:
+        raise UnknownComponent(f"{path}.type", kind, f"the pre-tokenizer {kind!r}")
+    return PreTokenizerSequence((read(data, path),))
+
+
+def _split_from_json(data: Mapping[str, Any], path: str) -> Split:
+    behavior = data.get("behavior")
+    if behavior not in BEHAVIORS:
+        raise UnknownComponent(f"{path}.behavior", behavior, f"a split behavior other than {', '.join(BEHAVIORS)}")
+    return Split(pattern_from_json(data.get("pattern"), f"{path}.pattern"), behavior, bool(data.get("invert")))
+
+
+#: How each pre-tokenizer is read from its JSON object (``Sequence`` aside).
+_READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {"Split": _split_from_json}

@@ -33,8 +33,8 @@ from hf_bpe.models.bpe.files import (
 )
 from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE
 from hf_bpe.pipeline.byte_level import from_byte_level, replace_surrogates
-from hf_bpe.pipeline.post_processors import TemplateProcessing
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.processors import TemplateProcessing
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder
 

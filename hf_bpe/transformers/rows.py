@@ -19,7 +19,7 @@ from typing import Any, cast
 import regex
 
 from hf_bpe.collector import collector_paused
-from hf_bpe.pipeline.pre_tokenizers import split_around, whole_tokens_pattern
+from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
 from hf_bpe.processes import fork_processes, resident_gib, run_forked
 from hf_bpe.transformers._import import quiet_transformers_import
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models
 
-from hf_bpe.pipeline.pre_tokenizers import split_around, whole_tokens_pattern
+from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
 
 #: Tokens sharing prefixes, one inside another, and text made of their characters.
 ALPHABET = "<>ab/\n "

@@ -23,15 +23,9 @@ from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 import hf_bpe
 from hf_bpe.pipeline._regex import disagreements as _regex_disagreements
+from hf_bpe.pipeline._regex.dialect import CLASS_NAMES, _disagreement, _reference_class, compute_disagreement
 from hf_bpe.pipeline.byte_level import to_byte_level
-from hf_bpe.pipeline.pre_tokenizers import (
-    CLASS_NAMES,
-    PRESETS,
-    PreTokenizer,
-    _disagreement,
-    _reference_class,
-    compute_disagreement,
-)
+from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
 from hf_bpe.reference.trainers import bpe_trainer
 
 # -- the references, as each family's tokenizer.json has them ------------------------------------------------------

@@ -13,8 +13,9 @@ from tokenizers import Regex, pre_tokenizers
 from hf_bpe import BPETokenizer
 from hf_bpe.models.bpe.encoder import _Boundaries
 from hf_bpe.models.bpe.files import write_tokenizer_dir
+from hf_bpe.pipeline._regex.dialect import compiled as _compiled
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, to_byte_level
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizer, _compiled
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 # Characters of one, two, three and four UTF-8 bytes; merges are drawn over their byte-level spellings, so some
 # join the last byte of one character to the first byte of the next and some do not ("å" and "日" end in the same

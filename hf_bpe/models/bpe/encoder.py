@@ -20,8 +20,9 @@ from typing import Any
 import regex
 
 from hf_bpe.models.bpe.options import Merges
+from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
 from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE, from_byte_level, replace_surrogates
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizer, split_around, whole_tokens_pattern
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 #: Pre-tokens of more bytes than this are merged with a heap over a linked list (n log n) instead of the simple loop.
 LONG_PIECE = 16

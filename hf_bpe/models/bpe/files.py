@@ -29,8 +29,8 @@ from hf_bpe.models.directory import (
     replaced_files,
     special_token_roles,
 )
-from hf_bpe.pipeline.post_processors import TemplateProcessing, template_of
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.processors import TemplateProcessing, template_of
 from hf_bpe.pipeline.tokenizer_json import only_types, refuse_unsupported, value_at
 from hf_bpe.pipeline.tokenizer_json import unsupported as unsupported_component
 from hf_bpe.utf8 import decode_utf8

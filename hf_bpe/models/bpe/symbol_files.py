@@ -2,7 +2,7 @@
 InternLM2, Baichuan2, ChatGLM3): a BPE model on characters with byte fallback, behind normalizers such as
 ``Replace(" ", "▁")`` and ``Prepend("▁")``, decoded by ``Replace``, ``ByteFallback``, ``Fuse`` and ``Strip``.
 
-Every section is read into its twin (:mod:`hf_bpe.pipeline.components`, :mod:`hf_bpe.pipeline.post_processors`,
+Every section is read into its twin (the stages of :mod:`hf_bpe.pipeline`,
 :class:`hf_bpe.models.bpe.symbols.SymbolBPE`); what they do not implement is refused by its JSON path
 (:class:`hf_bpe.pipeline.tokenizer_json.UnsupportedComponent`). Writing gives back the file's sections as read,
 with the tokenizer's added tokens, without the ``tokenizers`` library.
@@ -19,16 +19,11 @@ from typing import Any
 
 from hf_bpe.models.bpe.files import model_vocab_and_merges, read_bpe_json
 from hf_bpe.models.bpe.symbols import SymbolBPE
-from hf_bpe.pipeline.components import (
-    DecoderSequence,
-    NormalizerSequence,
-    PreTokenizerSequence,
-    UnknownComponent,
-    decoder_from_json,
-    normalizer_from_json,
-    pre_tokenizer_from_json,
-)
-from hf_bpe.pipeline.post_processors import TemplateProcessing, template_of
+from hf_bpe.pipeline.component import UnknownComponent
+from hf_bpe.pipeline.decoders import DecoderSequence, decoder_from_json
+from hf_bpe.pipeline.normalizers import NormalizerSequence, normalizer_from_json
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizerSequence, pre_tokenizer_from_json
+from hf_bpe.pipeline.processors import TemplateProcessing, template_of
 from hf_bpe.pipeline.tokenizer_json import refuse_unsupported, unsupported, value_at
 
 OWNER = "SentencePieceBPETokenizer"
