@@ -23,14 +23,16 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import regex
 
-from hf_bpe.pipeline._regex.dialect import Splitter, compiled, oniguruma_pattern, splitters_of
+from hf_bpe.pipeline._regex.dialect import Splitter, compiled, exact_pattern, oniguruma_pattern, splitters_of
 from hf_bpe.pipeline.added_tokens import whole_tokens_pattern
 from hf_bpe.pipeline.bert import BertRecipe, split_words
+from hf_bpe.pipeline.bert import pre_tokenize as bert_pre_tokenize
+from hf_bpe.pipeline.byte_level import to_byte_level
 from hf_bpe.pipeline.component import Span, Spanned, UnknownComponent, kind_of, pattern_from_json
 from hf_bpe.pipeline.normalizers import lowercase as _lowercase
 from hf_bpe.pipeline.normalizers import lowercase_aligned, normalize_aligned, unicode_normalize
@@ -607,6 +609,9 @@ class Split:
     """``pre_tokenizers.Split``: cut text around the matches of ``pattern`` (``invert``: around what lies between
     them), the matches ``Removed``, ``Isolated``, ``MergedWithPrevious``, ``MergedWithNext`` or ``Contiguous``.
 
+    Each match is one delimiter: a pattern matching one character makes each character of a run a delimiter of
+    its own, as ``tokenizers``' ``char`` and ``Fn(char) -> bool`` patterns do (``Punctuation``, ``Digits``).
+
     >>> cut = Split(regex.compile("-"), "MergedWithPrevious", False)
     >>> [piece for piece, _ in cut.split("a-b--c", [(i, i + 1) for i in range(6)])]
     ['a-', 'b-', '-', 'c']
@@ -619,10 +624,7 @@ class Split:
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         marked: list[tuple[int, int, bool]] = []  # (start, end, is a match) over the whole text
         last = 0
-        for match in self.pattern.finditer(text):
-            start, end = match.span()
-            if start == end:
-                continue
+        for start, end in _rust_matches(self.pattern, text):
             if start > last:
                 marked.append((last, start, self.invert))
             marked.append((start, end, not self.invert))
@@ -631,6 +633,37 @@ class Split:
             marked.append((last, len(text), self.invert))
         kept = _behave(marked, self.behavior)
         return [(text[start:end], spans[start:end]) for start, end in kept if end > start]
+
+
+def _rust_matches(pattern: regex.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    """The ``(start, end)`` of ``pattern``'s matches in ``text`` as the ``onig`` crate's ``find_iter`` finds them.
+
+    An empty match cuts too (``impl Pattern for &Regex`` marks it), but ``FindMatches::next`` searches again one
+    character after it and drops one that ends where the match before it ended: where ``regex``'s ``finditer``
+    gives ``a*`` on ``"ab"`` as ``a``, an empty match at 1 and one at 2, the reference has ``a`` and the one at 2.
+
+    >>> list(_rust_matches(regex.compile("a*|b"), "ab"))
+    [(0, 1), (2, 2)]
+    """
+    last_end, last_match = 0, -1
+    for match in pattern.finditer(text):  # while the matches are not empty, both engines walk alike
+        start, end = match.span()
+        if start == end:
+            break
+        yield start, end
+        last_end = last_match = end
+    else:
+        return
+    while last_end <= len(text):
+        found = pattern.search(text, last_end)
+        if found is None:
+            return
+        start, end = found.span()
+        last_end = end + 1 if start == end else end
+        if start == end == last_match:
+            continue
+        last_match = end
+        yield start, end
 
 
 def _behave(marked: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:
@@ -670,7 +703,15 @@ def _behave(marked: list[tuple[int, int, bool]], behavior: str) -> list[tuple[in
 @dataclasses.dataclass(frozen=True)
 class PreTokenizerSequence:
     """``pre_tokenizers.Sequence``: each step cuts every piece the steps before it made (none: the text is one
-    piece). A step is any twin with ``split(text, spans) -> pieces``."""
+    piece). A step is any twin with ``split(text, spans) -> pieces``.
+
+    ``spans`` are the characters' places in the whole original text, not in the stretch between two added tokens:
+    ``Metaspace(prepend_scheme="first")`` reads them to tell the text's first stretch from the others.
+
+    >>> cut = PreTokenizerSequence((WhitespaceSplit(), Metaspace(prepend_scheme="first")))
+    >>> cut.pre_tokenize("ab cd", [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)])
+    [('▁ab', [(0, 1), (0, 1), (1, 2)]), ('cd', [(3, 4), (4, 5)])]
+    """
 
     steps: tuple[Any, ...]
 
@@ -679,6 +720,202 @@ class PreTokenizerSequence:
         for step in self.steps:
             pieces = [part for piece, piece_spans in pieces for part in step.split(piece, piece_spans)]
         return pieces
+
+
+def _ranges_class(ranges: Iterable[tuple[int, int]]) -> str:
+    """A character-set body listing inclusive code-point ``ranges``."""
+    return "".join(f"\\U{a:08X}" if a == b else f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges)
+
+
+@functools.cache
+def _char_pattern(name: str) -> regex.Pattern[str]:
+    """One character of a class of Rust's ``char`` methods, as ``tokenizers`` 0.23.3 was built with them:
+    ``"whitespace"`` (``char::is_whitespace``), ``"punctuation"`` (``is_ascii_punctuation`` or the
+    ``unicode_categories`` crate's ``is_punctuation``: ``$+<=>^`|~`` count), ``"numeric"`` (``char::is_numeric``)."""
+    from hf_bpe.pipeline._tables import bert as tables  # the reference's classes, recorded for every code point
+
+    if name == "whitespace":
+        return regex.compile(f"[{_ranges_class(tables.WHITESPACE_RANGES)}]")
+    if name == "punctuation":
+        return regex.compile(f"[{_ranges_class(tables.PUNCTUATION_RANGES)}]")
+    # char::is_numeric is the general categories Nd, Nl and No of Rust's Unicode (17): Oniguruma's \p{N} (an
+    # older Unicode) and the digits Unicode 17 added, which the reference splits off and Oniguruma does not know.
+    numeric = exact_pattern(r"\p{N}").pattern
+    return regex.compile(f"{numeric}|[\\U00011DE0-\\U00011DE9\\U00016FF4-\\U00016FF6]", flags=regex.VERSION1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Metaspace:
+    """``pre_tokenizers.Metaspace``: every ``" "`` becomes ``replacement``, one is put before a piece that does not
+    start with it (``prepend_scheme``), and the piece is cut before each (``split_pieces``, JSON ``split``).
+
+    ``prepend_scheme="first"`` puts it only before a piece that starts the original text (``spans[0][0] == 0``),
+    as ``Metaspace::pre_tokenize`` checks ``offsets_original().0 == 0``: never after an added token, nor after
+    characters the normalizer removed. The character put before takes the span of the piece's first character.
+
+    >>> Metaspace().split("Hey  you", [(i, i + 1) for i in range(8)])  # doctest: +NORMALIZE_WHITESPACE
+    [('▁Hey', [(0, 1), (0, 1), (1, 2), (2, 3)]), ('▁', [(3, 4)]),
+     ('▁you', [(4, 5), (5, 6), (6, 7), (7, 8)])]
+    """
+
+    replacement: str = "\u2581"
+    prepend_scheme: str = "always"
+    split_pieces: bool = True
+
+    def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        text = text.replace(" ", self.replacement)
+        if (
+            text
+            and not text.startswith(self.replacement)
+            and (self.prepend_scheme == "always" or (self.prepend_scheme == "first" and spans[0][0] == 0))
+        ):
+            text, spans = self.replacement + text, [spans[0], *spans]
+        if not self.split_pieces:
+            return [(text, spans)] if text else []
+        return Split(_literal(self.replacement), "MergedWithNext", False).split(text, spans)
+
+
+@functools.cache
+def _literal(text: str) -> regex.Pattern[str]:
+    return regex.compile(regex.escape(text))
+
+
+@dataclasses.dataclass(frozen=True)
+class ByteLevel:
+    """``pre_tokenizers.ByteLevel``: a ``" "`` before each piece that does not start with one
+    (``add_prefix_space``), GPT-2's split (``use_regex``), then each character spelled as its UTF-8 bytes in
+    GPT-2's byte alphabet, each byte's character with the span of the character it comes from.
+
+    ``trim_offsets`` is the post-processor's business (it trims token offsets), so it is not kept here.
+
+    >>> ByteLevel(add_prefix_space=True).split("hé!", [(0, 1), (1, 2), (2, 3)])
+    [('ĠhÃ©', [(0, 1), (0, 1), (1, 2), (1, 2)]), ('!', [(2, 3)])]
+    """
+
+    add_prefix_space: bool = True
+    use_regex: bool = True
+
+    def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        if not text:
+            return []
+        if self.add_prefix_space and not text.startswith(" "):
+            text, spans = " " + text, [spans[0], *spans]
+        pieces = _GPT2_SPLIT.split(text, spans) if self.use_regex else [(text, spans)]
+        return [_spell_bytes(piece, piece_spans) for piece, piece_spans in pieces]
+
+
+_GPT2_SPLIT = Split(exact_pattern(GPT2_SPLIT_PATTERN), "Isolated", False)
+
+
+def _spell_bytes(text: str, spans: list[Span]) -> Spanned:
+    """``text`` in the byte alphabet; each byte of a character takes the character's span (``ByteLevel``'s
+    ``normalized.transform``, which inserts a character per byte after the first)."""
+    spelled = to_byte_level(text)
+    if len(spelled) == len(text):  # ASCII: one byte per character
+        return spelled, spans
+    return spelled, [span for char, span in zip(text, spans, strict=True) for _ in to_byte_level(char)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Whitespace:
+    r"""``pre_tokenizers.Whitespace``: the matches of ``\w+|[^\w\s]+``, the rest dropped.
+
+    ``Whitespace::pre_tokenize`` compiles the pattern with Rust's ``regex`` crate, not Oniguruma, so its classes
+    are that crate's (tiktoken's engine): ``\w`` has ZWJ and ZWNJ and no superscript digits.
+
+    >>> [piece for piece, _ in Whitespace().split("Hi, you!", [(i, i + 1) for i in range(8)])]
+    ['Hi', ',', 'you', '!']
+    """
+
+    def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        return Split(exact_pattern(r"\w+|[^\w\s]+", "tiktoken"), "Removed", True).split(text, spans)
+
+
+@dataclasses.dataclass(frozen=True)
+class WhitespaceSplit:
+    """``pre_tokenizers.WhitespaceSplit``: cut on Rust's white space (``char::is_whitespace``), dropped.
+
+    >>> [piece for piece, _ in WhitespaceSplit().split("a b\\u3000c", [(i, i + 1) for i in range(5)])]
+    ['a', 'b', 'c']
+    """
+
+    def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        return Split(_char_pattern("whitespace"), "Removed", False).split(text, spans)
+
+
+@dataclasses.dataclass(frozen=True)
+class CharDelimiterSplit:
+    """``pre_tokenizers.CharDelimiterSplit``: cut on one character, dropped.
+
+    >>> [piece for piece, _ in CharDelimiterSplit("-").split("a--b", [(i, i + 1) for i in range(4)])]
+    ['a', 'b']
+    """
+
+    delimiter: str
+
+    def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        return Split(_literal(self.delimiter), "Removed", False).split(text, spans)
+
+
+@dataclasses.dataclass(frozen=True)
+class Punctuation:
+    """``pre_tokenizers.Punctuation``: each punctuation character (``is_ascii_punctuation`` or a ``P*``
+    category) a delimiter, kept as ``behavior`` says.
+
+    >>> [piece for piece, _ in Punctuation().split("a+b?!", [(i, i + 1) for i in range(5)])]
+    ['a', '+', 'b', '?', '!']
+    """
+
+    behavior: str = "Isolated"
+
+    def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        return Split(_char_pattern("punctuation"), self.behavior, False).split(text, spans)
+
+
+@dataclasses.dataclass(frozen=True)
+class Digits:
+    """``pre_tokenizers.Digits``: numbers (``char::is_numeric``: every ``N*`` category) apart from the rest, each
+    digit on its own with ``individual_digits``.
+
+    >>> [piece for piece, _ in Digits().split("a12½b", [(i, i + 1) for i in range(5)])]
+    ['a', '12½', 'b']
+    >>> [piece for piece, _ in Digits(individual_digits=True).split("a12", [(0, 1), (1, 2), (2, 3)])]
+    ['a', '1', '2']
+    """
+
+    individual_digits: bool = False
+
+    def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        behavior = "Isolated" if self.individual_digits else "Contiguous"
+        return Split(_char_pattern("numeric"), behavior, False).split(text, spans)
+
+
+@dataclasses.dataclass(frozen=True)
+class BertPreTokenizer:
+    """``pre_tokenizers.BertPreTokenizer``: cut on white space (dropped), then each punctuation character a
+    piece of its own (:func:`hf_bpe.pipeline.bert.pre_tokenize`).
+
+    >>> [piece for piece, _ in BertPreTokenizer().split("Hi, you!", [(i, i + 1) for i in range(8)])]
+    ['Hi', ',', 'you', '!']
+    """
+
+    def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        return [(piece, spans[start:end]) for piece, (start, end) in bert_pre_tokenize(text)]
+
+
+@dataclasses.dataclass(frozen=True)
+class FixedLength:
+    """``pre_tokenizers.FixedLength``: pieces of ``length`` characters (the last one shorter).
+
+    >>> [piece for piece, _ in FixedLength(2).split("abcde", [(i, i + 1) for i in range(5)])]
+    ['ab', 'cd', 'e']
+    """
+
+    length: int = 5
+
+    def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        size = self.length
+        return [(text[at : at + size], spans[at : at + size]) for at in range(0, len(text), size)]
 
 
 def pre_tokenizer_from_json(data: Any, path: str = "pre_tokenizer") -> PreTokenizerSequence:
@@ -690,13 +927,16 @@ def pre_tokenizer_from_json(data: Any, path: str = "pre_tokenizer") -> PreTokeni
     ['a', 'b']
 
     Raises:
-        UnknownComponent: naming the JSON path of a pre-tokenizer or setting not implemented here.
+        UnknownComponent: naming the JSON path of a pre-tokenizer or setting not implemented here, or of a value
+            the reference refuses to load.
     """
     kind = kind_of(data, path, "pre-tokenizer")
     if kind is None:
         return PreTokenizerSequence(())
     if kind == "Sequence":
-        parts = data.get("pretokenizers") or []
+        parts = data.get("pretokenizers")
+        if not isinstance(parts, list):
+            raise UnknownComponent(f"{path}.pretokenizers", parts, "a Sequence whose pretokenizers are not a list")
         return PreTokenizerSequence(
             tuple(
                 step
@@ -710,12 +950,84 @@ def pre_tokenizer_from_json(data: Any, path: str = "pre_tokenizer") -> PreTokeni
     return PreTokenizerSequence((read(data, path),))
 
 
-def _split_from_json(data: Mapping[str, Any], path: str) -> Split:
-    behavior = data.get("behavior")
+_MISSING = object()
+
+
+def _bool_field(data: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -> bool:
+    """``data[key]``, a JSON boolean; missing, ``default`` (none: refused, as serde refuses a missing field)."""
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise UnknownComponent(f"{path}.{key}", data.get(key), "a setting that is not true or false")
+    return value
+
+
+def _char_field(data: Mapping[str, Any], key: str, path: str, what: str) -> str:
+    """``data[key]``, one character (a Rust ``char``)."""
+    value = data.get(key)
+    if not isinstance(value, str) or len(value) != 1:
+        raise UnknownComponent(f"{path}.{key}", value, f"{what} that is not one character")
+    return value
+
+
+def _behavior_field(data: Mapping[str, Any], path: str, default: Any = _MISSING) -> str:
+    behavior = data.get("behavior", default)
     if behavior not in BEHAVIORS:
         raise UnknownComponent(f"{path}.behavior", behavior, f"a split behavior other than {', '.join(BEHAVIORS)}")
-    return Split(pattern_from_json(data.get("pattern"), f"{path}.pattern"), behavior, bool(data.get("invert")))
+    return str(behavior)
+
+
+def _split_from_json(data: Mapping[str, Any], path: str) -> Split:
+    behavior = _behavior_field(data, path)
+    return Split(pattern_from_json(data.get("pattern"), f"{path}.pattern"), behavior, _bool_field(data, "invert", path))
+
+
+PREPEND_SCHEMES = ("always", "first", "never")
+
+
+def _metaspace_from_json(data: Mapping[str, Any], path: str) -> Metaspace:
+    replacement = _char_field(data, "replacement", path, "a replacement")
+    scheme = data.get("prepend_scheme", "always")
+    if scheme not in PREPEND_SCHEMES:
+        raise UnknownComponent(f"{path}.prepend_scheme", scheme, f"a prepend scheme other than {PREPEND_SCHEMES}")
+    # Files of tokenizers < 0.19 have add_prefix_space instead; false means "never", and contradicting a
+    # prepend_scheme is refused (Metaspace's Deserialize).
+    legacy = data.get("add_prefix_space")
+    if legacy is not None and not _bool_field(data, "add_prefix_space", path) and scheme != "never":
+        raise UnknownComponent(f"{path}.add_prefix_space", False, "add_prefix_space false with a prepend_scheme")
+    split = data.get("split")
+    return Metaspace(replacement, scheme, True if split is None else _bool_field(data, "split", path))
+
+
+def _byte_level_from_json(data: Mapping[str, Any], path: str) -> ByteLevel:
+    _bool_field(data, "trim_offsets", path)  # the post-processor's, but required by the reference
+    return ByteLevel(_bool_field(data, "add_prefix_space", path), _bool_field(data, "use_regex", path, True))
+
+
+def _fixed_length_from_json(data: Mapping[str, Any], path: str) -> FixedLength:
+    length = data.get("length", 5)
+    if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+        # FixedLength(0) loads in the reference, then panics on the first text ("chunk size must be non-zero").
+        raise UnknownComponent(f"{path}.length", length, "a length that is not a positive whole number")
+    return FixedLength(length)
+
+
+def _refuse_unicode_scripts(data: Mapping[str, Any], path: str) -> Any:
+    raise UnknownComponent(
+        f"{path}.type", "UnicodeScripts", "the pre-tokenizer 'UnicodeScripts' (it needs the reference's script tables)"
+    )
 
 
 #: How each pre-tokenizer is read from its JSON object (``Sequence`` aside).
-_READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {"Split": _split_from_json}
+_READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
+    "Split": _split_from_json,
+    "Metaspace": _metaspace_from_json,
+    "ByteLevel": _byte_level_from_json,
+    "Whitespace": lambda data, path: Whitespace(),
+    "WhitespaceSplit": lambda data, path: WhitespaceSplit(),
+    "BertPreTokenizer": lambda data, path: BertPreTokenizer(),
+    "CharDelimiterSplit": lambda data, path: CharDelimiterSplit(_char_field(data, "delimiter", path, "a delimiter")),
+    "Punctuation": lambda data, path: Punctuation(_behavior_field(data, path, "Isolated")),
+    "Digits": lambda data, path: Digits(_bool_field(data, "individual_digits", path)),
+    "FixedLength": _fixed_length_from_json,
+    "UnicodeScripts": _refuse_unicode_scripts,
+}
