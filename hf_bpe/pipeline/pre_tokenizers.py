@@ -800,11 +800,24 @@ class ByteLevel:
             return []
         if self.add_prefix_space and not text.startswith(" "):
             text, spans = " " + text, [spans[0], *spans]
-        pieces = _GPT2_SPLIT.split(text, spans) if self.use_regex else [(text, spans)]
-        return [_spell_bytes(piece, piece_spans) for piece, piece_spans in pieces]
+        if not self.use_regex:
+            return [_spell_bytes(text, spans)]
+        # PreTokenizer's own splitter of GPT-2's pattern (the same cut as Split(pattern, "Isolated"), with re's
+        # fast path on ASCII text): the hot path of every byte-level file.
+        pieces = _gpt2_splitter()(text)
+        spelled = to_byte_level(text) if text.isascii() else None  # one byte per character: spelled at once
+        out: list[Spanned] = []
+        at = 0
+        for piece in pieces:
+            end = at + len(piece)
+            out.append((spelled[at:end], spans[at:end]) if spelled else _spell_bytes(piece, spans[at:end]))
+            at = end
+        return out
 
 
-_GPT2_SPLIT = Split(exact_pattern(GPT2_SPLIT_PATTERN), "Isolated", False)
+@functools.cache
+def _gpt2_splitter() -> Splitter:
+    return Splitter(*compiled(GPT2_SPLIT_PATTERN, "tokenizers"), keep_gaps=True)
 
 
 def _spell_bytes(text: str, spans: list[Span]) -> Spanned:
