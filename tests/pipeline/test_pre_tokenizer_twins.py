@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 import tokenizers
+from conftest import multilingual_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from real_tokenizers import PACKAGES, model_tokenizer_json
 from tokenizers import Regex, normalizers
 from tokenizers import pre_tokenizers as pre
 
@@ -329,3 +331,25 @@ def test_refused_naming_the_json_path(data, path, reference_refuses):
     assert refused.value.path == path
     assert str(refused.value).startswith(f"{path}: ")
     assert _loads_in_reference(data) is not reference_refuses
+
+
+# -- real models' files -----------------------------------------------------------------------------------------
+
+#: The models whose file has a pre-tokenizer (the others have none).
+REAL_MODELS = [
+    name for name in PACKAGES if name not in {"baichuan2", "chatglm3", "gemini", "gemma", "internlm2", "llama2", "yi"}
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", REAL_MODELS)
+def test_real_models_pre_tokenizers(model):
+    """Each real ``tokenizer.json``'s ``pre_tokenizer`` section (the files without one aside), read by both."""
+    section = json.loads(model_tokenizer_json(model).read_text(encoding="utf-8"))["pre_tokenizer"]
+    whole = json.loads(tokenizers.Tokenizer(tokenizers.models.WordLevel({"a": 0}, unk_token="a")).to_str())
+    whole["pre_tokenizer"] = section
+    reference = tokenizers.Tokenizer.from_str(json.dumps(whole)).pre_tokenizer
+    twin = pre_tokenizer_from_json(section)
+    text = multilingual_text(200, seed=7)
+    for line in [text, *text.splitlines(keepends=True)]:
+        assert ours(twin, line) == reference.pre_tokenize_str(line), (model, line)
