@@ -396,6 +396,8 @@ def count_command(args: argparse.Namespace) -> int:
         )
     finally:
         progress.close()
+    if not manifest.is_file():  # --executor-option wait=false: the Slurm jobs are submitted, and it said what next
+        return 0
     described = read_manifest(manifest.parent)
     print(
         f"{described['pre_tokens']} distinct pre-tokens, {described['total']} in all, "

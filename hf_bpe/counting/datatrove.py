@@ -27,10 +27,14 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import os
+import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -50,6 +54,7 @@ from hf_bpe.counting.counts_dir import (
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 try:
+    import datatrove.executor.slurm as datatrove_slurm
     from datatrove.executor import LocalPipelineExecutor, RayPipelineExecutor, SlurmPipelineExecutor
     from datatrove.pipeline.base import PipelineStep
 except ImportError as e:  # pragma: no cover - exercised only without the extra
@@ -127,13 +132,43 @@ class SumBuckets(PipelineStep):
             yield from data
 
 
+class WriteManifest(PipelineStep):
+    """The Slurm run's last job: check the bucket files, write the manifest, remove the partial counts."""
+
+    name = "write the counts manifest"
+    type = "hf_bpe"
+
+    def __init__(self, output: str, buckets: int, settings: dict[str, Any], sources: list[str]) -> None:
+        super().__init__()
+        self.output = output
+        self.buckets = buckets
+        self.settings = settings
+        self.sources = sources
+
+    def run(self, data: Any = None, rank: int = 0, world_size: int = 1) -> Iterator[Any]:
+        output = Path(self.output)
+        write_counts_manifest(output, buckets=self.buckets, settings=self.settings, sources=self.sources)
+        shutil.rmtree(output / "partial", ignore_errors=True)
+        if data:
+            yield from data
+
+
 def _first_error(logs: Path) -> str:
-    """The first exception message in a stage's task logs, for the one-line error."""
+    """The exception of the first task log that has one, for the one-line error (of a chain, the last, as a
+    traceback ends with it: hf_bpe's error naming file and line, not the decoder's); else, for a Slurm stage, the
+    first error its jobs' output names (a task that never started: a time limit, a missing command)."""
     for log in sorted((logs / "logs").glob("task_*.log")):
+        raised = []
         for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
             name, _, message = line.partition(": ")
             if message and name.strip().endswith(("Error", "Exception")) and " " not in name.strip():
-                return f"{name.strip()}: {message.strip()}"
+                raised.append(f"{name.strip()}: {message.strip()}")
+        if raised:
+            return raised[-1]
+    for out in sorted((logs / "slurm_logs").glob("*.out")):
+        for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
+            if any(word in line.lower() for word in ("error", "cancelled", "not found", "killed")):
+                return f"{out.name}: {line.strip()}"
     return "no error message in the task logs"
 
 
@@ -275,7 +310,45 @@ class QuietRayExecutor(_QuietTasks, RayPipelineExecutor):
 
 
 class QuietSlurmExecutor(_QuietTasks, SlurmPipelineExecutor):
-    pass
+    """datatrove's Slurm executor with every file of a run on the output's file system, where each node reads it.
+
+    Its job script runs the tasks with ``TMPDIR`` in ``OUTPUT/datatrove-logs/tmp`` (the submitting machine's
+    ``TMPDIR``, which ``sbatch`` would export, may not exist on a node), and sbatch reads that script from the
+    stage's logging directory, not from the submitting machine's temporary directory. No statistics-merging job is
+    submitted: it would write into the logs a successful run removes.
+    """
+
+    def __init__(self, *args: Any, temporary: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.temporary = temporary
+
+    def get_launch_file_contents(self, sbatch_args: dict[str, Any], run_script: str) -> str:
+        # An assignment before the command: srun hands its environment on to the task it starts.
+        return super().get_launch_file_contents(sbatch_args, f"TMPDIR={shlex.quote(self.temporary)} {run_script}")
+
+    def launch_job(self) -> None:
+        # datatrove submits through its module's launch_slurm_job, which writes the script to a local temporary
+        # file and lets sbatch print its errors; _sbatch submits the copy in the logging directory and reports them.
+        submit = datatrove_slurm.launch_slurm_job
+        datatrove_slurm.launch_slurm_job = functools.partial(_sbatch, self)
+        try:
+            super().launch_job()
+        finally:
+            datatrove_slurm.launch_slurm_job = submit
+
+    def launch_merge_stats(self) -> None:
+        pass
+
+
+def _sbatch(executor: QuietSlurmExecutor, contents: str, job_id_retriever: Any, *args: str) -> str:
+    """Submit a job script from the stage's logging directory; an error names sbatch's message and the script."""
+    script = Path(executor.logging_dir.resolve_paths("launch_script.slurm"))
+    script.write_text(contents, encoding="utf-8")
+    done = subprocess.run(["sbatch", *args, str(script)], capture_output=True, text=True)
+    if done.returncode != 0:
+        message = " ".join(line.strip() for line in done.stderr.splitlines() if line.strip()) or "no message"
+        raise RuntimeError(f"sbatch refused job {executor.job_name!r} ({message}); its script: {script}")
+    return str(job_id_retriever(done.stdout))
 
 
 _EXECUTOR_CLASSES = {"local": QuietLocalExecutor, "ray": QuietRayExecutor, "slurm": QuietSlurmExecutor}
@@ -287,6 +360,162 @@ def _executor(kind: str, pipeline: list[Any], *, tasks: int, workers: int, loggi
     return _EXECUTOR_CLASSES[kind](
         pipeline=pipeline, tasks=tasks, workers=workers, logging_dir=logging_dir, skip_completed=False, **options
     )
+
+
+#: Seconds between two looks at the Slurm queue while waiting: from the first to the last, growing by half each time.
+_POLL_SECONDS = (1.0, 30.0)
+
+
+def _run_slurm_command(command: list[str]) -> str:
+    """A Slurm client command's output; an error names the command and its message (the controller is down, ...)."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True)
+    except FileNotFoundError as e:
+        raise RuntimeError(
+            f"the Slurm executor runs {command[0]}, which is not on PATH: run hf-bpe count on a machine of the "
+            "Slurm cluster (a login node), with Slurm's commands on PATH"
+        ) from e
+    if done.returncode != 0:
+        message = " ".join(line.strip() for line in done.stderr.splitlines() if line.strip()) or "no message"
+        raise RuntimeError(f"{' '.join(command)} failed (exit status {done.returncode}): {message}")
+    return done.stdout
+
+
+def _check_slurm(options: dict[str, Any]) -> None:
+    """Before anything is written: Slurm's commands are here, the controller answers, the partition exists."""
+    for command in ("sbatch", "squeue", "scancel"):
+        if shutil.which(command) is None:
+            raise RuntimeError(
+                f"the Slurm executor submits and follows jobs with sbatch, squeue and scancel; {command} is not on "
+                "PATH: run hf-bpe count on a machine of the Slurm cluster (a login node), with Slurm's commands on "
+                "PATH"
+            )
+    partitions = _run_slurm_command(["sinfo", "--noheader", "--format=%R"]).split()
+    if str(options["partition"]) not in partitions:
+        raise ValueError(
+            f"partition={options['partition']!r}: the Slurm cluster has no such partition; sinfo lists "
+            f"{', '.join(sorted(set(partitions))) or 'none'}: --executor-option partition=NAME"
+        )
+
+
+def _wait_for_jobs(job_ids: Sequence[str]) -> None:
+    """Return when none of the jobs is in Slurm's queue any more (pending, running or completing)."""
+    delay, longest = _POLL_SECONDS
+    while True:
+        try:
+            queued = _run_slurm_command(["squeue", "--noheader", "--format=%F %r", f"--jobs={','.join(job_ids)}"])
+        except RuntimeError as e:
+            if "Invalid job id" in str(e):  # every job finished long enough ago to be forgotten
+                return
+            raise
+        lines = [line.split() for line in queued.splitlines() if line.strip()]
+        if not lines:
+            return
+        # A job after a failed one never starts; a cluster that keeps it pending (kill-on-invalid-dep ignored)
+        # would keep this waiting for ever.
+        stuck = sorted({line[0] for line in lines if line[1:] == ["DependencyNeverSatisfied"]})
+        if stuck:
+            _run_slurm_command(["scancel", *stuck])
+        time.sleep(delay)
+        delay = min(delay * 1.5, longest)
+
+
+def _count_on_slurm(
+    shards: list[tuple[str, int, int]],
+    output: Path,
+    *,
+    counting: PreTokenizer,
+    errors: str,
+    buckets: int,
+    count_tasks: int,
+    sum_tasks: int,
+    workers: int,
+    sources: list[str],
+    options: dict[str, Any],
+    wait: bool,
+) -> Path:
+    """Submit the two stages and the manifest's job as three Slurm jobs, each after the one before; wait for them.
+
+    Every file of the run is under ``OUTPUT``: the partial counts, and in ``OUTPUT/datatrove-logs`` the job
+    scripts, datatrove's and Slurm's logs and the tasks' temporary directory.
+    """
+    logs = output / LOGS
+    temporary = logs / "tmp"
+    temporary.mkdir(parents=True)
+    prefix = str(options.pop("job_name", "hf-bpe"))
+    options["sbatch_args"] = {
+        # A job whose stage before it failed could never start: Slurm cancels it instead of keeping it pending.
+        "kill-on-invalid-dep": "yes",
+        **dict(options.get("sbatch_args") or {}),
+    }
+    if not {"env_command", "condaenv", "venv_path"} & options.keys():
+        # The jobs run datatrove's launch_pickled_pipeline of this interpreter (the same Python environment).
+        bin_dir = os.path.dirname(sys.executable)
+        options["env_command"] = f'export PATH={shlex.quote(bin_dir)}:"$PATH"'
+    stages = [
+        ("counting", "count", [CountShards(shards, str(output), counting, buckets, errors)], count_tasks),
+        ("summing", "sum", [SumBuckets(str(output), buckets, count_tasks)], sum_tasks),
+        (
+            "manifest",
+            "manifest",
+            [WriteManifest(str(output), buckets, counting_settings(counting, errors), sources)],
+            1,
+        ),
+    ]
+    submitted: list[tuple[str, Any]] = []
+    for name, suffix, pipeline, stage_tasks in stages:
+        submitted.append(
+            (
+                name,
+                QuietSlurmExecutor(
+                    pipeline=pipeline,
+                    tasks=stage_tasks,
+                    workers=min(workers, stage_tasks),
+                    logging_dir=str(logs / name),
+                    skip_completed=False,
+                    job_name=f"{prefix}-{suffix}",
+                    depends=submitted[-1][1] if submitted else None,
+                    temporary=str(temporary),
+                    **options,
+                ),
+            )
+        )
+    with _datatrove_quiet():
+        submitted[-1][1].run()  # submits the stages before it first, each job depending on the one before
+    job_ids = [str(stage.job_id) for _, stage in submitted]
+    described = ", ".join(
+        f"{job_id} ({name}, {stage.tasks} task{'s' if stage.tasks > 1 else ''})"
+        for job_id, (name, stage) in zip(job_ids, submitted, strict=True)
+    )
+    if not wait:
+        print(
+            f"submitted Slurm jobs {described}, each after the one before: the last writes {output / 'manifest.json'}"
+            f" when every task completed.\n"
+            f"follow them with:  squeue --jobs {','.join(job_ids)}\n"
+            f"when they have left the queue:  hf-bpe train --from-counts {shlex.quote(str(output))} --output DIR "
+            f"...\n"
+            f"(a counts directory without manifest.json is refused: see {logs} for the failed task's logs)",
+            file=sys.stderr,
+        )
+        return output / "manifest.json"
+    print(f"waiting for Slurm jobs {described} (Ctrl-C cancels them)", file=sys.stderr)
+    try:
+        _wait_for_jobs(job_ids)
+    except BaseException:
+        subprocess.run(["scancel", *job_ids], capture_output=True)
+        raise
+    for name, stage in submitted:
+        incomplete = stage.get_incomplete_ranks(skip_completed=True)
+        if incomplete:
+            raise RuntimeError(
+                f"datatrove {name} stage (Slurm job {stage.job_id}): tasks {incomplete} did not complete "
+                f"({_first_error(logs / name)}); logs in {logs / name}"
+            )
+    manifest = output / "manifest.json"
+    if not manifest.is_file():  # pragma: no cover - every task completed, so the manifest's job wrote it
+        raise RuntimeError(f"the Slurm jobs completed but wrote no {manifest}; logs in {logs}")
+    shutil.rmtree(logs, ignore_errors=True)
+    return manifest
 
 
 def count_with_datatrove(
@@ -310,30 +539,59 @@ def count_with_datatrove(
         tasks: datatrove tasks for the counting stage (and at most that many for the summing stage).
         workers: tasks run at once (local and Ray executors).
         buckets: how many bucket files the counts are spread over.
-        executor: ``"local"``, ``"ray"`` (needs a running or local Ray) or ``"slurm"`` (submits jobs).
+        executor: ``"local"``, ``"ray"`` (needs a running or local Ray) or ``"slurm"`` (submits jobs and waits
+            for them: run it on a machine of the cluster, with ``output`` on a file system every node sees).
         errors: ``"strict"`` or ``"replace"`` for invalid UTF-8, as in :func:`hf_bpe.counting.counting.count_files`.
-        executor_options: passed on to the datatrove executor (e.g. Slurm's ``partition``, ``time``).
+        executor_options: passed on to the datatrove executor (e.g. Slurm's ``partition``, ``time``), but for
+            ``wait``: ``False`` submits the Slurm jobs, says on stderr what to run next, and returns at once.
 
     Returns:
-        The manifest's path.
+        The manifest's path (with ``wait=False``, where the last Slurm job writes it when every task completed).
 
     Raises:
-        RuntimeError: naming the stage whose tasks did not all complete (no manifest is written then); or, for
+        RuntimeError: naming the stage whose tasks did not all complete (no manifest is written then), or the Slurm
+            command that is missing or failed (sbatch's own message included); or, for
             the local executor, a call at a script's top level outside ``if __name__ == "__main__":``, whose
             workers would re-import the script and call it again without end.
+        ValueError: naming a Slurm partition the cluster does not have, or a bad ``wait`` option.
     """
     if executor == "local":
         refuse_unguarded_main("hf_bpe.counting.datatrove.count_with_datatrove")
         _refuse_a_long_temporary_directory()
-    _check_executor_options(executor, executor_options or {})
+    options = dict(executor_options or {})
+    wait = options.pop("wait", True)
+    if executor != "slurm" and "wait" in (executor_options or {}):
+        raise ValueError(
+            f"executor option wait: only the Slurm executor can return before its tasks finish, not {executor!r}"
+        )
+    if not isinstance(wait, bool):
+        raise ValueError(f"executor option wait={wait!r}: true (wait for the Slurm jobs) or false (submit and return)")
+    _check_executor_options(executor, options)
     counting = counting or PreTokenizer()
     output = Path(output).resolve()
     shards = plan_shards(paths)
     count_tasks = max(1, min(tasks, len(shards)))
     sum_tasks = max(1, min(tasks, buckets))
+    sources = [str(Path(p)) for p in paths]
+    if executor == "slurm":
+        _check_slurm(options)
     logs = output / LOGS
     for leftover in (output / "partial", logs):
         shutil.rmtree(leftover, ignore_errors=True)
+    if executor == "slurm":
+        return _count_on_slurm(
+            shards,
+            output,
+            counting=counting,
+            errors=errors,
+            buckets=buckets,
+            count_tasks=count_tasks,
+            sum_tasks=sum_tasks,
+            workers=workers,
+            sources=sources,
+            options=options,
+            wait=wait,
+        )
     failed = False
     try:
         stages = [
@@ -347,10 +605,10 @@ def count_with_datatrove(
                 tasks=stage_tasks,
                 workers=min(workers, stage_tasks),
                 logging_dir=str(logs / name),
-                **(executor_options or {}),
+                **options,
             )
             with _datatrove_quiet() if executor == "local" else contextlib.nullcontext():
-                stage.run()  # a cluster's executor keeps its console log: it names the jobs it submits
+                stage.run()  # Ray's executor keeps its console log
             incomplete = stage.get_incomplete_ranks(skip_completed=True)
             if incomplete:
                 failed = True
@@ -362,7 +620,7 @@ def count_with_datatrove(
             output,
             buckets=buckets,
             settings=counting_settings(counting, errors),
-            sources=[str(Path(p)) for p in paths],
+            sources=sources,
         )
     finally:
         shutil.rmtree(output / "partial", ignore_errors=True)
