@@ -730,12 +730,12 @@ def _ranges_class(ranges: Iterable[tuple[int, int]]) -> str:
 @functools.cache
 def _char_pattern(name: str) -> regex.Pattern[str]:
     """One character of a class of Rust's ``char`` methods, as ``tokenizers`` 0.23.3 was built with them:
-    ``"whitespace"`` (``char::is_whitespace``), ``"punctuation"`` (``is_ascii_punctuation`` or the
+    ``"whitespace"`` (``char::is_whitespace``, a run of it), ``"punctuation"`` (``is_ascii_punctuation`` or the
     ``unicode_categories`` crate's ``is_punctuation``: ``$+<=>^`|~`` count), ``"numeric"`` (``char::is_numeric``)."""
     from hf_bpe.pipeline._tables import bert as tables  # the reference's classes, recorded for every code point
 
-    if name == "whitespace":
-        return regex.compile(f"[{_ranges_class(tables.WHITESPACE_RANGES)}]")
+    if name == "whitespace":  # removed wherever it is cut, so a run is cut at once
+        return regex.compile(f"[{_ranges_class(tables.WHITESPACE_RANGES)}]+")
     if name == "punctuation":
         return regex.compile(f"[{_ranges_class(tables.PUNCTUATION_RANGES)}]")
     # char::is_numeric is the general categories Nd, Nl and No of Rust's Unicode (17): Oniguruma's \p{N} (an
