@@ -79,8 +79,18 @@ def _free_ports(count: int) -> list[int]:
             each.close()
 
 
+#: Where Debian puts the daemons, should PATH lack the sbin directories.
+SEARCH_PATH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin", "/usr/bin"])
+
+
+def _program(name: str) -> str:
+    found = shutil.which(name, path=SEARCH_PATH)
+    assert found, f"{name} is not installed, though scripts/install_slurm.sh ran"
+    return found
+
+
 def _ensure_installed() -> None:
-    if all(shutil.which(name) for name in ("slurmctld", "slurmd", "sbatch", "squeue", "munged")):
+    if all(shutil.which(name, path=SEARCH_PATH) for name in ("slurmctld", "slurmd", "sbatch", "squeue", "munged")):
         return
     done = subprocess.run(["bash", str(REPO / "scripts" / "install_slurm.sh")], capture_output=True, text=True)
     assert done.returncode == 0, f"scripts/install_slurm.sh failed:\n{done.stderr}"
@@ -176,12 +186,12 @@ def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Slurm]:
     environment = cluster.environment
     commands = {
         "munged": [
-            "munged", "--foreground", "--force", f"--socket={munge_socket}", f"--key-file={key}",
+            _program("munged"), "--foreground", "--force", f"--socket={munge_socket}", f"--key-file={key}",
             f"--pid-file={directory / 'munge' / 'munged.pid'}", f"--log-file={directory / 'munged.log'}",
             f"--seed-file={directory / 'munge' / 'munged.seed'}",
         ],
-        "slurmctld": ["slurmctld", "-D", "-i", "-f", str(conf)],
-        "slurmd": ["slurmd", "-D", "-N", NODE, "-f", str(conf)],
+        "slurmctld": [_program("slurmctld"), "-D", "-i", "-f", str(conf)],
+        "slurmd": [_program("slurmd"), "-D", "-N", NODE, "-f", str(conf)],
     }  # fmt: skip
     processes: dict[str, subprocess.Popen] = {}
     try:
