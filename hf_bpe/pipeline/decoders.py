@@ -9,11 +9,13 @@ of strings (``decode_chain``); :class:`DecoderSequence` runs them in turn and jo
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import regex
 
+from hf_bpe.pipeline.byte_level import UNICODE_TO_BYTE
 from hf_bpe.pipeline.component import UnknownComponent, kind_of, pattern_from_json, string_field
 
 
@@ -96,6 +98,136 @@ class DecoderReplace:
 
 
 @dataclasses.dataclass(frozen=True)
+class ByteLevel:
+    """``decoders.ByteLevel``: GPT-2's byte characters back to bytes, all tokens as one text.
+
+    A token with a character outside the byte alphabet stands for its own UTF-8 bytes; the bytes of all tokens are
+    then read as UTF-8 at once, each invalid sequence one U+FFFD (``String::from_utf8_lossy``, which Python's
+    ``"replace"`` matches). The chain gives one string, as ``ByteLevel::decode_chain`` does.
+
+    >>> ByteLevel().decode_chain(["Ġh", "Ã©", "â", "!"])
+    [' hé\ufffd!']
+    """
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        data = bytearray()
+        for token in tokens:
+            try:
+                data += bytes(UNICODE_TO_BYTE[char] for char in token)
+            except KeyError:
+                data += token.encode("utf-8", "surrogatepass")
+        return [data.decode("utf-8", "replace")]
+
+
+@dataclasses.dataclass(frozen=True)
+class Metaspace:
+    """``decoders.Metaspace``: each ``replacement`` becomes a space, except in the first token, where every one is
+    dropped unless ``prepend_scheme`` is ``"never"`` (``Metaspace::decode_chain``, which drops each, not just a
+    leading one). ``split`` is the pre-tokenizer's business.
+
+    >>> Metaspace().decode_chain(["▁Hey", "▁you▁", "!"])
+    ['Hey', ' you ', '!']
+    """
+
+    replacement: str = "\u2581"
+    prepend_scheme: str = "always"
+    split: bool = True
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        return [
+            token.replace(self.replacement, "" if index == 0 and self.prepend_scheme != "never" else " ")
+            for index, token in enumerate(tokens)
+        ]
+
+
+def cleanup(text: str) -> str:
+    """transformers' clean-up of tokenization spaces (``wordpiece::cleanup``): no space before ``.?!,``, around
+    ``'`` alone, nor before ``n't 'm 's 've 're``; ``" do not"`` becomes ``" don't"``.
+
+    >>> cleanup("I do not think , that 's it .")
+    "I don't think, that's it."
+    """
+    for dirty, clean in _CLEANUP:
+        text = text.replace(dirty, clean)
+    return text
+
+
+_CLEANUP = (
+    (" .", "."),
+    (" ?", "?"),
+    (" !", "!"),
+    (" ,", ","),
+    (" ' ", "'"),
+    (" n't", "n't"),
+    (" 'm", "'m"),
+    (" do not", " don't"),
+    (" 's", "'s"),
+    (" 've", "'ve"),
+    (" 're", "'re"),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class WordPiece:
+    """``decoders.WordPiece``: a token after the first loses its ``prefix`` (once), or else gets a space before it;
+    then each token is cleaned up on its own (:func:`cleanup`, if ``cleanup``).
+
+    >>> WordPiece().decode_chain(["un", "##aff", "##able", ",", "yes"])
+    ['un', 'aff', 'able', ',', ' yes']
+    """
+
+    prefix: str = "##"
+    cleanup: bool = True
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        out = []
+        for index, token in enumerate(tokens):
+            if index:
+                token = token.replace(self.prefix, "", 1) if token.startswith(self.prefix) else f" {token}"
+            out.append(cleanup(token) if self.cleanup else token)
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class BPEDecoder:
+    """``decoders.BPEDecoder``: each ``suffix`` becomes a space, or nothing in the last token.
+
+    >>> BPEDecoder().decode_chain(["hel", "lo</w>", "you</w>"])
+    ['hel', 'lo ', 'you']
+    """
+
+    suffix: str = "</w>"
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        last = len(tokens) - 1
+        return [token.replace(self.suffix, "" if index == last else " ") for index, token in enumerate(tokens)]
+
+
+@dataclasses.dataclass(frozen=True)
+class CTC:
+    """``decoders.CTC``: runs of the same token made one, ``pad_token`` removed from each, then (if ``cleanup``)
+    each cleaned up (:func:`cleanup`) and ``word_delimiter_token`` made a space; tokens left empty are dropped.
+
+    >>> CTC().decode_chain(["<pad>", "h", "h", "i", "<pad>", "i", "|", "|", "y"])
+    ['h', 'i', 'i', ' ', 'y']
+    """
+
+    pad_token: str = "<pad>"
+    word_delimiter_token: str = "|"
+    cleanup: bool = True
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        out = []
+        for token, _ in itertools.groupby(tokens):
+            token = token.replace(self.pad_token, "")
+            if self.cleanup:
+                token = cleanup(token).replace(self.word_delimiter_token, " ")
+            if token:
+                out.append(token)
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
 class DecoderSequence:
     """``decoders.Sequence``: each in turn; ``decode`` joins what the last gives (no decoder: tokens joined by a
     space, as ``Tokenizer::decode`` does)."""
@@ -148,6 +280,43 @@ def _strip_from_json(data: Mapping[str, Any], path: str) -> Strip:
     return Strip(content, start, stop)
 
 
+_MISSING = object()
+
+
+def _bool_field(data: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -> bool:
+    """``data[key]``, a JSON boolean; missing, ``default`` (none: refused, as serde refuses a missing field)."""
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise UnknownComponent(f"{path}.{key}", data.get(key), "a setting that is not true or false")
+    return value
+
+
+def _byte_level_from_json(data: Mapping[str, Any], path: str) -> ByteLevel:
+    # The pre-tokenizer's settings, which decoding ignores; the reference requires the first two all the same.
+    _bool_field(data, "add_prefix_space", path)
+    _bool_field(data, "trim_offsets", path)
+    _bool_field(data, "use_regex", path, True)
+    return ByteLevel()
+
+
+#: ``Metaspace``'s ``prepend_scheme`` values, as written in JSON.
+PREPEND_SCHEMES = ("always", "first", "never")
+
+
+def _metaspace_from_json(data: Mapping[str, Any], path: str) -> Metaspace:
+    replacement = data.get("replacement")
+    if not isinstance(replacement, str) or len(replacement) != 1:
+        raise UnknownComponent(f"{path}.replacement", replacement, "a replacement that is not one character")
+    scheme = data.get("prepend_scheme", "always")
+    if scheme not in PREPEND_SCHEMES:
+        raise UnknownComponent(f"{path}.prepend_scheme", scheme, f"a prepend scheme other than {PREPEND_SCHEMES}")
+    # Files of tokenizers < 0.19 have add_prefix_space instead; false is refused unless the scheme is "never", as
+    # the reference's Metaspace deserializer does.
+    if "add_prefix_space" in data and not _bool_field(data, "add_prefix_space", path) and scheme != "never":
+        raise UnknownComponent(f"{path}.add_prefix_space", False, "add_prefix_space false with a prepend_scheme")
+    return Metaspace(replacement, str(scheme), _bool_field(data, "split", path, True))
+
+
 #: How each decoder is read from its JSON object (``Sequence`` aside).
 _READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "ByteFallback": lambda data, path: ByteFallback(),
@@ -155,5 +324,16 @@ _READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "Strip": _strip_from_json,
     "Replace": lambda data, path: DecoderReplace(
         pattern_from_json(data.get("pattern"), f"{path}.pattern"), string_field(data, "content", path, "a replacement")
+    ),
+    "ByteLevel": _byte_level_from_json,
+    "Metaspace": _metaspace_from_json,
+    "WordPiece": lambda data, path: WordPiece(
+        string_field(data, "prefix", path, "a prefix"), _bool_field(data, "cleanup", path)
+    ),
+    "BPEDecoder": lambda data, path: BPEDecoder(string_field(data, "suffix", path, "a suffix")),
+    "CTC": lambda data, path: CTC(
+        string_field(data, "pad_token", path, "a pad token"),
+        string_field(data, "word_delimiter_token", path, "a word delimiter"),
+        _bool_field(data, "cleanup", path),
     ),
 }
