@@ -14,6 +14,13 @@ The driver, :func:`count_with_datatrove`, then checks that every task of both st
 writes the manifest; a failed or interrupted run leaves no manifest, so nothing is trained from it. Every run
 gets a fresh datatrove logging directory, so no task is skipped as "completed" by an earlier run.
 
+On Slurm the driver submits three jobs, each depending on the one before (``afterok``, and cancelled rather
+than left pending when that one failed): the two stages and :class:`WriteManifest`, so that a run the driver does
+not wait for (``executor_options={"wait": False}``) still ends with its manifest. Waiting, the driver follows
+them with ``squeue`` (Ctrl-C cancels them with ``scancel``) and then checks every task as above. Every file of a
+Slurm run is under the output, for the nodes to reach: the job scripts, datatrove's and Slurm's logs and the
+tasks' ``TMPDIR``, in ``OUTPUT/datatrove-logs/``.
+
 The tasks log to files only (datatrove would also print each task's pipeline and statistics, some 90 lines for a
 small run), in ``OUTPUT/datatrove-logs/`` where every task of a cluster can reach them. A successful run removes
 them and the partial counts, leaving the manifest and its buckets; a failed one keeps the logs and names them.
@@ -364,6 +371,8 @@ def _executor(kind: str, pipeline: list[Any], *, tasks: int, workers: int, loggi
 
 #: Seconds between two looks at the Slurm queue while waiting: from the first to the last, growing by half each time.
 _POLL_SECONDS = (1.0, 30.0)
+#: squeue failing this many times in a row (some five minutes) ends the wait, and the jobs are cancelled.
+_SQUEUE_TRIES = 15
 
 
 def _run_slurm_command(command: list[str]) -> str:
@@ -401,13 +410,20 @@ def _check_slurm(options: dict[str, Any]) -> None:
 def _wait_for_jobs(job_ids: Sequence[str]) -> None:
     """Return when none of the jobs is in Slurm's queue any more (pending, running or completing)."""
     delay, longest = _POLL_SECONDS
+    failures = 0
     while True:
         try:
             queued = _run_slurm_command(["squeue", "--noheader", "--format=%F %r", f"--jobs={','.join(job_ids)}"])
         except RuntimeError as e:
             if "Invalid job id" in str(e):  # every job finished long enough ago to be forgotten
                 return
-            raise
+            failures += 1
+            if failures == _SQUEUE_TRIES:
+                raise RuntimeError(f"{e} ({_SQUEUE_TRIES} times in a row while waiting for the jobs)") from e
+            time.sleep(delay)  # a controller restarting or busy for a while: the jobs go on
+            delay = min(delay * 1.5, longest)
+            continue
+        failures = 0
         lines = [line.split() for line in queued.splitlines() if line.strip()]
         if not lines:
             return
@@ -480,8 +496,14 @@ def _count_on_slurm(
                 ),
             )
         )
-    with _datatrove_quiet():
-        submitted[-1][1].run()  # submits the stages before it first, each job depending on the one before
+    try:
+        with _datatrove_quiet():
+            submitted[-1][1].run()  # submits the stages before it first, each job depending on the one before
+    except BaseException:
+        earlier = [str(stage.job_id) for _, stage in submitted if stage.job_id]
+        if earlier:  # sbatch refused a later stage: the earlier ones would run for nothing
+            subprocess.run(["scancel", *earlier], capture_output=True)
+        raise
     job_ids = [str(stage.job_id) for _, stage in submitted]
     described = ", ".join(
         f"{job_id} ({name}, {stage.tasks} task{'s' if stage.tasks > 1 else ''})"

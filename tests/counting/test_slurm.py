@@ -448,3 +448,20 @@ def test_a_bad_wait_option_is_named(corpus, tmp_path, option, message):
 def test_wait_is_the_slurm_executors_option_only(corpus, tmp_path):
     with pytest.raises(ValueError, match=r"only the Slurm executor can return before its tasks finish, not 'local'"):
         count_with_datatrove(corpus, tmp_path / "counts", executor_options={"wait": False})
+
+
+@pytest.mark.slow
+def test_a_job_sbatch_refuses_is_named_with_sbatchs_message_and_its_script(slurm, corpus, tmp_path):
+    environment = client_environment(slurm, tmp_path)
+    output = tmp_path / "counts"
+    options = ["--executor-option", f"partition={slurm.partition}", "--executor-option", "time=soon"]
+    done = hf_bpe_count(*corpus, "-o", output, "--executor", "slurm", *options, environment=environment)
+    assert done.returncode == 1
+    script = output / "datatrove-logs" / "counting" / "launch_script.slurm"
+    assert done.stderr == (
+        "hf-bpe: error: sbatch refused job 'hf-bpe-count' (sbatch: error: Invalid --time specification); "
+        f"its script: {script}\n"
+    )
+    assert "#SBATCH --time=soon" in script.read_text(encoding="utf-8")
+    assert queue(slurm) == ""
+    assert not (output / "manifest.json").exists()
