@@ -48,7 +48,7 @@ if _typing.TYPE_CHECKING:
     from hf_bpe.transformers.bpe import BPETokenizer
     from hf_bpe.transformers.char_bpe import CharBPETokenizer
     from hf_bpe.transformers.loading import from_pretrained
-    from hf_bpe.transformers.sentencepiece_bpe import SentencePieceBPETokenizer
+    from hf_bpe.transformers.pipeline import PipelineTokenizer, SentencePieceBPETokenizer
     from hf_bpe.transformers.unigram import UnigramTokenizer
     from hf_bpe.transformers.wordpiece import WordPieceTokenizer
 
@@ -57,7 +57,8 @@ if _typing.TYPE_CHECKING:
 _LAZY_CLASSES = {
     "BPETokenizer": "hf_bpe.transformers.bpe",
     "CharBPETokenizer": "hf_bpe.transformers.char_bpe",
-    "SentencePieceBPETokenizer": "hf_bpe.transformers.sentencepiece_bpe",
+    "PipelineTokenizer": "hf_bpe.transformers.pipeline",
+    "SentencePieceBPETokenizer": "hf_bpe.transformers.pipeline",
     "from_pretrained": "hf_bpe.transformers.loading",
     "UnigramTokenizer": "hf_bpe.transformers.unigram",
     "WordPieceTokenizer": "hf_bpe.transformers.wordpiece",
@@ -91,6 +92,7 @@ __all__ = [
     "CharBPETokenizer",
     "CharLevel",
     "Merges",
+    "PipelineTokenizer",
     "PreTokenizer",
     "SentencePieceBPETokenizer",
     "SplitPattern",

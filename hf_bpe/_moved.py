@@ -46,6 +46,7 @@ MOVED = {
     "hf_bpe.unigram_tokenizer": "hf_bpe.transformers.unigram",
     "hf_bpe.verify": "hf_bpe.reference.verify",
     "hf_bpe.wordpiece_tokenizer": "hf_bpe.transformers.wordpiece",
+    "hf_bpe.transformers.sentencepiece_bpe": "hf_bpe.transformers.pipeline",
 }
 
 

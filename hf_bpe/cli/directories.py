@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.cli.errors import UsageError
-from hf_bpe.models.bpe.symbol_files import is_symbol_bpe
 from hf_bpe.models.directory import read_tokenizer_config
+from hf_bpe.models.pipeline_files import is_byte_level
 
 #: ``tokenizer_class`` -> (what the kind is called in messages, the files its directory must hold).
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -29,6 +29,7 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "WordPieceTokenizer": ("WordPiece", ("vocab.txt",)),
     "UnigramTokenizer": ("Unigram", ("tokenizer.json",)),
     "SentencePieceBPETokenizer": ("SentencePiece-style BPE", ("tokenizer.json",)),
+    "PipelineTokenizer": ("tokenizer.json pipeline", ("tokenizer.json",)),
 }
 BYTE_LEVEL = "BPETokenizer"
 
@@ -127,12 +128,10 @@ def kind_of(directory: Path) -> str | None:
     with contextlib.suppress(ValueError, OSError, AttributeError):
         data = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
         model = data.get("model") or {}
-        if model.get("type") == "Unigram":
-            return "UnigramTokenizer"
-        if model.get("type") == "BPE" and is_symbol_bpe(data):
-            return "SentencePieceBPETokenizer"  # Gemma, Mistral-7B, Llama-2, ...: byte fallback, "▁" for spaces
-        if model.get("type") == "BPE":
-            return BYTE_LEVEL  # a tokenizer.json alone, as the Rust backend saves one: read, or refused by name
+        if model.get("type") == "BPE" and is_byte_level(data):
+            return BYTE_LEVEL  # a tokenizer.json alone, as the Rust backend saves one
+        if model.get("type") is not None:
+            return "PipelineTokenizer"  # any other model's file (Gemma, BERT, T5, ...): its own pipeline
     return None
 
 
@@ -147,8 +146,10 @@ def load_tokenizer(found: TokenizerDir) -> Any:
             from hf_bpe.transformers.wordpiece import WordPieceTokenizer as Class  # type: ignore[assignment]
         elif found.kind == "UnigramTokenizer":
             from hf_bpe.transformers.unigram import UnigramTokenizer as Class  # type: ignore[assignment]
-        elif found.kind == "SentencePieceBPETokenizer":
-            from hf_bpe.transformers.sentencepiece_bpe import SentencePieceBPETokenizer as Class  # type: ignore[assignment]
+        elif found.kind in ("SentencePieceBPETokenizer", "PipelineTokenizer"):
+            from hf_bpe.transformers.loading import from_pretrained
+
+            return from_pretrained(found.path)
         else:
             from hf_bpe.transformers.bpe import BPETokenizer as Class  # type: ignore[assignment]
         return Class.from_pretrained(str(found.path))

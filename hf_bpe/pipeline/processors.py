@@ -11,9 +11,10 @@ two included.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from hf_bpe.pipeline.component import UnknownComponent, kind_of
 from hf_bpe.pipeline.tokenizer_json import adds_nothing
 
 #: ``(before A, after A, before B, after B)``: the special-token ids a template puts around each sequence.
@@ -156,3 +157,143 @@ def template_of(post_processor: Any, where: str = "post_processor") -> TemplateP
     if post_processor.get("type") != "TemplateProcessing" or adds_nothing(post_processor):
         return None
     return TemplateProcessing.from_json(post_processor, where)
+
+
+# -- the post-processor as the rows apply it -------------------------------------------------------------------------
+
+#: What :meth:`PostProcessor.trimmed` counts as a space: the byte-level alphabet's ``Ġ`` and Rust's
+#: ``char::is_whitespace`` (Unicode's White_Space; Python's ``str.isspace`` adds U+001C-U+001F).
+_SPACES = frozenset("\u0120\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | frozenset(
+    map(chr, range(0x2000, 0x200B))
+)
+_NOTHING: Around = ([], [], [], [])
+
+
+@dataclasses.dataclass(frozen=True)
+class PostProcessor:
+    """What a file's ``post_processor`` does, in the shape hf_bpe's rows apply: the special tokens around each
+    sequence (``single``, ``pair``), the type id of a pair's second sequence and its special tokens
+    (``RobertaProcessing`` types it 0), and whether the tokens' offsets lose their leading and trailing spaces
+    (``trim_offsets`` of ``ByteLevel`` and ``RobertaProcessing``, with their ``add_prefix_space``).
+
+    >>> processor = post_processor_from_json({"type": "BertProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2]})
+    >>> processor.around(), processor.around(pair=True), processor.pair_type_id
+    (([2], [3], [], []), ([2], [3], [], [3]), 1)
+    """
+
+    single: Around = _NOTHING
+    pair: Around = _NOTHING
+    pair_type_id: int = 1
+    trim_offsets: bool = False
+    add_prefix_space: bool = True
+
+    def around(self, pair: bool = False) -> Around:
+        """The special-token ids before and after the first and the second sequence."""
+        return self.pair if pair else self.single
+
+    def trimmed(self, tokens: list[str], offsets: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``offsets`` of one sequence's ``tokens`` (a window of it, after truncation) without the spaces each
+        token starts or ends with, as ``byte_level::process_offsets`` trims them: the first token keeps the one
+        space ``add_prefix_space`` may have put there."""
+        if not self.trim_offsets:
+            return offsets
+        out = []
+        for index, (token, (start, end)) in enumerate(zip(tokens, offsets, strict=True)):
+            leading = _spaces(token)
+            if leading:
+                if (index == 0 or start == 0) and self.add_prefix_space and leading == 1:
+                    leading = 0
+                start = min(start + leading, end)
+            trailing = _spaces(token[::-1])
+            if trailing and end >= trailing:
+                end = max(end - trailing, start)
+            out.append((start, end))
+        return out
+
+
+def _spaces(token: str) -> int:
+    """How many characters ``token`` starts with that are white space or the byte-level space."""
+    count = 0
+    for char in token:
+        if char not in _SPACES:
+            break
+        count += 1
+    return count
+
+
+def post_processor_from_json(data: Any, path: str = "post_processor") -> PostProcessor:
+    """The post-processor a ``tokenizer.json``'s ``post_processor`` section describes.
+
+    Raises:
+        UnknownComponent: naming the JSON path of a post-processor or setting not implemented here (two templates
+            in one ``Sequence``, a template hf_bpe's rows cannot give).
+    """
+    kind = kind_of(data, path, "post-processor")
+    if kind is None:
+        return PostProcessor()
+    parts = [(f"{path}.processors[{i}]", p) for i, p in enumerate(data.get("processors") or [])]
+    if kind != "Sequence":
+        parts = [(path, data)]
+    fields: dict[str, Any] = {}
+    for where, part in parts:
+        kind = kind_of(part, where, "post-processor")
+        read = _READERS.get(kind or "")
+        if read is None:
+            raise UnknownComponent(f"{where}.type", kind, f"the post-processor {kind!r}")
+        found = read(part, where)
+        if "single" in fields and "single" in found:
+            raise UnknownComponent(where, kind, "a second post-processor adding special tokens (hf_bpe applies one)")
+        fields.update(found)
+    return PostProcessor(**fields)
+
+
+def _template_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
+    try:
+        template = TemplateProcessing.from_json(data, path)
+    except ValueError as e:
+        where, _, why = str(e).partition(": ")
+        raise UnknownComponent(where, data, f"a template with {why}") from None
+    return {"single": template.around(), "pair": template.around(pair=True)}
+
+
+def _token_id(data: Mapping[str, Any], key: str, path: str) -> int:
+    """The id of ``[token, id]`` at ``data[key]``."""
+    value = data.get(key)
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and type(value[1]) is int):
+        raise UnknownComponent(f"{path}.{key}", value, "a special token that is not [token, id]")
+    return value[1]
+
+
+def _bert_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
+    cls, sep = _token_id(data, "cls", path), _token_id(data, "sep", path)
+    return {"single": ([cls], [sep], [], []), "pair": ([cls], [sep], [], [sep])}
+
+
+def _roberta_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
+    cls, sep = _token_id(data, "cls", path), _token_id(data, "sep", path)
+    # RobertaProcessing types every token of a pair 0, its second sequence's too.
+    return {
+        "single": ([cls], [sep], [], []),
+        "pair": ([cls], [sep], [sep], [sep]),
+        "pair_type_id": 0,
+        **_trim_fields(data, path),
+    }
+
+
+def _trim_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
+    fields = {}
+    for key, default in (("trim_offsets", True), ("add_prefix_space", True)):
+        value = data.get(key, default)
+        if not isinstance(value, bool):
+            raise UnknownComponent(f"{path}.{key}", value, f"a {key} that is not true or false")
+        fields[key] = value
+    return fields
+
+
+#: How each post-processor is read from its JSON object (``Sequence`` aside), as fields of :class:`PostProcessor`.
+_READERS: dict[str, Callable[[Mapping[str, Any], str], dict[str, Any]]] = {
+    "TemplateProcessing": _template_fields,
+    "BertProcessing": _bert_fields,
+    "RobertaProcessing": _roberta_fields,
+    "ByteLevel": _trim_fields,
+}

@@ -36,13 +36,19 @@ def register() -> None:
 
         from hf_bpe.transformers.bpe import BPETokenizer, BPETokenizerConfig
         from hf_bpe.transformers.char_bpe import CharBPETokenizer, CharBPETokenizerConfig
-        from hf_bpe.transformers.sentencepiece_bpe import SentencePieceBPETokenizer, SentencePieceBPETokenizerConfig
+        from hf_bpe.transformers.pipeline import (
+            PipelineTokenizer,
+            PipelineTokenizerConfig,
+            SentencePieceBPETokenizer,
+            SentencePieceBPETokenizerConfig,
+        )
         from hf_bpe.transformers.unigram import UnigramTokenizer, UnigramTokenizerConfig
         from hf_bpe.transformers.wordpiece import WordPieceTokenizer, WordPieceTokenizerConfig
 
     for config_class, tokenizer_class in (
         (BPETokenizerConfig, BPETokenizer),
         (CharBPETokenizerConfig, CharBPETokenizer),
+        (PipelineTokenizerConfig, PipelineTokenizer),
         (SentencePieceBPETokenizerConfig, SentencePieceBPETokenizer),
         (UnigramTokenizerConfig, UnigramTokenizer),
         (WordPieceTokenizerConfig, WordPieceTokenizer),

@@ -2,31 +2,31 @@
 ``tokenizer.json`` and returns the transformers ``PythonBackend`` tokenizer that gives its ids.
 
 The class follows from what the directory holds: ``tokenizer_config.json`` naming one of hf_bpe's classes (what
-hf_bpe writes), else the ``tokenizer.json``'s model: byte-level BPE (GPT-2, Llama-3, Qwen, DeepSeek-V3, Mistral-Nemo,
-GPT-OSS) is :class:`~hf_bpe.transformers.bpe.BPETokenizer`, SentencePiece-style BPE (Gemma, Mistral-7B, Llama-2,
-Yi, ...) :class:`~hf_bpe.transformers.sentencepiece_bpe.SentencePieceBPETokenizer`, Unigram
-:class:`~hf_bpe.transformers.unigram.UnigramTokenizer`, WordPiece with its ``vocab.txt``
-:class:`~hf_bpe.transformers.wordpiece.WordPieceTokenizer`. The special-token roles of a model's
+hf_bpe writes), else the ``tokenizer.json``'s model and pipeline: byte-level BPE (GPT-2, Llama-3, Qwen, DeepSeek-V3,
+Mistral-Nemo, GPT-OSS) is :class:`~hf_bpe.transformers.bpe.BPETokenizer` (its fast path) where it reads the file, and
+any file (Gemma, Mistral-7B, BERT, T5, ...) :class:`~hf_bpe.transformers.pipeline.PipelineTokenizer`, which runs the
+file's own pipeline. The special-token roles of a model's
 ``tokenizer_config.json`` (``bos_token``, ``eos_token``, ...) apply as transformers applies them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.models.bpe.symbol_files import is_symbol_bpe
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, read_json_object, read_tokenizer_config
-from hf_bpe.pipeline.tokenizer_json import UnsupportedComponent
+from hf_bpe.models.pipeline_files import is_byte_level
 
 #: hf_bpe's classes, by the name ``tokenizer_config.json`` gives them.
 CLASSES = {
     "BPETokenizer": "hf_bpe.transformers.bpe",
     "CharBPETokenizer": "hf_bpe.transformers.char_bpe",
-    "SentencePieceBPETokenizer": "hf_bpe.transformers.sentencepiece_bpe",
+    "PipelineTokenizer": "hf_bpe.transformers.pipeline",
+    "SentencePieceBPETokenizer": "hf_bpe.transformers.pipeline",
     "UnigramTokenizer": "hf_bpe.transformers.unigram",
     "WordPieceTokenizer": "hf_bpe.transformers.wordpiece",
 }
@@ -54,34 +54,38 @@ def from_pretrained(path: str | os.PathLike[str], **kwargs: Any) -> Any:
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file or directory")
     if path.is_file():
-        name = _class_for_json(path, directory=None)
-        cls = getattr(importlib.import_module(CLASSES[name]), name)
-        return cls(tokenizer_file=str(path), **kwargs)
+        return _first_that_reads(_classes_for_json(path), lambda cls: cls(tokenizer_file=str(path), **kwargs))
     named = read_tokenizer_config(path).get("tokenizer_class")
-    if named not in CLASSES:
-        if not (path / TOKENIZER_FILE).is_file():
-            raise FileNotFoundError(
-                f"{path}: no {TOKENIZER_FILE} there, and no {TOKENIZER_CONFIG_FILE} naming one of hf_bpe's classes"
-            )
-        named = _class_for_json(path / TOKENIZER_FILE, directory=path)
-    cls = getattr(importlib.import_module(CLASSES[named]), named)
-    return cls.from_pretrained(str(path), **kwargs)
+    if named in CLASSES:
+        return _class(named).from_pretrained(str(path), **kwargs)
+    if not (path / TOKENIZER_FILE).is_file():
+        raise FileNotFoundError(
+            f"{path}: no {TOKENIZER_FILE} there, and no {TOKENIZER_CONFIG_FILE} naming one of hf_bpe's classes"
+        )
+    classes = _classes_for_json(path / TOKENIZER_FILE)
+    return _first_that_reads(classes, lambda cls: cls.from_pretrained(str(path), **kwargs))
 
 
-def _class_for_json(path: Path, directory: Path | None) -> str:
-    """The name of hf_bpe's class for a ``tokenizer.json``, by its model and pipeline."""
+def _class(name: str) -> Any:
+    return getattr(importlib.import_module(CLASSES[name]), name)
+
+
+def _first_that_reads(names: list[str], load: Callable[[Any], Any]) -> Any:
+    """The tokenizer of the first class in ``names`` that implements all the file holds; else the last one's
+    refusal (:class:`PipelineTokenizer`'s, which names the first component hf_bpe lacks)."""
+    for name in names[:-1]:
+        with contextlib.suppress(ValueError):  # UnsupportedComponent, or a reader's own refusal
+            return load(_class(name))
+    return load(_class(names[-1]))
+
+
+def _classes_for_json(path: Path) -> list[str]:
+    """hf_bpe's classes that may read a ``tokenizer.json``, the fastest first."""
     data = read_json_object(path)
     model = data.get("model")
     kind = model.get("type") if isinstance(model, dict) else None
-    if kind == "BPE":
-        return "SentencePieceBPETokenizer" if is_symbol_bpe(data) else "BPETokenizer"
+    if kind == "BPE" and is_byte_level(data):
+        return ["BPETokenizer", "PipelineTokenizer"]
     if kind == "Unigram":
-        return "UnigramTokenizer"
-    if kind == "WordPiece" and directory is not None and (directory / "vocab.txt").is_file():
-        return "WordPieceTokenizer"
-    what = {"WordPiece": "a WordPiece model without its vocab.txt beside it"}.get(str(kind), f"the model {kind!r}")
-    shown = json.dumps(kind)
-    raise UnsupportedComponent(
-        f"{path}: model.type is {shown}: {what}, which hf_bpe does not implement; load this file with "
-        "transformers' TokenizersBackend instead"
-    )
+        return ["UnigramTokenizer", "PipelineTokenizer"]
+    return ["PipelineTokenizer"]

@@ -58,6 +58,8 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
 
     call_options: tuple[str, ...] = ()
     encodes_split_words: bool = False
+    #: The type id of a pair's second sequence and its special tokens (RoBERTa's post-processor: 0).
+    pair_type_id: int = 1
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._added_matcher = AddedTokenMatcher()
@@ -119,6 +121,11 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
         pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
         return list(split_around(text, pattern))
+
+    def processed_offsets(self, ids: list[int], offsets: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """One sequence's offsets (a window of it, after truncation) as the post-processor leaves them: unchanged
+        unless a subclass's file trims them (``trim_offsets``)."""
+        return offsets
 
     def special_tokens_template(self, pair: bool = False) -> Template:
         """The special-token ids put before and after the first and the second sequence (none by default), for a
@@ -384,8 +391,10 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         ``known`` gives each one's ids), then truncated, then given its special tokens (``TemplateProcessing``),
         the pair merged into one row."""
         parts = [
-            self._encode_sequence(sequence, type_id, call, offsets, None if known is None else known[type_id])
-            for type_id, sequence in enumerate(item)
+            self._encode_sequence(
+                sequence, self.pair_type_id if index else 0, call, offsets, None if known is None else known[index]
+            )
+            for index, sequence in enumerate(item)
         ]
         first, pair = parts[0], parts[1] if len(parts) > 1 else None
         add_special_tokens = options["add_special_tokens"]
@@ -398,10 +407,14 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             if max_length >= added:
                 side = self.truncation_side == "left"
                 _truncate(first, pair, max_length - added, options["stride"], strategy, side)
+        if offsets:
+            for part in parts:
+                for window in (part, *part.overflowing):
+                    window.offsets = self.processed_offsets(window.ids, window.offsets)
         if add_special_tokens:
             a_before, a_after, b_before, b_after = self.special_tokens_template(pair=pair is not None)
             first = first.around(a_before, a_after, 0)
-            pair = pair.around(b_before, b_after, 1) if pair is not None else None
+            pair = pair.around(b_before, b_after, self.pair_type_id) if pair is not None else None
         return first.merged(pair) if pair is not None else first
 
     def _batch_encoding(

@@ -113,7 +113,8 @@ def test_registration_is_safe_twice():
             [
                 "BPETokenizer=hf_bpe.transformers.bpe",
                 "CharBPETokenizer=hf_bpe.transformers.char_bpe",
-                "SentencePieceBPETokenizer=hf_bpe.transformers.sentencepiece_bpe",
+                "PipelineTokenizer=hf_bpe.transformers.pipeline",
+                "SentencePieceBPETokenizer=hf_bpe.transformers.pipeline",
                 "UnigramTokenizer=hf_bpe.transformers.unigram",
                 "WordPieceTokenizer=hf_bpe.transformers.wordpiece",
             ]

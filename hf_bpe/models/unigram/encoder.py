@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 from hf_bpe.models.unigram.lattice import UNK_PENALTY
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
@@ -29,6 +30,7 @@ class UnigramEncoder:
         unk_id: the unknown piece's id, or None.
         pre_tokenizer: how text is cut into words (the SentencePiece recipe's kind of
             :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`, the default).
+        byte_fallback: an unknown stretch becomes its bytes' ``<0xXX>`` tokens (:meth:`tokenize`).
 
     >>> encoder = UnigramEncoder([("<unk>", 0.0), ("▁", -2.0), ("▁hug", -1.0), ("s", -3.0)], unk_id=0)
     >>> encoder.encode("hugs xy")
@@ -36,9 +38,15 @@ class UnigramEncoder:
     """
 
     def __init__(
-        self, pieces: Sequence[tuple[str, float]], unk_id: int | None, pre_tokenizer: PreTokenizer | None = None
+        self,
+        pieces: Sequence[tuple[str, float]],
+        unk_id: int | None,
+        pre_tokenizer: PreTokenizer | None = None,
+        *,
+        byte_fallback: bool = False,
     ) -> None:
         self.pre_tokenizer = pre_tokenizer or PreTokenizer.sentencepiece_recipe()
+        self.byte_fallback = byte_fallback
         self.pieces = list(pieces)
         self.unk_id = unk_id
         self.ids: dict[str, int] = {}
@@ -138,6 +146,56 @@ class UnigramEncoder:
         if len(self._cache) < 100_000:
             self._cache[word] = result
         return result
+
+    def tokenize(self, word: str) -> list[tuple[int, int]]:
+        """``(id, UTF-8 bytes of the word it covers)`` of each token of one word (the pipeline's model API); with
+        :attr:`byte_fallback`, an unknown stretch is its bytes' ``<0xXX>`` tokens where all of them exist, as
+        ``Unigram::encode`` does.
+
+        >>> UnigramEncoder([("<unk>", 0.0), ("▁a", -1.0), ("<0xC3>", -5.0), ("<0xA9>", -5.0)], unk_id=0,
+        ...     byte_fallback=True).tokenize("▁aé")
+        [(1, 4), (2, 1), (3, 1)]
+        """
+        out: list[tuple[int, int]] = []
+        for token_id, surface in self.encode_word(word):
+            encoded = surface.encode("utf-8")
+            byte_ids = self._fallback(token_id, encoded)
+            out += [(byte_id, 1) for byte_id in byte_ids] if byte_ids else [(token_id, len(encoded))]
+        return out
+
+    def byte_spans(self, word: str) -> list[tuple[int, int, int]]:
+        """``(id, start, end)`` of each token of one word, in its UTF-8 bytes: the byte-fallback tokens of an
+        unknown stretch each span the whole stretch, as ``Unigram::encode`` gives them offsets.
+
+        >>> UnigramEncoder([("<unk>", 0.0), ("▁a", -1.0), ("<0xC3>", -5.0), ("<0xA9>", -5.0)], unk_id=0,
+        ...     byte_fallback=True).byte_spans("▁aé")
+        [(1, 0, 4), (2, 4, 6), (3, 4, 6)]
+        """
+        out: list[tuple[int, int, int]] = []
+        start = 0
+        for token_id, surface in self.encode_word(word):
+            encoded = surface.encode("utf-8")
+            end = start + len(encoded)
+            out += [(byte_id, start, end) for byte_id in self._fallback(token_id, encoded) or [token_id]]
+            start = end
+        return out
+
+    def _fallback(self, token_id: int, encoded: bytes) -> list[int]:
+        """The ``<0xXX>`` ids of an unknown stretch's bytes, with byte fallback and all of them in the vocabulary
+        (else none: the stretch stays the unknown token)."""
+        if token_id != self.unk_id or not self.byte_fallback:
+            return []
+        byte_ids = [self.ids.get(f"<0x{byte:02X}>") for byte in encoded]
+        return [] if None in byte_ids else cast("list[int]", byte_ids)
+
+    def to_json(self) -> dict[str, object]:
+        """The model section of a ``tokenizer.json``."""
+        return {
+            "type": "Unigram",
+            "unk_id": self.unk_id,
+            "vocab": [[piece, score] for piece, score in self.pieces],
+            "byte_fallback": self.byte_fallback,
+        }
 
     def encode(self, text: str) -> list[tuple[int, str]]:
         """``(id, token)`` of text without special tokens, normalized and cut as the recipe does."""

@@ -77,6 +77,29 @@ class WordPieceEncoder:
         self._cache[word] = found
         return found
 
+    def tokenize(self, word: str) -> list[tuple[int, int]]:
+        """``(id, UTF-8 bytes of the word it covers)`` of each piece of one word (the pipeline's model API).
+
+        >>> WordPieceEncoder({"[UNK]": 0, "é": 1, "##t": 2}).tokenize("ét")
+        [(1, 2), (2, 1)]
+        """
+        if word.isascii():
+            return [(token_id, end - start) for token_id, start, end in self.encode_word_with_offsets(word)]
+        return [
+            (token_id, len(word[start:end].encode("utf-8")))
+            for token_id, start, end in self.encode_word_with_offsets(word)
+        ]
+
+    def to_json(self) -> dict[str, object]:
+        """The model section of a ``tokenizer.json``."""
+        return {
+            "type": "WordPiece",
+            "unk_token": next(token for token, token_id in self.vocab.items() if token_id == self.unk_id),
+            "continuing_subword_prefix": self.prefix,
+            "max_input_chars_per_word": self.max_input_chars_per_word,
+            "vocab": dict(sorted(self.vocab.items(), key=lambda item: item[1])),
+        }
+
     def _encode(self, word: str) -> list[tuple[int, int, int]]:
         size = len(word)
         unknown = [(self.unk_id, 0, size)]

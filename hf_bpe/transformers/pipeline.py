@@ -1,12 +1,12 @@
-"""The transformers class for SentencePiece-style BPE ``tokenizer.json`` files: Gemma 1/2/3, Mistral-7B, Llama-2,
-Yi, InternLM2, Baichuan2, ChatGLM3.
+"""The transformers class for any ``tokenizer.json``: :class:`PipelineTokenizer` runs the file's own pipeline.
 
-:class:`SentencePieceBPETokenizer` is a ``PreTrainedTokenizer`` (transformers v5's ``PythonBackend``) that runs the
-file's pipeline with hf_bpe's twins of its components: added tokens matched whole in the raw text, each stretch
-between them normalized (``Replace``, ``Prepend``, ...) with every character's span kept, cut by the
-pre-tokenizer, encoded by :class:`~hf_bpe.models.bpe.symbols.SymbolBPE` (byte fallback, fused unknowns), put
-between the template's special tokens, and decoded by the file's decoder chain. Its ids, offsets and decodes are
-the Rust backend's for the same file.
+It is a ``PreTrainedTokenizer`` (transformers v5's ``PythonBackend``) over hf_bpe's twins of the file's components
+(:class:`~hf_bpe.pipeline.pipeline.Pipeline`): added tokens matched whole in the raw text, each stretch between them
+normalized with every character's span kept, cut by the pre-tokenizer, encoded by the file's model (BPE on
+characters with byte fallback, WordPiece, Unigram, WordLevel), put between the post-processor's special tokens, and
+decoded by the file's decoder chain. Its ids, offsets and decodes are the Rust backend's for the same file. Byte-level
+BPE files (GPT-2, Llama-3, Qwen, ...) have a faster class of their own, :class:`~hf_bpe.transformers.bpe.BPETokenizer`;
+:class:`SentencePieceBPETokenizer` is this class under the name hf_bpe saved SentencePiece-style BPE files with.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from hf_bpe.atomic import write_files
-from hf_bpe.models.bpe.symbol_files import SymbolBpeJson, read_symbol_bpe_json, symbol_bpe_json
 from hf_bpe.models.directory import TOKENIZER_FILE
+from hf_bpe.models.pipeline_files import PipelineJson, pipeline_json, read_pipeline_json
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.bpe import VocabularyFilesTokenizer, file_key
 from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder
@@ -27,14 +27,14 @@ with quiet_transformers_import():
     from transformers import PretrainedConfig
 
 
-class SentencePieceBPETokenizerConfig(PretrainedConfig):
-    """Stands for "a model using hf_bpe's SentencePiece-style BPE tokenizer" in transformers' registries."""
+class PipelineTokenizerConfig(PretrainedConfig):
+    """Stands for "a model using hf_bpe's tokenizer of any ``tokenizer.json``" in transformers' registries."""
 
-    model_type = "hf_bpe_sentencepiece_bpe"
+    model_type = "hf_bpe_pipeline"
 
 
-class SentencePieceBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
-    """A SentencePiece-style BPE ``tokenizer.json`` (byte fallback, ``▁`` for spaces) for transformers.
+class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
+    """Any ``tokenizer.json`` hf_bpe implements every component of, for transformers.
 
     Args:
         tokenizer_file: the ``tokenizer.json``.
@@ -57,10 +57,11 @@ class SentencePieceBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer)
         if tokenizer_file is None:
             where = kwargs.get("name_or_path") or "the directory"
             raise ValueError(f"{where}: no {TOKENIZER_FILE} there; {type(self).__name__} reads one")
-        self.file: SymbolBpeJson = _loaded(file_key(tokenizer_file))
-        self.encoder = self.file.model.vocab
+        self.file: PipelineJson = _loaded(file_key(tokenizer_file))
+        self.pipeline = self.file.pipeline
+        self.encoder = self.file.vocab
         self.decoder = {token_id: token for token, token_id in self.encoder.items()}
-        self.template = self.file.template
+        self.pair_type_id = self.pipeline.post_processor.pair_type_id
         if "added_tokens_decoder" not in kwargs:
             kwargs["added_tokens_decoder"] = added_tokens_decoder(self.file.added_tokens)
         kwargs.pop("backend", None)
@@ -76,34 +77,26 @@ class SentencePieceBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer)
 
     def encode_ordinary(self, text: str, **options: Any) -> list[int]:
         """The ids of text with no added tokens in it (no offsets: ``tok(texts)``'s path)."""
-        normalized, spans = self.file.normalizer.normalize(text, [(i, i + 1) for i in range(len(text))])
-        tokenize = self.file.model.tokenize
-        return [token_id for piece, _ in self.file.pre_tokenizer.pre_tokenize(normalized, spans)
-                for token_id, _ in tokenize(piece)]  # fmt: skip
+        return self.pipeline.encode(text)
 
     def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[tuple[int, int]]]:
-        """The ids of text with no added tokens in it, and each token's ``(start, end)`` character span: the
-        normalizer's spans followed through the pre-tokenizer to each UTF-8 byte a token covers."""
-        normalized, spans = self.file.normalizer.normalize(text, [(i, i + 1) for i in range(len(text))])
-        ids: list[int] = []
-        offsets: list[tuple[int, int]] = []
-        for piece, piece_spans in self.file.pre_tokenizer.pre_tokenize(normalized, spans):
-            owner = [span for char, span in zip(piece, piece_spans, strict=True) for _ in char.encode("utf-8")]
-            byte = 0
-            for token_id, size in self.file.model.tokenize(piece):
-                ids.append(token_id)
-                offsets.append((owner[byte][0], owner[byte + size - 1][1]))
-                byte += size
-        return ids, offsets
+        """The ids of text with no added tokens in it, and each token's ``(start, end)`` character span."""
+        return self.pipeline.encode_with_offsets(text)
 
     def special_tokens_template(self, pair: bool = False) -> Template:
-        """The file's template (none where it has none)."""
-        return self.template.around(pair=pair) if self.template is not None else ([], [], [], [])
+        """The post-processor's special tokens around each sequence."""
+        return self.pipeline.post_processor.around(pair=pair)
+
+    def processed_offsets(self, ids: list[int], offsets: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """A sequence's offsets as the post-processor leaves them (``trim_offsets``)."""
+        if not self.pipeline.post_processor.trim_offsets:
+            return offsets
+        return self.pipeline.post_processor.trimmed(self.convert_ids_to_tokens(ids), offsets)
 
     # -- decoding -----------------------------------------------------------------------------------------------
 
     def convert_tokens_to_string(self, tokens: list[str]) -> str:
-        return self.file.decoder.decode(tokens)
+        return self.pipeline.decode(tokens)
 
     def _decode(
         self,
@@ -123,14 +116,25 @@ class SentencePieceBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer)
             {"id": token_id, **{key: getattr(token, key) for key in _ADDED_TOKEN_FIELDS}}
             for token_id, token in sorted(self._added_tokens_decoder.items())
         ]
-        write_files(save_directory, {name: symbol_bpe_json(self.file, entries)})
+        write_files(save_directory, {name: pipeline_json(self.file, entries)})
         return (os.path.join(save_directory, name),)
+
+
+class SentencePieceBPETokenizer(PipelineTokenizer):
+    """A SentencePiece-style BPE ``tokenizer.json`` (Gemma, Mistral-7B, Llama-2, Yi, ...): :class:`PipelineTokenizer`
+    under the name hf_bpe saved such files with."""
+
+
+class SentencePieceBPETokenizerConfig(PretrainedConfig):
+    """Stands for "a model using hf_bpe's SentencePiece-style BPE tokenizer" in transformers' registries."""
+
+    model_type = "hf_bpe_sentencepiece_bpe"
 
 
 _ADDED_TOKEN_FIELDS = ("content", "single_word", "lstrip", "rstrip", "normalized", "special")
 
 
 @functools.lru_cache(maxsize=4)
-def _loaded(key: tuple[str, int, int]) -> SymbolBpeJson:
+def _loaded(key: tuple[str, int, int]) -> PipelineJson:
     """``tokenizer.json``, read once per file version (Gemma's 580,000 merges take seconds)."""
-    return read_symbol_bpe_json(key[0])
+    return read_pipeline_json(key[0])

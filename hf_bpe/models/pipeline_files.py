@@ -1,0 +1,222 @@
+"""Reading and writing any ``tokenizer.json`` as a :class:`~hf_bpe.pipeline.pipeline.Pipeline`: each section read
+into its twin, the model into hf_bpe's own (BPE on a word's characters with byte fallback, WordPiece, Unigram,
+WordLevel), without the ``tokenizers`` library.
+
+What a twin does not implement is refused by its JSON path
+(:class:`hf_bpe.pipeline.tokenizer_json.UnsupportedComponent`), never ignored. Writing gives back the file's
+sections as read, the model as its twin holds it, and the tokenizer's added tokens.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.models.bpe.files import model_vocab_and_merges
+from hf_bpe.models.bpe.symbols import SymbolBPE
+from hf_bpe.models.unigram.encoder import UnigramEncoder
+from hf_bpe.models.unigram.files import serde_json_float
+from hf_bpe.models.word_level import WordLevel
+from hf_bpe.models.wordpiece.encoder import WordPieceEncoder
+from hf_bpe.pipeline.component import UnknownComponent
+from hf_bpe.pipeline.decoders import decoder_from_json
+from hf_bpe.pipeline.normalizers import normalizer_from_json
+from hf_bpe.pipeline.pipeline import Pipeline
+from hf_bpe.pipeline.pre_tokenizers import pre_tokenizer_from_json
+from hf_bpe.pipeline.processors import post_processor_from_json
+from hf_bpe.pipeline.tokenizer_json import refuse_unsupported, unsupported
+
+OWNER = "PipelineTokenizer"
+#: The sections written back as read.
+SECTIONS = ("normalizer", "pre_tokenizer", "post_processor", "decoder")
+
+
+@dataclasses.dataclass(frozen=True)
+class PipelineJson:
+    """A ``tokenizer.json``, read.
+
+    Attributes:
+        pipeline: its stages, the model included.
+        vocab: the model's token to id.
+        added_tokens: the ``added_tokens`` entries as written.
+        sections: the file's normalizer, pre-tokenizer, post-processor and decoder as written.
+        merges: a BPE model's merges in rank order (for writing; empty for the other models).
+    """
+
+    pipeline: Pipeline
+    vocab: dict[str, int]
+    added_tokens: list[dict[str, Any]]
+    sections: dict[str, Any]
+    merges: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+
+
+def is_byte_level(data: Mapping[str, Any]) -> bool:
+    """Whether a parsed ``tokenizer.json`` is byte-level BPE (a ``ByteLevel`` pre-tokenizer or decoder, no subword
+    affixes): what :class:`~hf_bpe.transformers.bpe.BPETokenizer` reads, on its fast path."""
+    model = data.get("model") or {}
+    if not isinstance(model, Mapping) or model.get("type") != "BPE":
+        return False
+    byte_level = "ByteLevel" in {*_types(data.get("pre_tokenizer")), *_types(data.get("decoder"))}
+    return byte_level and not model.get("continuing_subword_prefix") and not model.get("end_of_word_suffix")
+
+
+def _types(component: Any) -> Iterator[Any]:
+    """The ``type`` of a pre-tokenizer or decoder section and of every part of its ``Sequence``."""
+    if isinstance(component, Mapping):
+        yield component.get("type")
+        for part in component.get("pretokenizers") or component.get("decoders") or []:
+            yield from _types(part)
+
+
+def read_json(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A ``tokenizer.json`` parsed, its numbers as ``tokenizers`` reads them (Unigram's scores: see
+    :func:`~hf_bpe.models.unigram.files.serde_json_float`).
+
+    Raises:
+        ValueError: naming the file where it is not a JSON object.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"), parse_float=serde_json_float)
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return data
+
+
+def read_pipeline_json(path: str | os.PathLike[str], owner: str = OWNER) -> PipelineJson:
+    """Read any ``tokenizer.json`` into a pipeline.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        ValueError: naming the file, if it is not JSON; an
+            :class:`~hf_bpe.pipeline.tokenizer_json.UnsupportedComponent` naming the JSON path of what is not
+            implemented.
+    """
+    path = Path(path)
+    data = read_json(path)
+    refuse_unsupported(data, path, owner, post_processor=lambda part: None, decoder=lambda part: None)
+    try:
+        model, vocab, merges = _model_from_json(data.get("model"), path)
+        pipeline = Pipeline(
+            model=model,
+            normalizer=normalizer_from_json(data.get("normalizer")),
+            pre_tokenizer=pre_tokenizer_from_json(data.get("pre_tokenizer")),
+            post_processor=post_processor_from_json(data.get("post_processor")),
+            decoder=decoder_from_json(data.get("decoder")),
+        )
+    except UnknownComponent as e:
+        raise unsupported(path, e.path, e.value, e.what, owner) from None
+    sections = {key: data.get(key) for key in SECTIONS}
+    return PipelineJson(pipeline, vocab, list(data.get("added_tokens") or []), sections, merges)
+
+
+def _model_from_json(model: Any, path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
+    """The model twin of a ``model`` section, its vocabulary and (BPE) merges."""
+    if not isinstance(model, Mapping):
+        raise UnknownComponent("model", model, "a model that is not an object")
+    kind = model.get("type")
+    read = _MODELS.get(str(kind))
+    if read is None:
+        raise UnknownComponent("model.type", kind, f"the model {kind!r}")
+    try:
+        return read(model, path)
+    except (ValueError, TypeError, KeyError) as e:
+        if isinstance(e, UnknownComponent):
+            raise
+        raise ValueError(f"{path}: model: {e}") from None
+
+
+def _bpe(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
+    for name in ("continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(name):
+            raise UnknownComponent(f"model.{name}", model[name], f"a BPE {name.replace('_', ' ')}")
+    vocab, merges = model_vocab_and_merges(model, path)
+    bpe = SymbolBPE(
+        vocab,
+        merges,
+        unk_token=model.get("unk_token"),
+        fuse_unk=bool(model.get("fuse_unk")),
+        byte_fallback=bool(model.get("byte_fallback")),
+        ignore_merges=bool(model.get("ignore_merges")),
+    )
+    return bpe, bpe.vocab, merges
+
+
+def _wordpiece(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
+    vocab = _vocab(model)
+    encoder = WordPieceEncoder(
+        vocab,
+        unk_token=str(model.get("unk_token", "[UNK]")),
+        continuing_subword_prefix=str(model.get("continuing_subword_prefix", "##")),
+        max_input_chars_per_word=int(model.get("max_input_chars_per_word", 100)),
+    )
+    return encoder, vocab, []
+
+
+def _unigram(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
+    pieces = [(str(piece), float(score)) for piece, score in model.get("vocab") or []]
+    unk_id = model.get("unk_id")
+    if unk_id is not None and not (type(unk_id) is int and 0 <= unk_id < len(pieces)):
+        raise UnknownComponent("model.unk_id", unk_id, "an unknown id that is not a piece's")
+    encoder = UnigramEncoder(pieces, unk_id, byte_fallback=bool(model.get("byte_fallback")))
+    return encoder, dict(encoder.ids), []
+
+
+def _word_level(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
+    vocab = _vocab(model)
+    return WordLevel(vocab, unk_token=str(model.get("unk_token", "<unk>"))), vocab, []
+
+
+def _vocab(model: Mapping[str, Any]) -> dict[str, int]:
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
+        raise UnknownComponent("model.vocab", "...", "a vocabulary that is not an object from token to id")
+    return dict(vocab)
+
+
+#: How each model is read from its JSON object.
+_MODELS: dict[str, Callable[[Mapping[str, Any], Path], tuple[Any, dict[str, int], list[tuple[str, str]]]]] = {
+    "BPE": _bpe,
+    "WordPiece": _wordpiece,
+    "Unigram": _unigram,
+    "WordLevel": _word_level,
+}
+
+
+def pipeline_json(read: PipelineJson, added_tokens: list[dict[str, Any]]) -> str:
+    """The ``tokenizer.json`` text of ``read`` with ``added_tokens`` (entries as the file writes them)."""
+    data = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added_tokens,
+        **{key: read.sections[key] for key in SECTIONS},
+        "model": _model_json(read),
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def _model_json(read: PipelineJson) -> dict[str, Any]:
+    model = read.pipeline.model
+    if not isinstance(model, SymbolBPE):
+        return dict(model.to_json())
+    return {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": model.unk_token,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": model.fuse_unk,
+        "byte_fallback": model.byte_fallback,
+        "ignore_merges": model.ignore_merges,
+        "vocab": dict(sorted(model.vocab.items(), key=lambda item: item[1])),
+        "merges": [[left, right] for left, right in read.merges],
+    }

@@ -1,0 +1,94 @@
+"""The pipeline a ``tokenizer.json`` describes, run: normalizer -> pre-tokenizer -> model, and the decoder back.
+
+:class:`Pipeline` holds one twin per stage (:mod:`~hf_bpe.pipeline.normalizers`,
+:mod:`~hf_bpe.pipeline.pre_tokenizers`, :mod:`~hf_bpe.pipeline.processors`, :mod:`~hf_bpe.pipeline.decoders`) and
+a model it knows only by :class:`Model`'s one method, so that it runs BPE, WordPiece, Unigram and WordLevel alike.
+It encodes text with no added tokens in it, as ``tokenizers``' ``Tokenizer::encode_single_sequence`` does for each
+stretch between them: each character's span in the original text follows the text through the normalizer and the
+pre-tokenizer, and each token's offsets are the spans of the characters its bytes come from. Added tokens, the
+post-processor's special tokens, truncation and padding are the transformers classes' (they build the rows).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from hf_bpe.pipeline.decoders import DecoderSequence
+from hf_bpe.pipeline.normalizers import NormalizerSequence
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizerSequence
+from hf_bpe.pipeline.processors import PostProcessor
+
+
+class Model(Protocol):
+    """What the pipeline asks of a model: the tokens of one pre-token. (A model whose tokens may overlap in the
+    text also has ``byte_spans(piece)``: ``(id, start, end)`` of each, in the piece's UTF-8 bytes.)"""
+
+    def tokenize(self, piece: str) -> list[tuple[int, int]]:
+        """``(id, size)`` of each token of ``piece``, in order; ``size`` is how many of the piece's UTF-8 bytes
+        the token stands for (a byte-fallback token one byte of a character, an unknown token all it covers)."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Pipeline:
+    """A ``tokenizer.json``'s stages (added tokens aside).
+
+    >>> from hf_bpe.pipeline.pre_tokenizers import pre_tokenizer_from_json
+    >>> class Chars:
+    ...     def tokenize(self, piece):
+    ...         return [(ord(char), len(char.encode())) for char in piece]
+    >>> cut = pre_tokenizer_from_json({"type": "Split", "pattern": {"String": " "}, "behavior": "Removed",
+    ...     "invert": False})
+    >>> Pipeline(pre_tokenizer=cut, model=Chars()).encode_with_offsets("ab é")
+    ([97, 98, 233], [(0, 1), (1, 2), (3, 4)])
+    """
+
+    model: Any
+    normalizer: NormalizerSequence = dataclasses.field(default_factory=lambda: NormalizerSequence(()))
+    pre_tokenizer: PreTokenizerSequence = dataclasses.field(default_factory=lambda: PreTokenizerSequence(()))
+    post_processor: PostProcessor = dataclasses.field(default_factory=PostProcessor)
+    decoder: DecoderSequence = dataclasses.field(default_factory=lambda: DecoderSequence(()))
+
+    def pieces(self, text: str) -> list[tuple[str, list[tuple[int, int]]]]:
+        """The pre-tokens of ``text``, normalized, each with its characters' spans in ``text``."""
+        normalized, spans = self.normalizer.normalize(text, [(i, i + 1) for i in range(len(text))])
+        return self.pre_tokenizer.pre_tokenize(normalized, spans)
+
+    def encode(self, text: str) -> list[int]:
+        """The ids of ``text`` (no added tokens in it)."""
+        tokenize = self.model.tokenize
+        return [token_id for piece, _ in self.pieces(text) for token_id, _ in tokenize(piece)]
+
+    def encode_with_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids of ``text`` and each token's ``(start, end)`` in ``text``: from the span of the character its
+        first byte comes from to the end of the span of the character of its last byte."""
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        for piece, spans in self.pieces(text):
+            if piece.isascii():
+                owner = spans
+            else:
+                owner = [span for char, span in zip(piece, spans, strict=True) for _ in char.encode("utf-8")]
+            for token_id, start, end in self._byte_spans(piece):
+                ids.append(token_id)
+                offsets.append((owner[start][0], owner[end - 1][1]))
+        return ids, offsets
+
+    def _byte_spans(self, piece: str) -> list[tuple[int, int, int]]:
+        """``(id, start, end)`` of each token of ``piece``, in the piece's UTF-8 bytes: the model's own where it
+        gives them (Unigram's byte-fallback tokens each span the whole unknown stretch), else one after another."""
+        spans = getattr(self.model, "byte_spans", None)
+        if spans is not None:
+            return list(spans(piece))
+        out = []
+        byte = 0
+        for token_id, size in self.model.tokenize(piece):
+            out.append((token_id, byte, byte + size))
+            byte += size
+        return out
+
+    def decode(self, tokens: Sequence[str]) -> str:
+        """The text of ``tokens`` (the decoder chain, then joined)."""
+        return self.decoder.decode(tokens)
