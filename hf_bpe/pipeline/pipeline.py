@@ -51,22 +51,25 @@ class Pipeline:
     post_processor: PostProcessor = dataclasses.field(default_factory=PostProcessor)
     decoder: DecoderSequence = dataclasses.field(default_factory=lambda: DecoderSequence(()))
 
-    def pieces(self, text: str) -> list[tuple[str, list[tuple[int, int]]]]:
-        """The pre-tokens of ``text``, normalized, each with its characters' spans in ``text``."""
-        normalized, spans = self.normalizer.normalize(text, [(i, i + 1) for i in range(len(text))])
+    def pieces(self, text: str, start: int = 0) -> list[tuple[str, list[tuple[int, int]]]]:
+        """The pre-tokens of ``text``, normalized, each with its characters' spans in the whole text ``text`` is
+        the part of from ``start`` on (a part after an added token is not the text's first: ``Metaspace``'s
+        ``prepend_scheme="first"`` leaves it alone, as the reference does)."""
+        normalized, spans = self.normalizer.normalize(text, [(i, i + 1) for i in range(start, start + len(text))])
         return self.pre_tokenizer.pre_tokenize(normalized, spans)
 
-    def encode(self, text: str) -> list[int]:
-        """The ids of ``text`` (no added tokens in it)."""
+    def encode(self, text: str, start: int = 0) -> list[int]:
+        """The ids of ``text`` (no added tokens in it; ``start``: see :meth:`pieces`)."""
         tokenize = self.model.tokenize
-        return [token_id for piece, _ in self.pieces(text) for token_id, _ in tokenize(piece)]
+        return [token_id for piece, _ in self.pieces(text, start) for token_id, _ in tokenize(piece)]
 
-    def encode_with_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
-        """The ids of ``text`` and each token's ``(start, end)`` in ``text``: from the span of the character its
-        first byte comes from to the end of the span of the character of its last byte."""
+    def encode_with_offsets(self, text: str, start: int = 0) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids of ``text`` and each token's ``(start, end)`` in the whole text (see :meth:`pieces`): from the
+        span of the character its first byte comes from to the end of the span of the character of its last
+        byte."""
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
-        for piece, spans in self.pieces(text):
+        for piece, spans in self.pieces(text, start):
             if piece.isascii():
                 owner = spans
             else:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hf_bpe.pipeline.component import UnknownComponent, kind_of
-from hf_bpe.pipeline.tokenizer_json import adds_nothing
+from hf_bpe.pipeline.tokenizer_json import adds_nothing, value_at
 
 #: ``(before A, after A, before B, after B)``: the special-token ids a template puts around each sequence.
 Around = tuple[list[int], list[int], list[int], list[int]]
@@ -252,7 +252,7 @@ def _template_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
         template = TemplateProcessing.from_json(data, path)
     except ValueError as e:
         where, _, why = str(e).partition(": ")
-        raise UnknownComponent(where, data, f"a template with {why}") from None
+        raise UnknownComponent(where, value_at(data, where), f"a template with {why}") from None
     return {"single": template.around(), "pair": template.around(pair=True)}
 
 

@@ -200,9 +200,9 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         loaded: _LoadedFiles | None = None
         if vocab is not None or merges is not None:
             self._set_vocabulary(vocab, merges)
-        elif vocab_file is not None and merges_file is not None:
-            loaded = _loaded(file_key(vocab_file), file_key(merges_file))
         elif tokenizer_file is not None:
+            # The whole pipeline: a directory the Rust backend saved holds vocab.json and merges.txt too, but only
+            # tokenizer.json says how its text is split (Qwen's pattern, not GPT-2's).
             loaded = _loaded(file_key(tokenizer_file))
             self._file_added_tokens = loaded.added_tokens
             if add_prefix_space is None:
@@ -214,6 +214,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             if post_processor is None and loaded.template is not None:
                 post_processor = loaded.template.to_json()
             kwargs.setdefault("added_tokens_decoder", added_tokens_decoder(loaded.added_tokens))
+        elif vocab_file is not None and merges_file is not None:
+            loaded = _loaded(file_key(vocab_file), file_key(merges_file))
         else:
             raise _no_files(kwargs.get("name_or_path"), vocab_file, merges_file)
         add_prefix_space = bool(add_prefix_space)

@@ -58,6 +58,12 @@ def from_pretrained(path: str | os.PathLike[str], **kwargs: Any) -> Any:
     named = read_tokenizer_config(path).get("tokenizer_class")
     if named in CLASSES:
         return _class(named).from_pretrained(str(path), **kwargs)
+    if "model_input_names" not in kwargs:
+        # A directory transformers saved names its own class (BertTokenizer): its rows carry that class's inputs.
+        with contextlib.suppress(AttributeError, ImportError, TypeError):
+            kwargs["model_input_names"] = list(
+                getattr(importlib.import_module("transformers"), named).model_input_names
+            )
     if not (path / TOKENIZER_FILE).is_file():
         raise FileNotFoundError(
             f"{path}: no {TOKENIZER_FILE} there, and no {TOKENIZER_CONFIG_FILE} naming one of hf_bpe's classes"

@@ -83,6 +83,16 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         """The ids of text with no added tokens in it, and each token's ``(start, end)`` character span."""
         return self.pipeline.encode_with_offsets(text)
 
+    def encode_stretch(self, text: str, start: int, end: int, **options: Any) -> list[int]:
+        """The ids of ``text[start:end]``, a stretch between added tokens, knowing where it starts."""
+        return self.pipeline.encode(text[start:end], start)
+
+    def encode_stretch_with_offsets(
+        self, text: str, start: int, end: int, **options: Any
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """:meth:`encode_stretch` with each token's ``(start, end)`` in ``text``."""
+        return self.pipeline.encode_with_offsets(text[start:end], start)
+
     def special_tokens_template(self, pair: bool = False) -> Template:
         """The post-processor's special tokens around each sequence."""
         return self.pipeline.post_processor.around(pair=pair)

@@ -88,8 +88,20 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             if token is not None:
                 ids.append(added[token])
             else:
-                ids += self.encode_ordinary(text[start:end], **options)
+                ids += self.encode_stretch(text, start, end, **options)
         return ids
+
+    def encode_stretch(self, text: str, start: int, end: int, **options: Any) -> list[int]:
+        """The ids of ``text[start:end]``, a stretch between added tokens (:meth:`encode_ordinary`'s; a subclass
+        whose pipeline tells the text's first stretch from the others overrides it)."""
+        return self.encode_ordinary(text[start:end], **options)
+
+    def encode_stretch_with_offsets(
+        self, text: str, start: int, end: int, **options: Any
+    ) -> tuple[list[int], list[tuple[int, int]]]:
+        """:meth:`encode_stretch` with each token's ``(start, end)`` in ``text``."""
+        ids, offsets = self.encode_ordinary_with_offsets(text[start:end], **options)
+        return ids, [(start + begin, start + stop) for begin, stop in offsets]
 
     def encode_text_with_offsets(
         self, text: str, *, split_special_tokens: bool = False, **options: Any
@@ -109,9 +121,9 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
                 ids.append(added[token])
                 offsets.append((start, end))
                 continue
-            part_ids, part_offsets = self.encode_ordinary_with_offsets(text[start:end], **options)
+            part_ids, part_offsets = self.encode_stretch_with_offsets(text, start, end, **options)
             ids += part_ids
-            offsets += [(start + begin, start + stop) for begin, stop in part_offsets]
+            offsets += part_offsets
         return ids, offsets
 
     def _added_spans(self, text: str, split_special_tokens: bool) -> list[tuple[int, int, str | None]]:
@@ -166,10 +178,9 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         return mask
 
     def skipped_ids(self) -> set[int]:
-        """The ids ``decode(..., skip_special_tokens=True)`` leaves out: every special token, those with a role and
-        every added token marked special (as the Rust backend skips them: Qwen's ``<|im_start|>``)."""
-        added = {token_id for token_id, token in self._added_tokens_decoder.items() if token.special}
-        return added | set(self.all_special_ids)
+        """The ids ``decode(..., skip_special_tokens=True)`` leaves out: every added token marked special, as the
+        Rust backend skips them (Qwen's ``<|im_start|>``; a padding token the file does not mark special is kept)."""
+        return {token_id for token_id, token in self._added_tokens_decoder.items() if token.special}
 
     def decode_by_tokens(
         self, token_ids: int | Sequence[int], skip_special_tokens: bool, clean_up_tokenization_spaces: bool | None

@@ -42,6 +42,19 @@ def _unigram() -> Tokenizer:
     return tokenizer
 
 
+def _metaspace_unigram() -> Tokenizer:
+    """T5/ALBERT-like: Metaspace with prepend_scheme "first" (no ▁ put before a stretch after an added token)."""
+    tokenizer = _unigram()
+    tokenizer.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace("  ", " ")])
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    tokenizer.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
+    tokenizer.add_special_tokens(["[CLS]", "[SEP]"])
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="$A [SEP]", pair="$A [SEP] $B:1 [SEP]:1", special_tokens=[("[SEP]", tokenizer.token_to_id("[SEP]"))]
+    )
+    return tokenizer
+
+
 def _trimmed_bpe() -> Tokenizer:
     vocab = {"[CLS]": 0, "[SEP]": 1, "Ġ": 2, "h": 3, "i": 4, "Ġh": 5, "Ġhi": 6, "ĠĠ": 7}
     tokenizer = Tokenizer(models.BPE(vocab, [("Ġ", "h"), ("Ġh", "i"), ("Ġ", "Ġ")]))
@@ -58,7 +71,13 @@ def _trimmed_bpe() -> Tokenizer:
     return tokenizer
 
 
-FILES = {"word_level": _word_level, "wordpiece": _wordpiece, "unigram": _unigram, "trimmed_bpe": _trimmed_bpe}
+FILES = {
+    "word_level": _word_level,
+    "wordpiece": _wordpiece,
+    "unigram": _unigram,
+    "metaspace_unigram": _metaspace_unigram,
+    "trimmed_bpe": _trimmed_bpe,
+}
 TEXTS = ["hello world", "Hello  wörld ab abc", " hi  hi hih", "héllo ol x\u00e9", "", "  ", "[CLS] hello [SEP]"]
 
 

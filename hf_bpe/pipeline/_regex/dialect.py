@@ -450,5 +450,6 @@ class Splitter:
 @functools.cache
 def exact_pattern(pattern: str, engine: str = "tokenizers") -> regex.Pattern[str]:
     """``pattern`` as ``engine`` reads it, with its Unicode classes, and no check of how it is used (a ``Split``
-    step of a ``tokenizer.json`` may match the empty string: such matches cut nothing)."""
+    step of a ``tokenizer.json`` may match the empty string; the ``Split`` twin treats such matches as the
+    reference does)."""
     return regex.compile(_rewrite(pattern, engine, "python"), flags=regex.VERSION1)
