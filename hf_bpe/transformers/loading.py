@@ -58,7 +58,7 @@ def from_pretrained(path: str | os.PathLike[str], **kwargs: Any) -> Any:
     named = read_tokenizer_config(path).get("tokenizer_class")
     if named in CLASSES:
         return _class(named).from_pretrained(str(path), **kwargs)
-    if "model_input_names" not in kwargs:
+    if "model_input_names" not in kwargs and isinstance(named, str):
         # A directory transformers saved names its own class (BertTokenizer): its rows carry that class's inputs.
         with contextlib.suppress(AttributeError, ImportError, TypeError):
             kwargs["model_input_names"] = list(
