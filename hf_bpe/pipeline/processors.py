@@ -27,24 +27,23 @@ class TemplateProcessing:
     (``{"SpecialToken": {"id": name, "type_id": n}}`` or ``{"Sequence": {"id": "A" or "B", "type_id": n}}``),
     ``special_tokens`` maps each name to its ``ids`` (one name may stand for several ids, as in the file).
 
-    Within the shape hf_bpe's rows take, where each sequence's special tokens share its type id, A's being 0 and
-    B's 1 (every real file's; another is refused by :meth:`from_json` at the piece that breaks it).
-
     >>> bos = {"SpecialToken": {"id": "<s>", "type_id": 0}}
     >>> template = TemplateProcessing.from_json({"type": "TemplateProcessing",
     ...     "single": [bos, {"Sequence": {"id": "A", "type_id": 0}}],
     ...     "pair": [bos, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "<s>", "type_id": 1}},
     ...              {"Sequence": {"id": "B", "type_id": 1}}],
     ...     "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}})
-    >>> template.around(), template.around(pair=True)
-    (([1], [], [], []), ([1], [], [1], []))
+    >>> template.around(), template.around(pair=True), template.types(pair=True)
+    (([1], [], [], []), ([1], [], [1], []), ([0], 0, [], [1], 1, []))
     """
 
     single: tuple[Mapping[str, Any], ...]
     pair: tuple[Mapping[str, Any], ...]
     special_tokens: Mapping[str, Mapping[str, Any]]
     #: What :meth:`around` gives for a single sequence and for a pair, worked out (and checked) once.
-    _arounds: tuple[Around, Around] = dataclasses.field(init=False, repr=False, compare=False)
+    _arounds: tuple[tuple[Around, Types], tuple[Around, Types]] = dataclasses.field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         arounds = (self._split(self.single, "single"), self._split(self.pair, "pair"))
@@ -75,7 +74,11 @@ class TemplateProcessing:
     def around(self, pair: bool = False) -> Around:
         """The special-token ids before and after the first and the second sequence, for a single sequence or
         (``pair``) a pair."""
-        return self._arounds[1 if pair else 0]
+        return self._arounds[1 if pair else 0][0]
+
+    def types(self, pair: bool = False) -> Types:
+        """The type ids of :meth:`around`'s tokens, and of the sequences themselves."""
+        return self._arounds[1 if pair else 0][1]
 
     def _ids(self, name: str, where: str) -> list[int]:
         entry = self.special_tokens.get(name)
@@ -84,56 +87,56 @@ class TemplateProcessing:
             raise ValueError(f"{where}: a special token missing from its special_tokens map")
         return ids
 
-    def _split(self, pieces: tuple[Mapping[str, Any], ...], where: str) -> Around:
-        """``(before A, after A, before B, after B)`` of one template, checked piece by piece: the special tokens
-        before ``$A`` and after it (up to those typed 1) have type id 0, the rest type id 1, as ``$B``."""
+    def _split(self, pieces: tuple[Mapping[str, Any], ...], where: str) -> tuple[Around, Types]:
+        """``(before A, after A, before B, after B)`` of one template and the type id of each of those tokens and of
+        each sequence, checked piece by piece. Special tokens between ``$A`` and ``$B`` go after A while typed as A,
+        the rest before B (where they go matters for nothing but readability: each keeps its own type id)."""
         sequences = ["A"] if where == "single" else ["A", "B"]
         found: list[str] = []
         typed: list[tuple[int, list[int]]] = []  # (type id, ids) of each special token, in order
         marks: list[int] = []  # how many special tokens come before each sequence
+        sequence_types: list[int] = []
         for index, piece in enumerate(pieces):
             at = f"{where}[{index}]"
             kind, body = next(iter(piece.items())) if isinstance(piece, Mapping) and len(piece) == 1 else ("", None)
             if not isinstance(body, Mapping) or kind not in ("SpecialToken", "Sequence"):
                 raise ValueError(f"{at}: a piece that is neither a SpecialToken nor a Sequence")
+            type_id = body.get("type_id")
+            if type(type_id) is not int or type_id < 0:
+                raise ValueError(f"{at}.{kind}.type_id: a type id that is not a non-negative integer")
             if kind == "Sequence":
                 number = len(found)
                 if number >= len(sequences) or body.get("id") != sequences[number]:
                     raise ValueError(
                         f"{at}.Sequence.id: sequences other than {' then '.join('$' + s for s in sequences)}"
                     )
-                if body.get("type_id") != number:
-                    raise ValueError(
-                        f"{at}.Sequence.type_id: ${sequences[number]} typed other than {number} (hf_bpe's rows type "
-                        "$A 0 and $B 1)"
-                    )
                 found.append(sequences[number])
                 marks.append(len(typed))
+                sequence_types.append(type_id)
                 continue
-            type_id = body.get("type_id")
-            if type_id not in (0, 1) or (where == "single" and type_id != 0):
-                raise ValueError(
-                    f"{at}.SpecialToken.type_id: a special token typed other than its sequence (hf_bpe's rows "
-                    "type those around $A 0 and those around $B 1)"
-                )
             typed.append((type_id, self._ids(str(body.get("id")), f"{at}.SpecialToken.id")))
         if found != sequences:
             raise ValueError(f"{where}: sequences other than {' then '.join('$' + s for s in sequences)}")
-        types = [type_id for type_id, _ in typed]
-        if types != sorted(types) or (where == "pair" and 1 in types[: marks[0]]):
-            raise ValueError(
-                f"{where}: special tokens typed 1 before some typed 0 (hf_bpe's rows type those around $A 0 "
-                "and those around $B 1)"
-            )
-        a_before = [i for _, ids in typed[: marks[0]] for i in ids]
+        before = typed[: marks[0]]
         if where == "single":
-            return a_before, [i for _, ids in typed[marks[0] :] for i in ids], [], []
+            return _ids_and_types([before, typed[marks[0] :], [], []], [sequence_types[0], 0])
         between = typed[marks[0] : marks[1]]
-        a_after = [i for type_id, ids in between if type_id == 0 for i in ids]
-        b_before = [i for type_id, ids in between if type_id == 1 for i in ids]
-        if any(type_id != 1 for type_id, _ in typed[marks[1] :]):
-            raise ValueError(f"{where}: a special token after $B typed 0 (hf_bpe's rows type it 1)")
-        return a_before, a_after, b_before, [i for _, ids in typed[marks[1] :] for i in ids]
+        a_type = sequence_types[0]
+        cut = next((n for n, (type_id, _) in enumerate(between) if type_id != a_type), len(between))
+        parts = [before, between[:cut], between[cut:], typed[marks[1] :]]
+        return _ids_and_types(parts, sequence_types)
+
+
+#: The type ids of a template's tokens: ``(before A, A's, after A, before B, B's, after B)``.
+Types = tuple[list[int], int, list[int], list[int], int, list[int]]
+
+
+def _ids_and_types(parts: list[list[tuple[int, list[int]]]], sequence_types: list[int]) -> tuple[Around, Types]:
+    """The ids of the four runs of special tokens, and the type ids of every one and of the two sequences."""
+    ids = [[token_id for _, token_ids in part for token_id in token_ids] for part in parts]
+    types = [[type_id for type_id, token_ids in part for _ in token_ids] for part in parts]
+    around: Around = (ids[0], ids[1], ids[2], ids[3])
+    return around, (types[0], sequence_types[0], types[1], types[2], sequence_types[1], types[3])
 
 
 def template_of(post_processor: Any, where: str = "post_processor") -> TemplateProcessing | None:
@@ -184,12 +187,19 @@ class PostProcessor:
     single: Around = _NOTHING
     pair: Around = _NOTHING
     pair_type_id: int = 1
+    #: The type ids of :meth:`around`'s tokens and the sequences' (:meth:`TemplateProcessing.types`).
+    single_types: Types = ([], 0, [], [], 1, [])
+    pair_types: Types = ([], 0, [], [], 1, [])
     trim_offsets: bool = False
     add_prefix_space: bool = True
 
     def around(self, pair: bool = False) -> Around:
         """The special-token ids before and after the first and the second sequence."""
         return self.pair if pair else self.single
+
+    def types(self, pair: bool = False) -> Types:
+        """The type ids of :meth:`around`'s tokens and of the sequences."""
+        return self.pair_types if pair else self.single_types
 
     def trimmed(self, tokens: list[str], offsets: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """``offsets`` of one sequence's ``tokens`` (a window of it, after truncation) without the spaces each
@@ -253,7 +263,14 @@ def _template_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
     except ValueError as e:
         where, _, why = str(e).partition(": ")
         raise UnknownComponent(where, value_at(data, where), f"a template with {why}") from None
-    return {"single": template.around(), "pair": template.around(pair=True)}
+    pair_types = template.types(pair=True)
+    return {
+        "single": template.around(),
+        "pair": template.around(pair=True),
+        "single_types": template.types(),
+        "pair_types": pair_types,
+        "pair_type_id": pair_types[4],
+    }
 
 
 def _token_id(data: Mapping[str, Any], key: str, path: str) -> int:
@@ -266,7 +283,12 @@ def _token_id(data: Mapping[str, Any], key: str, path: str) -> int:
 
 def _bert_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
     cls, sep = _token_id(data, "cls", path), _token_id(data, "sep", path)
-    return {"single": ([cls], [sep], [], []), "pair": ([cls], [sep], [], [sep])}
+    return {
+        "single": ([cls], [sep], [], []),
+        "pair": ([cls], [sep], [], [sep]),
+        "single_types": ([0], 0, [0], [], 1, []),
+        "pair_types": ([0], 0, [0], [], 1, [1]),
+    }
 
 
 def _roberta_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
@@ -275,6 +297,8 @@ def _roberta_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
     return {
         "single": ([cls], [sep], [], []),
         "pair": ([cls], [sep], [sep], [sep]),
+        "single_types": ([0], 0, [0], [], 0, []),
+        "pair_types": ([0], 0, [0], [0], 0, [0]),
         "pair_type_id": 0,
         **_trim_fields(data, path),
     }

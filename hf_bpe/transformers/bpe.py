@@ -34,7 +34,7 @@ from hf_bpe.models.bpe.files import (
 from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE
 from hf_bpe.pipeline.byte_level import from_byte_level, replace_surrogates
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
-from hf_bpe.pipeline.processors import TemplateProcessing
+from hf_bpe.pipeline.processors import TemplateProcessing, Types
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder
 
@@ -374,6 +374,10 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
                     offsets.append((owner[byte][0], owner[byte + size - 1][1]))
                     byte += size
         return ids, offsets
+
+    def special_tokens_types(self, pair: bool = False) -> Types | None:
+        """The type ids the template gives its special tokens and the sequences (None: no template)."""
+        return self.template.types(pair=pair) if self.template is not None else None
 
     def special_tokens_template(self, pair: bool = False) -> Template:
         """The post-processor's template where there is one, else ``bos_token`` before each sequence where

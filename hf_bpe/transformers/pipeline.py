@@ -19,6 +19,7 @@ from typing import Any
 from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_FILE
 from hf_bpe.models.pipeline_files import PipelineJson, pipeline_json, read_pipeline_json
+from hf_bpe.pipeline.processors import Types
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.bpe import VocabularyFilesTokenizer, file_key
 from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder
@@ -96,6 +97,10 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     def special_tokens_template(self, pair: bool = False) -> Template:
         """The post-processor's special tokens around each sequence."""
         return self.pipeline.post_processor.around(pair=pair)
+
+    def special_tokens_types(self, pair: bool = False) -> Types:
+        """The type ids the post-processor gives its special tokens and the sequences."""
+        return self.pipeline.post_processor.types(pair=pair)
 
     def processed_offsets(self, ids: list[int], offsets: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """A sequence's offsets as the post-processor leaves them (``trim_offsets``)."""

