@@ -102,20 +102,39 @@ def read_pipeline_json(path: str | os.PathLike[str], owner: str = OWNER) -> Pipe
     """
     path = Path(path)
     data = read_json(path)
-    refuse_unsupported(data, path, owner, post_processor=lambda part: None, decoder=lambda part: None)
+    refuse_unsupported(
+        data, path, owner, post_processor=lambda part: None, decoder=lambda part: None, normalized_added_tokens=True
+    )
     try:
         model, vocab, merges = _model_from_json(data.get("model"), path)
+        normalizer = normalizer_from_json(data.get("normalizer"))
         pipeline = Pipeline(
             model=model,
-            normalizer=normalizer_from_json(data.get("normalizer")),
+            normalizer=normalizer,
             pre_tokenizer=pre_tokenizer_from_json(data.get("pre_tokenizer")),
             post_processor=post_processor_from_json(data.get("post_processor")),
             decoder=decoder_from_json(data.get("decoder")),
+            normalized_added=_normalized_added(data.get("added_tokens") or [], normalizer),
         )
     except UnknownComponent as e:
         raise unsupported(path, e.path, e.value, e.what, owner) from None
     sections = {key: data.get(key) for key in SECTIONS}
     return PipelineJson(pipeline, vocab, list(data.get("added_tokens") or []), sections, merges)
+
+
+def _normalized_added(entries: list[Any], normalizer: Any) -> dict[str, int]:
+    """The added tokens matched in the normalized text, by their content normalized (``AddedVocabulary`` normalizes
+    a ``normalized`` token's content when it is added)."""
+    found = {}
+    for index, entry in enumerate(entries):
+        content = entry.get("content") if isinstance(entry, Mapping) else None
+        if not isinstance(content, str) or type(entry.get("id")) is not int:
+            raise UnknownComponent(f"added_tokens[{index}]", entry, "an added token without content and id")
+        if entry.get("normalized"):
+            normalized, _ = normalizer.normalize(content, [(i, i + 1) for i in range(len(content))])
+            if normalized:
+                found[normalized] = entry["id"]
+    return found
 
 
 def _model_from_json(model: Any, path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:

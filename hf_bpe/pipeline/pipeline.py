@@ -12,9 +12,12 @@ post-processor's special tokens, truncation and padding are the transformers cla
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+import regex
+
+from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
 from hf_bpe.pipeline.decoders import DecoderSequence
 from hf_bpe.pipeline.normalizers import NormalizerSequence
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizerSequence
@@ -50,18 +53,44 @@ class Pipeline:
     pre_tokenizer: PreTokenizerSequence = dataclasses.field(default_factory=lambda: PreTokenizerSequence(()))
     post_processor: PostProcessor = dataclasses.field(default_factory=PostProcessor)
     decoder: DecoderSequence = dataclasses.field(default_factory=lambda: DecoderSequence(()))
+    #: The added tokens matched in the normalized text (``normalized: true``), by their normalized content.
+    normalized_added: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    _added_pattern: regex.Pattern[str] | None = dataclasses.field(init=False, repr=False, compare=False)
 
-    def pieces(self, text: str, start: int = 0) -> list[tuple[str, list[tuple[int, int]]]]:
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_added_pattern", whole_tokens_pattern(self.normalized_added))
+
+    def pieces(self, text: str, start: int = 0) -> list[tuple[str, list[tuple[int, int]], int | None]]:
         """The pre-tokens of ``text``, normalized, each with its characters' spans in the whole text ``text`` is
         the part of from ``start`` on (a part after an added token is not the text's first: ``Metaspace``'s
-        ``prepend_scheme="first"`` leaves it alone, as the reference does)."""
+        ``prepend_scheme="first"`` leaves it alone, as the reference does), and the id of those that are an added
+        token matched in the normalized text (None for the others). As ``AddedVocabulary::extract_and_normalize``
+        does, those tokens cut the normalized text first, and the pre-tokenizer cuts each stretch between them.
+        """
         normalized, spans = self.normalizer.normalize(text, [(i, i + 1) for i in range(start, start + len(text))])
-        return self.pre_tokenizer.pre_tokenize(normalized, spans)
+        cut = self.pre_tokenizer.pre_tokenize
+        if self._added_pattern is None:
+            return [(piece, piece_spans, None) for piece, piece_spans in cut(normalized, spans)]
+        out: list[tuple[str, list[tuple[int, int]], int | None]] = []
+        for begin, end, token in split_around(normalized, self._added_pattern):
+            if token is not None:
+                out.append((token, spans[begin:end], self.normalized_added[token]))
+            else:
+                out += [
+                    (piece, piece_spans, None) for piece, piece_spans in cut(normalized[begin:end], spans[begin:end])
+                ]
+        return out
 
     def encode(self, text: str, start: int = 0) -> list[int]:
-        """The ids of ``text`` (no added tokens in it; ``start``: see :meth:`pieces`)."""
+        """The ids of ``text`` (no raw-matched added tokens in it; ``start``: see :meth:`pieces`)."""
         tokenize = self.model.tokenize
-        return [token_id for piece, _ in self.pieces(text, start) for token_id, _ in tokenize(piece)]
+        if self._added_pattern is None:
+            return [token_id for piece, _, _ in self.pieces(text, start) for token_id, _ in tokenize(piece)]
+        return [
+            token_id
+            for piece, _, added in self.pieces(text, start)
+            for token_id in ([added] if added is not None else [token_id for token_id, _ in tokenize(piece)])
+        ]
 
     def encode_with_offsets(self, text: str, start: int = 0) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of ``text`` and each token's ``(start, end)`` in the whole text (see :meth:`pieces`): from the
@@ -69,7 +98,11 @@ class Pipeline:
         byte."""
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
-        for piece, spans in self.pieces(text, start):
+        for piece, spans, added in self.pieces(text, start):
+            if added is not None:
+                ids.append(added)
+                offsets.append((spans[0][0], spans[-1][1]))
+                continue
             if piece.isascii():
                 owner = spans
             else:

@@ -63,6 +63,8 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         self.encoder = self.file.vocab
         self.decoder = {token_id: token for token, token_id in self.encoder.items()}
         self.pair_type_id = self.pipeline.post_processor.pair_type_id
+        # Added tokens the file matches in the normalized text (the pipeline matches them there).
+        self._normalized_contents = {entry["content"] for entry in self.file.added_tokens if entry.get("normalized")}
         if "added_tokens_decoder" not in kwargs:
             kwargs["added_tokens_decoder"] = added_tokens_decoder(self.file.added_tokens)
         kwargs.pop("backend", None)
@@ -97,6 +99,12 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     def special_tokens_template(self, pair: bool = False) -> Template:
         """The post-processor's special tokens around each sequence."""
         return self.pipeline.post_processor.around(pair=pair)
+
+    def raw_added_tokens(self) -> dict[str, int]:
+        """The added tokens matched in the raw text: all but those the file matches in the normalized text."""
+        if not self._normalized_contents:
+            return self._added_tokens_encoder
+        return {token: i for token, i in self._added_tokens_encoder.items() if token not in self._normalized_contents}
 
     def special_tokens_types(self, pair: bool = False) -> Types:
         """The type ids the post-processor gives its special tokens and the sequences."""

@@ -132,8 +132,13 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         as ``(start, end, token or None)``."""
         if not isinstance(text, str):
             raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
+        pattern = None if split_special_tokens else self._added_matcher.pattern(self.raw_added_tokens())
         return list(split_around(text, pattern))
+
+    def raw_added_tokens(self) -> dict[str, int]:
+        """The added tokens matched in the raw text, before any normalizer: all of them, unless a subclass's
+        pipeline matches some in the normalized text (``normalized: true``)."""
+        return self._added_tokens_encoder
 
     def processed_offsets(self, ids: list[int], offsets: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """One sequence's offsets (a window of it, after truncation) as the post-processor leaves them: unchanged

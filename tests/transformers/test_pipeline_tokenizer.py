@@ -126,3 +126,58 @@ def test_a_model_hf_bpe_does_not_implement_is_refused_by_its_json_path(tmp_path)
         hf_bpe.from_pretrained(tmp_path)
     with pytest.raises(FileNotFoundError, match="no such file or directory"):
         hf_bpe.from_pretrained(tmp_path / "missing")
+
+
+def _edited(tmp_path, path: str, value) -> None:
+    """The word-level file with ``value`` put at ``path`` (dotted keys, ``[i]`` for list items)."""
+    _word_level().save(str(tmp_path / "tokenizer.json"))
+    data = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    *parents, last = path.split(".")
+    node = data
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    (tmp_path / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "named"),
+    [
+        ("truncation", {"max_length": 8, "strategy": "LongestFirst", "stride": 0, "direction": "Right"}, "truncation"),
+        (
+            "padding",
+            {
+                "strategy": "BatchLongest",
+                "direction": "Right",
+                "pad_id": 0,
+                "pad_type_id": 0,
+                "pad_token": "[PAD]",
+                "pad_to_multiple_of": None,
+            },
+            "padding",
+        ),
+        ("pre_tokenizer", {"type": "UnicodeScripts"}, r"pre_tokenizer\.type"),
+        ("normalizer", {"type": "Sparkle"}, r"normalizer\.type"),
+        ("decoder", {"type": "Sparkle"}, r"decoder\.type"),
+        ("post_processor", {"type": "Sparkle"}, r"post_processor\.type"),
+    ],
+)
+def test_each_component_hf_bpe_does_not_implement_is_refused_by_its_json_path(path, value, named, tmp_path):
+    """What hf_bpe does not implement, fed one at a time: the Rust backend loads each real one; hf_bpe names it."""
+    _edited(tmp_path, path, value)
+    if "Sparkle" not in json.dumps(value):
+        assert PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))("hello")["input_ids"]
+    with pytest.raises(ValueError, match=rf"tokenizer\.json: {named}") as refused:
+        hf_bpe.from_pretrained(tmp_path)
+    assert "PipelineTokenizer does not implement" in str(refused.value)
+
+
+def test_bpe_dropout_and_subword_affixes_are_refused_by_their_json_path(tmp_path):
+    _trimmed_bpe().save(str(tmp_path / "tokenizer.json"))
+    original = (tmp_path / "tokenizer.json").read_text(encoding="utf-8")
+    for key, value in (("dropout", 0.1), ("continuing_subword_prefix", "##"), ("end_of_word_suffix", "</w>")):
+        data = json.loads(original)
+        data["model"][key] = value
+        (tmp_path / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+        with pytest.raises(ValueError, match=rf"tokenizer\.json: model\.{key} is"):
+            hf_bpe.from_pretrained(tmp_path)
