@@ -30,6 +30,7 @@ from hf_bpe.models.bpe.files import read_merges, read_vocab, write_merges, write
 from hf_bpe.models.bpe.options import BpeOptions, CharLevel, Merges, Vocab
 from hf_bpe.models.bpe.trainer import TrainResult
 from hf_bpe.models.bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
+from hf_bpe.models.bpe.trim import TrimResult, trim
 from hf_bpe.models.unigram.options import UnigramOptions
 from hf_bpe.models.wordpiece.options import WordPieceOptions
 from hf_bpe.models.wordpiece.result import WordPieceResult
@@ -97,6 +98,7 @@ __all__ = [
     "SentencePieceBPETokenizer",
     "SplitPattern",
     "TrainResult",
+    "TrimResult",
     "UnigramOptions",
     "UnigramTokenizer",
     "Vocab",
@@ -116,6 +118,7 @@ __all__ = [
     "train_wordpiece_from_dataset",
     "train_wordpiece_from_files",
     "train_wordpiece_from_iterator",
+    "trim",
     "write_merges",
     "write_vocab",
 ]

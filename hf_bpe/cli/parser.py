@@ -281,6 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_convert(commands)
     _add_export(commands)
     _add_report(commands)
+    _add_trim(commands)
     _add_verify(commands)
     return parser
 
@@ -459,6 +460,31 @@ def _add_report(commands: Any) -> None:
     report.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
+#: Commands that :mod:`hf_bpe.cli.main` runs through another's function: ``trim`` through ``report_command``
+#: (:func:`hf_bpe.cli.commands.report_command` hands it on), since main dispatches on the command's name.
+ROUTED = {"trim": "report"}
+
+
+def _add_trim(commands: Any) -> None:
+    """``trim``."""
+    trim = _sub(
+        commands, "trim", "trim a byte-level BPE tokenizer to the tokens a sample of text uses",
+        "Keep the added tokens, the 256 byte tokens and the tokens the sample uses most, each with the tokens its\n"
+        "merges build it from; renumber them densely in their original order; write DIR/tokenizer.json (the\n"
+        "original's pipeline, with only the kept tokens and merges) and DIR/id_map.json (old id -> new id), and\n"
+        "print how to slice the model's embedding matrix.",
+        "  hf-bpe trim llama-3.1 --sample ja.txt --vocab-size 32000 --output llama-3.1-ja",
+    )  # fmt: skip
+    trim.set_defaults(command=ROUTED["trim"], routed="trim")
+    trim.add_argument("source", metavar="DIR|tokenizer.json", help="a byte-level BPE tokenizer.json, or its directory")
+    trim.add_argument("--sample", nargs="+", required=True, metavar="FILE",
+                      help="UTF-8 text in the language to keep (.gz, .bz2, .xz, .zst read decompressed)")  # fmt: skip
+    trim.add_argument("--vocab-size", type=positive, required=True, metavar="N",
+                      help="the most tokens to keep, added tokens and the 256 bytes included")  # fmt: skip
+    trim.add_argument("--output", "-o", required=True, metavar="DIR", help="the directory to write")
+    trim.add_argument("--force", action="store_true", help="remove another tokenizer's extra files from DIR")
+
+
 def _add_verify(commands: Any) -> None:
     """``verify encode`` and ``verify train``."""
     verify = commands.add_parser(
@@ -529,6 +555,8 @@ def subparser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argp
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             name = getattr(args, action.dest, None)
+            if action.dest == "command":
+                name = getattr(args, "routed", None) or name  # a command main runs through another's (ROUTED)
             if name in action.choices:
                 return subparser(action.choices[name], args)
     return parser
