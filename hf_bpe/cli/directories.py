@@ -115,12 +115,20 @@ def _near(name: str, directory: Path) -> str:
     return ""
 
 
-def kind_of(directory: Path) -> str | None:
-    """The kind ``tokenizer_config.json`` names, else the one the files show (None: none of them)."""
+def kind_named(directory: Path) -> str | None:
+    """The kind ``tokenizer_config.json`` names (None: no such file, or another class)."""
     with contextlib.suppress(ValueError, OSError):
         named = read_tokenizer_config(directory).get("tokenizer_class")
         if named in KINDS:
             return str(named)
+    return None
+
+
+def kind_of(directory: Path) -> str | None:
+    """The kind ``tokenizer_config.json`` names, else the one the files show (None: none of them)."""
+    named = kind_named(directory)
+    if named is not None:
+        return named
     if (directory / "vocab.json").is_file() and (directory / "merges.txt").is_file():
         return BYTE_LEVEL  # GPT-2's bare files, or another tool's byte-level BPE (GPT2Tokenizer)
     if (directory / "vocab.txt").is_file():
@@ -150,6 +158,10 @@ def load_tokenizer(found: TokenizerDir) -> Any:
             from hf_bpe.transformers.loading import from_pretrained
 
             return from_pretrained(found.path)
+        elif (found.path / "tokenizer.json").is_file() and kind_named(found.path) is None:
+            from hf_bpe.transformers.loading import from_pretrained
+
+            return from_pretrained(found.path)  # a model's byte-level file: BPETokenizer, else PipelineTokenizer
         else:
             from hf_bpe.transformers.bpe import BPETokenizer as Class  # type: ignore[assignment]
         return Class.from_pretrained(str(found.path))

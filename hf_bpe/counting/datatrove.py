@@ -468,7 +468,7 @@ def _count_on_slurm(
         # The jobs run datatrove's launch_pickled_pipeline of this interpreter (the same Python environment).
         bin_dir = os.path.dirname(sys.executable)
         options["env_command"] = f'export PATH={shlex.quote(bin_dir)}:"$PATH"'
-    stages = [
+    stages: list[tuple[str, str, list[Any], int]] = [
         ("counting", "count", [CountShards(shards, str(output), counting, buckets, errors)], count_tasks),
         ("summing", "sum", [SumBuckets(str(output), buckets, count_tasks)], sum_tasks),
         (
@@ -478,47 +478,14 @@ def _count_on_slurm(
             1,
         ),
     ]
-    submitted: list[tuple[str, Any]] = []
-    for name, suffix, pipeline, stage_tasks in stages:
-        submitted.append(
-            (
-                name,
-                QuietSlurmExecutor(
-                    pipeline=pipeline,
-                    tasks=stage_tasks,
-                    workers=min(workers, stage_tasks),
-                    logging_dir=str(logs / name),
-                    skip_completed=False,
-                    job_name=f"{prefix}-{suffix}",
-                    depends=submitted[-1][1] if submitted else None,
-                    temporary=str(temporary),
-                    **options,
-                ),
-            )
-        )
-    try:
-        with _datatrove_quiet():
-            submitted[-1][1].run()  # submits the stages before it first, each job depending on the one before
-    except BaseException:
-        earlier = [str(stage.job_id) for _, stage in submitted if stage.job_id]
-        if earlier:  # sbatch refused a later stage: the earlier ones would run for nothing
-            subprocess.run(["scancel", *earlier], capture_output=True)
-        raise
+    submitted = _submit_slurm_stages(stages, logs, prefix, workers, str(temporary), options)
     job_ids = [str(stage.job_id) for _, stage in submitted]
     described = ", ".join(
         f"{job_id} ({name}, {stage.tasks} task{'s' if stage.tasks > 1 else ''})"
         for job_id, (name, stage) in zip(job_ids, submitted, strict=True)
     )
     if not wait:
-        print(
-            f"submitted Slurm jobs {described}, each after the one before: the last writes {output / 'manifest.json'}"
-            f" when every task completed.\n"
-            f"follow them with:  squeue --jobs {','.join(job_ids)}\n"
-            f"when they have left the queue:  hf-bpe train --from-counts {shlex.quote(str(output))} --output DIR "
-            f"...\n"
-            f"(a counts directory without manifest.json is refused: see {logs} for the failed task's logs)",
-            file=sys.stderr,
-        )
+        _say_what_to_run_next(described, job_ids, output, logs)
         return output / "manifest.json"
     print(f"waiting for Slurm jobs {described} (Ctrl-C cancels them)", file=sys.stderr)
     try:
@@ -538,6 +505,74 @@ def _count_on_slurm(
         raise RuntimeError(f"the Slurm jobs completed but wrote no {manifest}; logs in {logs}")
     shutil.rmtree(logs, ignore_errors=True)
     return manifest
+
+
+def _submit_slurm_stages(
+    stages: list[tuple[str, str, list[Any], int]],
+    logs: Path,
+    prefix: str,
+    workers: int,
+    temporary: str,
+    options: dict[str, Any],
+) -> list[tuple[str, Any]]:
+    """Submit each stage as a Slurm job depending on the one before; ``(name, executor)`` of each. A stage sbatch
+    refuses cancels the jobs submitted before it (they would run for nothing)."""
+    submitted: list[tuple[str, Any]] = []
+    for name, suffix, pipeline, stage_tasks in stages:
+        submitted.append(
+            (
+                name,
+                QuietSlurmExecutor(
+                    pipeline=pipeline,
+                    tasks=stage_tasks,
+                    workers=min(workers, stage_tasks),
+                    logging_dir=str(logs / name),
+                    skip_completed=False,
+                    job_name=f"{prefix}-{suffix}",
+                    depends=submitted[-1][1] if submitted else None,
+                    temporary=temporary,
+                    **options,
+                ),
+            )
+        )
+    try:
+        with _datatrove_quiet():
+            submitted[-1][1].run()  # submits the stages before it first, each job depending on the one before
+    except BaseException:
+        earlier = [str(stage.job_id) for _, stage in submitted if stage.job_id]
+        if earlier:
+            subprocess.run(["scancel", *earlier], capture_output=True)
+        raise
+    return submitted
+
+
+def _say_what_to_run_next(described: str, job_ids: list[str], output: Path, logs: Path) -> None:
+    """With ``wait=False``: the jobs submitted, how to follow them and what to run once they are done."""
+    print(
+        f"submitted Slurm jobs {described}, each after the one before: the last writes {output / 'manifest.json'}"
+        f" when every task completed.\n"
+        f"follow them with:  squeue --jobs {','.join(job_ids)}\n"
+        f"when they have left the queue:  hf-bpe train --from-counts {shlex.quote(str(output))} --output DIR "
+        f"...\n"
+        f"(a counts directory without manifest.json is refused: see {logs} for the failed task's logs)",
+        file=sys.stderr,
+    )
+
+
+def _wait_option(executor: str, options: dict[str, Any]) -> bool:
+    """The ``wait`` executor option, taken out of ``options`` (Slurm's only; true by default).
+
+    Raises:
+        ValueError: ``wait`` for another executor, or not true or false.
+    """
+    if executor != "slurm" and "wait" in options:
+        raise ValueError(
+            f"executor option wait: only the Slurm executor can return before its tasks finish, not {executor!r}"
+        )
+    wait = options.pop("wait", True)
+    if not isinstance(wait, bool):
+        raise ValueError(f"executor option wait={wait!r}: true (wait for the Slurm jobs) or false (submit and return)")
+    return wait
 
 
 def count_with_datatrove(
@@ -581,13 +616,7 @@ def count_with_datatrove(
         refuse_unguarded_main("hf_bpe.counting.datatrove.count_with_datatrove")
         _refuse_a_long_temporary_directory()
     options = dict(executor_options or {})
-    wait = options.pop("wait", True)
-    if executor != "slurm" and "wait" in (executor_options or {}):
-        raise ValueError(
-            f"executor option wait: only the Slurm executor can return before its tasks finish, not {executor!r}"
-        )
-    if not isinstance(wait, bool):
-        raise ValueError(f"executor option wait={wait!r}: true (wait for the Slurm jobs) or false (submit and return)")
+    wait = _wait_option(executor, options)
     _check_executor_options(executor, options)
     counting = counting or PreTokenizer()
     output = Path(output).resolve()
@@ -600,20 +629,29 @@ def count_with_datatrove(
     logs = output / LOGS
     for leftover in (output / "partial", logs):
         shutil.rmtree(leftover, ignore_errors=True)
+    run = dict(counting=counting, errors=errors, buckets=buckets, count_tasks=count_tasks, sum_tasks=sum_tasks)
+    run.update(workers=workers, sources=sources, options=options)
     if executor == "slurm":
-        return _count_on_slurm(
-            shards,
-            output,
-            counting=counting,
-            errors=errors,
-            buckets=buckets,
-            count_tasks=count_tasks,
-            sum_tasks=sum_tasks,
-            workers=workers,
-            sources=sources,
-            options=options,
-            wait=wait,
-        )
+        return _count_on_slurm(shards, output, wait=wait, **run)  # type: ignore[arg-type]
+    return _count_locally(executor, shards, output, **run)  # type: ignore[arg-type]
+
+
+def _count_locally(
+    executor: str,
+    shards: list[tuple[str, int, int]],
+    output: Path,
+    *,
+    counting: PreTokenizer,
+    errors: str,
+    buckets: int,
+    count_tasks: int,
+    sum_tasks: int,
+    workers: int,
+    sources: list[str],
+    options: dict[str, Any],
+) -> Path:
+    """Run the two stages on the local or Ray executor, one after the other, and write the manifest."""
+    logs = output / LOGS
     failed = False
     try:
         stages = [

@@ -169,7 +169,7 @@ def test_a_tokenizer_json_of_any_name_loads_as_a_file(tmp_path):
             assert ours(text)["input_ids"] == rust.encode(text).ids, (name, text)
 
 
-@pytest.mark.parametrize("name", ["gemma2", "llama3_1"])
+@pytest.mark.parametrize("name", ["gemma2", "llama3_1", "command_r_plus"])
 def test_hf_bpe_encode_takes_a_directory_holding_only_a_real_tokenizer_json(name, tmp_path):
     shutil.copy(model_tokenizer_json(name), tmp_path / "tokenizer.json")
     text = "Hello wörld 日本 <bos>"
