@@ -662,8 +662,8 @@ class _Encoding:
     ) -> _Encoding:
         """This row (and each overflowing window) between special tokens (``TemplateProcessing``), typed
         ``type_id`` (the special tokens too, unless given types of their own)."""
-        if not before and not after and self.type_ids == [type_id] * len(self.ids):
-            return self
+        if not before and not after and (not self.type_ids or self.type_ids[0] == type_id):
+            return self  # a sequence's row is typed as one (_encode_sequence): nothing to change
         n, m = len(before), len(after)
         return _Encoding(
             [*before, *self.ids, *after],
