@@ -103,7 +103,13 @@ def read_pipeline_json(path: str | os.PathLike[str], owner: str = OWNER) -> Pipe
     path = Path(path)
     data = read_json(path)
     refuse_unsupported(
-        data, path, owner, post_processor=lambda part: None, decoder=lambda part: None, normalized_added_tokens=True
+        data,
+        path,
+        owner,
+        post_processor=lambda part: None,
+        decoder=lambda part: None,
+        normalized_added_tokens=True,
+        dropout=True,
     )
     try:
         model, vocab, merges = _model_from_json(data.get("model"), path)
@@ -165,8 +171,18 @@ def _bpe(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], lis
         fuse_unk=bool(model.get("fuse_unk")),
         byte_fallback=bool(model.get("byte_fallback")),
         ignore_merges=bool(model.get("ignore_merges")),
+        dropout=_dropout(model.get("dropout")),
     )
     return bpe, bpe.vocab, merges
+
+
+def _dropout(value: Any) -> float | None:
+    """A BPE model's ``dropout``: None, or a probability."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        raise UnknownComponent("model.dropout", value, "a dropout that is not a probability between 0 and 1")
+    return float(value)
 
 
 def _wordpiece(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
@@ -229,7 +245,7 @@ def _model_json(read: PipelineJson) -> dict[str, Any]:
         return dict(model.to_json())
     return {
         "type": "BPE",
-        "dropout": None,
+        "dropout": model.dropout,
         "unk_token": model.unk_token,
         "continuing_subword_prefix": None,
         "end_of_word_suffix": None,

@@ -62,10 +62,12 @@ def refuse_unsupported(
     post_processor: Callable[[Any], str | None],
     decoder: Callable[[Any], str | None],
     normalized_added_tokens: bool = False,
+    dropout: bool = False,
 ) -> None:
     """Refuse what ``owner`` (a class name) does not implement of ``data``, a parsed ``tokenizer.json``: the
     ``truncation`` and ``padding`` sections, the model's ``dropout``, an added token matched on normalized text
-    (``normalized`` with a normalizer, unless ``normalized_added_tokens``), and the post-processor and decoder
+    (``normalized`` with a normalizer, unless ``normalized_added_tokens``; ``dropout`` unless ``dropout``), and the
+    post-processor and decoder
     ``post_processor``/``decoder`` refuse
     (each returns the path within it of what it does not take, or None).
 
@@ -80,7 +82,7 @@ def refuse_unsupported(
         if data.get(section) is not None:
             raise refuse(section, data[section], f"a {section} section")
     model = data.get("model") or {}
-    if model.get("dropout"):
+    if model.get("dropout") and not dropout:
         raise refuse("model.dropout", model["dropout"], "BPE dropout")
     if changes_text(data.get("normalizer")) and not normalized_added_tokens:
         for index, token in enumerate(data.get("added_tokens") or []):

@@ -6,7 +6,9 @@ its UTF-8 bytes as ``<0xXX>`` tokens (``byte_fallback``) or the unknown token (r
 
 from __future__ import annotations
 
+import heapq
 import itertools
+import random
 from collections.abc import Mapping, Sequence
 
 from hf_bpe.models.bpe.encoder import CACHE_SIZE, id_merges, merge_ids, merge_ranks
@@ -26,6 +28,9 @@ class SymbolBPE:
         fuse_unk: consecutive unknown characters become one unknown token.
         byte_fallback: a character outside the vocabulary becomes its bytes' ``<0xXX>`` tokens where all exist.
         ignore_merges: a word in the vocabulary whole is that one token.
+        dropout: each time a merge comes up, it is skipped with this probability (BPE-dropout, as the Rust model
+            samples it: a skipped merge comes back after the next merge made); None or 0: no sampling.
+        seed: the seed of the dropout's random numbers (None: from the system).
 
     Raises:
         ValueError: if ``unk_token`` or a merge's parts or result are not in ``vocab``.
@@ -45,6 +50,8 @@ class SymbolBPE:
         fuse_unk: bool = False,
         byte_fallback: bool = False,
         ignore_merges: bool = False,
+        dropout: float | None = None,
+        seed: int | None = None,
     ) -> None:
         self.vocab = dict(vocab)
         self.ranks = merge_ranks(self.vocab, merges)
@@ -56,6 +63,10 @@ class SymbolBPE:
         self.fuse_unk = fuse_unk
         self.byte_fallback = byte_fallback
         self.ignore_merges = ignore_merges
+        if dropout is not None and not 0.0 <= dropout <= 1.0:
+            raise ValueError(f"dropout {dropout!r} is not a probability between 0 and 1")
+        self.dropout = dropout or None
+        self._random = random.Random(seed)
         self._bytes = {byte: self.vocab.get(f"<0x{byte:02X}>") for byte in range(256)}
         self._cache: dict[str, list[Piece]] = {}
         self._joins: frozenset[str] | None = None  # made on first use (see _parts)
@@ -71,6 +82,8 @@ class SymbolBPE:
         vocab = self.vocab
         if self.ignore_merges and word in vocab:
             return [(vocab[word], len(word.encode("utf-8")))]
+        if self.dropout is not None:  # each encoding is drawn anew: nothing is remembered
+            return [piece for part in self._parts(word) for piece in self._merge(part)]
         cache = self._cache
         pieces: list[Piece] = []
         for part in self._parts(word):
@@ -129,7 +142,7 @@ class SymbolBPE:
             symbols.append(str(self.unk_token))
             sizes.append(unknown)
         ids = [vocab[symbol] for symbol in symbols]
-        merged = merge_ids(list(ids), *self._id_merges)
+        merged = merge_ids(list(ids), *self._id_merges) if self.dropout is None else self._dropped(list(ids))
         if len(merged) == len(symbols):
             return list(zip(ids, sizes, strict=True))
         # Each merged token is the concatenation of consecutive symbols: sum their sizes.
@@ -145,6 +158,43 @@ class SymbolBPE:
                 at += 1
             pieces.append((token_id, size))
         return pieces
+
+    def _dropped(self, ids: list[int]) -> list[int]:
+        """``ids`` merged with dropout, as ``Word::merge_all`` does: the merge of lowest rank (then leftmost) comes
+        off a heap; with probability :attr:`dropout` it is set aside, else the ones set aside go back on the heap
+        and it is made unless it went stale (a side already merged otherwise)."""
+        pair_ranks, merged_ids, span = self._id_merges
+        size = len(ids)
+        following = list(range(1, size + 1))
+        preceding = list(range(-1, size - 1))
+        alive = [True] * size
+        heap = [(pair_ranks[ids[i] * span + ids[i + 1]], i) for i in range(size - 1)
+                if ids[i] * span + ids[i + 1] in pair_ranks]  # fmt: skip
+        heapq.heapify(heap)
+        skipped: list[tuple[int, int]] = []
+        draw, dropout = self._random.random, self.dropout or 0.0
+        while heap:
+            top = heapq.heappop(heap)
+            if draw() < dropout:
+                skipped.append(top)
+                continue
+            for entry in skipped:
+                heapq.heappush(heap, entry)
+            skipped.clear()
+            rank, i = top
+            j = following[i]
+            if not alive[i] or j >= size or pair_ranks.get(ids[i] * span + ids[j]) != rank:
+                continue  # merged away, or the pair changed since it was pushed
+            ids[i] = merged_ids[rank]
+            alive[j] = False
+            following[i] = following[j]
+            if following[j] < size:
+                preceding[following[j]] = i
+            for left in (preceding[i], i):
+                right = following[left] if left >= 0 else size
+                if left >= 0 and right < size and ids[left] * span + ids[right] in pair_ranks:
+                    heapq.heappush(heap, (pair_ranks[ids[left] * span + ids[right]], left))
+        return [token_id for token_id, kept in zip(ids, alive, strict=True) if kept]
 
     def clear_cache(self) -> None:
         """Forget the tokens of the words met so far."""
