@@ -3,10 +3,25 @@
 :func:`read_base` reads a directory: hf_bpe's own (``vocab.json`` + ``merges.txt`` + ``tokenizer_config.json``),
 GPT-2's files (``vocab.json`` + ``merges.txt`` alone: a token no merge makes and no byte spells, such as
 ``<|endoftext|>``, is a special token, with GPT-2's roles), a converted tiktoken vocabulary (``hf-bpe convert
-tiktoken``), or any directory whose ``tokenizer.json`` holds a byte-level BPE model (its added tokens become special
-tokens at their ids; ``tokenizer_config.json``, when there, names their roles). A base whose ids have a gap, or that
-has an ordinary (non-special) added token, is refused with a message naming it: nothing is ever renumbered. The
-merge loop that continues is :func:`continue_bpe`, below; reading the files is
+tiktoken``), or any directory (or file) whose ``tokenizer.json`` holds a byte-level BPE model that
+:class:`hf_bpe.transformers.bpe.BPETokenizer` reads: Llama-3.x, Qwen2/3, DeepSeek-V3, GPT-OSS, Mistral-Nemo, OLMo-2,
+or one ``tokenizers`` trained. Such a base keeps its whole pipeline: the continued ``tokenizer.json`` is the base's
+file with new tokens and merges after its own (:class:`ContinuedResult`, :func:`hf_bpe.models.bpe.files.
+continued_tokenizer_json`): normalizer, pre-tokenizer, post-processor, decoder, every added token (special or not)
+with its flags and id, ``ignore_merges``. Its added tokens are matched whole before any cutting, as the base
+matches them; ``tokenizer_config.json``, when there, names their roles. A base whose ids have a gap is refused
+with a message naming it: nothing is ever renumbered, and new tokens take the ids after the last one used (the
+model's and the added tokens').
+
+``ignore_merges`` (Llama-3.x, GPT-OSS, Mistral-Nemo): the base encodes a pre-token that is in its vocabulary as that
+one token, whatever its merges would make of it. Such a word is one symbol in the counts continuing starts from:
+it adds no pair, no new merge splits or joins it, and the continued tokenizer (which keeps ``ignore_merges``) still
+encodes it as the base does, to the same id. A new token is made from the other words only (by merges of the
+base's tokens, as the base's segmentation of them leaves them), and where a new merge spells a token the base
+already has, the merge keeps that token's id and no new id is used. A word that becomes a new token whole is that
+token in the continued tokenizer either way (its merges, or ``ignore_merges``' look-up).
+
+The merge loop that continues is :func:`continue_bpe`, below; reading and writing the files is
 :mod:`hf_bpe.models.bpe.files`' job.
 """
 
@@ -16,16 +31,20 @@ import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from hf_bpe.collector import collector_paused
 from hf_bpe.models.bpe.encoder import BytePairEncoder
 from hf_bpe.models.bpe.files import (
     CHAR_TOKENIZER_CLASS,
     MERGES_FILE,
+    TOKENIZER_CLASS,
     VOCAB_FILE,
+    KeptPipeline,
     read_merges,
     read_tokenizer_json,
     read_vocab,
+    write_continued_dir,
 )
 from hf_bpe.models.bpe.options import Merges, Vocab
 from hf_bpe.models.bpe.trainer import (
@@ -47,17 +66,36 @@ from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
+class BaseVocab(dict[str, int]):
+    """A base's vocabulary (token to id) that carries the pipeline it was read with, so that
+    :func:`continue_bpe`, given the vocabulary alone, still keeps that pipeline (``ignore_merges`` when it counts,
+    the whole ``tokenizer.json`` when the result is saved).
+
+    >>> vocab = BaseVocab({"a": 0}, pipeline=None)
+    >>> vocab, vocab.pipeline
+    ({'a': 0}, None)
+    """
+
+    def __init__(self, tokens: Mapping[str, int], *, pipeline: KeptPipeline | None) -> None:
+        super().__init__(tokens)
+        self.pipeline = pipeline
+
+
 @dataclasses.dataclass(frozen=True)
 class BaseTokenizer:
     """A byte-level BPE tokenizer to continue training from.
 
     Attributes:
-        vocab: token to id (special tokens included).
+        vocab: token to id: the model's tokens and every added token (:class:`BaseVocab` where it came from a
+            ``tokenizer.json``).
         merges: the merges in rank order.
-        special_tokens: the special tokens, in id order.
+        special_tokens: the tokens matched whole before the text is cut, in id order: the special tokens, and for a
+            ``tokenizer.json`` base every added token, special or not (Qwen3's ``<tool_call>``), as the base
+            matches them.
         roles: which special token is ``bos_token``, ``eos_token``, ``unk_token``, ``pad_token``.
         pre_tokenizer: how it cuts text (normalizer, splits, prefix space), without special tokens.
         source: where it was read from.
+        pipeline: the base's whole ``tokenizer.json`` (None for one read from ``vocab.json`` + ``merges.txt``).
     """
 
     vocab: Vocab
@@ -66,15 +104,22 @@ class BaseTokenizer:
     roles: dict[str, str | None]
     pre_tokenizer: PreTokenizer
     source: str = ""
+    pipeline: KeptPipeline | None = None
+
+    @property
+    def ignore_merges(self) -> bool:
+        """Whether the base encodes a pre-token in its vocabulary as that one token (its model's setting)."""
+        return self.pipeline is not None and self.pipeline.ignore_merges
 
 
 def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
-    """Read the tokenizer in ``directory`` as a base to continue training from (see the module docstring).
+    """Read the tokenizer in ``directory`` (or the ``tokenizer.json`` file ``directory`` names) as a base to continue
+    training from (see the module docstring).
 
     Raises:
         FileNotFoundError: if the directory has neither ``vocab.json`` + ``merges.txt`` nor ``tokenizer.json``.
-        ValueError: naming the file and what is wrong: not byte-level BPE, char-level, an ordinary added token, an
-            added token whose id is another token's, a gap in the ids.
+        ValueError: naming the file and what is wrong: not byte-level BPE, char-level, an added token whose id is
+            another token's, a gap in the ids.
 
     >>> import hf_bpe, tempfile
     >>> directory = tempfile.mkdtemp()
@@ -84,14 +129,20 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
     (('<s>',), [('u', 'g'), ('h', 'ug')], 260)
     """
     directory = Path(directory)
-    if not directory.is_dir():
+    named_file = directory.is_file() and directory.suffix == ".json"
+    json_file = directory if named_file else directory / TOKENIZER_FILE
+    if named_file:
+        directory = directory.parent
+    elif not directory.is_dir():
         raise FileNotFoundError(f"{directory}: no such directory; --continue-from takes a tokenizer directory")
-    config = read_tokenizer_config(directory)
+    config = read_tokenizer_config(directory) if json_file.name == TOKENIZER_FILE else {}
     if config.get("tokenizer_class") == CHAR_TOKENIZER_CLASS:
         raise ValueError(f"{directory}: a char-level BPE tokenizer; training continues byte-level BPE only")
-    files = (directory / VOCAB_FILE).is_file() and (directory / MERGES_FILE).is_file()
-    ours = files and isinstance(config.get("pre_tokenizer"), dict)
-    if ours or (files and not (directory / TOKENIZER_FILE).is_file()):
+    files = not named_file and (directory / VOCAB_FILE).is_file() and (directory / MERGES_FILE).is_file()
+    # hf_bpe's own directory: the files and tokenizer_config.json say all (its engine and preset name too).
+    ours = files and isinstance(config.get("pre_tokenizer"), dict) and config.get("tokenizer_class") == TOKENIZER_CLASS
+    pipeline = None
+    if ours or (files and not json_file.is_file()):
         vocab = read_vocab(directory / VOCAB_FILE)
         merges = read_merges(directory / MERGES_FILE, vocab)
         settings = {**(config.get("pre_tokenizer") or {}), "add_prefix_space": bool(config.get("add_prefix_space"))}
@@ -101,31 +152,9 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
             made = {left + right for left, right in merges} | set(BYTE_ALPHABET)
             specials = {token for token in vocab if token not in made}
         source = directory / VOCAB_FILE
-    elif (directory / TOKENIZER_FILE).is_file():
-        source = directory / TOKENIZER_FILE
-        found = read_tokenizer_json(source)
-        vocab, merges = dict(found.vocab), list(found.merges)
-        settings = {**found.pre_tokenizer, "add_prefix_space": found.add_prefix_space}
-        specials = set()
-        owner = {token_id: token for token, token_id in vocab.items()}
-        for entry in found.added_tokens:
-            content, token_id = str(entry.get("content", "")), entry.get("id")
-            if type(token_id) is not int:
-                raise ValueError(f"{source}: added token {content!r} has id {token_id!r}; ids are integers")
-            if not entry.get("special"):
-                raise ValueError(
-                    f"{source}: added token {content!r} (id {token_id}) is not special; hf_bpe keeps a base's special "
-                    "tokens only, and continuing would change how it is matched"
-                )
-            clash = owner.get(token_id, content) != content or vocab.get(content, token_id) != token_id
-            if clash:
-                raise ValueError(
-                    f"{source}: added token {content!r} has id {token_id!r}, which is token "
-                    f"{owner.get(token_id, vocab.get(content))!r}'s; the file is inconsistent"
-                )
-            vocab[content] = token_id
-            owner[token_id] = content
-            specials.add(content)
+    elif json_file.is_file():
+        source = json_file
+        vocab, merges, settings, specials, pipeline = _read_tokenizer_json(json_file, config)
     else:
         raise FileNotFoundError(
             f"{directory}: no {VOCAB_FILE} + {MERGES_FILE} and no {TOKENIZER_FILE}; --continue-from takes a byte-level "
@@ -142,7 +171,41 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
     roles = {role: token if token in specials else None for role, token in roles.items()}
     if not any(roles.values()):
         roles = special_token_roles(ordered)
-    return BaseTokenizer(vocab, merges, ordered, roles, pre_tokenizer.for_encoding(), str(source))
+    carried = BaseVocab(vocab, pipeline=pipeline)
+    return BaseTokenizer(carried, merges, ordered, roles, pre_tokenizer.for_encoding(), str(source), pipeline)
+
+
+def _read_tokenizer_json(
+    source: Path, config: Mapping[str, Any]
+) -> tuple[Vocab, Merges, dict[str, Any], set[str], KeptPipeline | None]:
+    """A ``tokenizer.json`` base: its vocabulary with every added token at its id, merges, pre-tokenizer settings,
+    the added tokens (matched whole) and its pipeline, with ``config`` (the directory's ``tokenizer_config.json``).
+
+    Raises:
+        ValueError: naming the file and the added token whose id is not an integer or is another token's.
+    """
+    found = read_tokenizer_json(source)
+    vocab, merges = dict(found.vocab), list(found.merges)
+    settings = {**found.pre_tokenizer, "add_prefix_space": found.add_prefix_space}
+    added: set[str] = set()
+    owner = {token_id: token for token, token_id in vocab.items()}
+    for number, entry in enumerate(found.added_tokens):
+        content, token_id = str(entry.get("content", "")), entry.get("id")
+        if type(token_id) is not int or token_id < 0:
+            raise ValueError(
+                f"{source}: added_tokens[{number}] ({content!r}) has id {token_id!r}; ids are non-negative integers"
+            )
+        clash = owner.get(token_id, content) != content or vocab.get(content, token_id) != token_id
+        if clash:
+            raise ValueError(
+                f"{source}: added_tokens[{number}] ({content!r}) has id {token_id!r}, which is token "
+                f"{owner.get(token_id, vocab.get(content))!r}'s; the file is inconsistent"
+            )
+        vocab[content] = token_id
+        owner[token_id] = content
+        added.add(content)
+    pipeline = None if found.pipeline is None else dataclasses.replace(found.pipeline, config=dict(config))
+    return vocab, merges, settings, added, pipeline
 
 
 def as_base(base: str | os.PathLike[str] | BaseTokenizer) -> BaseTokenizer:
@@ -162,11 +225,13 @@ def continue_bpe(
     max_token_length: int | None = None,
     workers: int | None = None,
     progress: ProgressCallback | None = None,
+    pipeline: KeptPipeline | None = None,
 ) -> TrainResult:
     """Continue training a byte-level BPE vocabulary: its ids and merges kept, new merges learned after them.
 
     Each pre-token is first encoded with the base's merges, as the base tokenizer encodes it
-    (:meth:`hf_bpe.models.bpe.encoder.BytePairEncoder.merge_bytes`); the merge loop then starts from those words with
+    (:meth:`hf_bpe.models.bpe.encoder.BytePairEncoder.merge_bytes`, with the base's ``ignore_merges``: a pre-token
+    the base holds whole is one symbol, see the module docstring); the merge loop then starts from those words with
     exact pair counts and one queue entry per pair, and runs by the rules of :func:`train_bpe`. New special tokens take
     the ids after the base's last one, then merged tokens take the next ids in creation order; a merge whose token is
     already in the vocabulary (the base's or a new one) keeps that id, as in :func:`train_bpe`. A new merge whose
@@ -186,9 +251,14 @@ def continue_bpe(
             skipped, one that is an ordinary token of the base is refused.
         min_frequency, max_token_length, workers, progress: as in :func:`train_bpe` (a base token spans as many
             symbols as it has bytes).
+        pipeline: the base's ``tokenizer.json`` pipeline (default: the one a :class:`BaseVocab` ``vocab`` carries):
+            its ``ignore_merges`` applies to the base's encoding, and the result writes the file back around the new
+            vocabulary. Only the tokens of its model's vocabulary encode pre-tokens (an added token the model does
+            not hold is matched whole in the text, never by the model).
 
     Returns:
-        The base's vocabulary and merges with the new ones after them; ``merges_learned`` counts the new merges.
+        A :class:`ContinuedResult`: the base's vocabulary and merges with the new ones after them;
+        ``merges_learned`` counts the new merges.
 
     Raises:
         ValueError: on a ``vocab_size`` below the base's size, a base with a gap in its ids or without a byte, a
@@ -201,12 +271,14 @@ def continue_bpe(
     ([('u', 'g')], [('u', 'g'), ('u', 'n'), ('h', 'ug')])
     """
     _check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
+    if pipeline is None:
+        pipeline = getattr(vocab, "pipeline", None)
     tokens = _base_tokens(vocab)
     _check_base(vocab, len(tokens), vocab_size, special_tokens)
     grown: Vocab = dict(vocab)
     specials = list(special_tokens)
     _add_special_tokens(grown, tokens, specials, new_special_tokens)
-    words, word_counts = _base_words(counts, vocab, merges)
+    words, word_counts = _base_words(counts, vocab, merges, pipeline)
     # A base token spans as many initial symbols as it has bytes (the reference's Word lengths); a special token
     # its length, as in train_bpe.
     lengths = [len(token) for token in tokens]
@@ -228,7 +300,43 @@ def continue_bpe(
         )
     ranked = set(merges)
     result_merges = list(merges) + [pair for pair in new_merges if pair not in ranked]
-    return TrainResult(grown, result_merges, stop, learned, tuple(specials))
+    return ContinuedResult(grown, result_merges, stop, learned, tuple(specials), pipeline=pipeline)
+
+
+@dataclasses.dataclass(frozen=True)
+class ContinuedResult(TrainResult):
+    """What :func:`continue_bpe` gives: a :class:`~hf_bpe.models.bpe.result.TrainResult` that, continued from a
+    ``tokenizer.json``, writes the base's whole pipeline back around the new vocabulary when saved.
+
+    Attributes:
+        pipeline: the base's ``tokenizer.json`` pipeline (None for a base read from ``vocab.json`` +
+            ``merges.txt``: saved as any training result is).
+    """
+
+    pipeline: KeptPipeline | None = None
+
+    def save(
+        self, directory: str | os.PathLike[str], *, roles: Mapping[str, str | None] | None = None, force: bool = False
+    ) -> list[Path]:
+        """Write ``vocab.json``, ``merges.txt``, ``tokenizer_config.json`` and ``tokenizer.json``, all or none: as
+        :meth:`TrainResult.save <hf_bpe.models.bpe.result.TrainResult.save>`, the base's pipeline kept in
+        ``tokenizer.json`` (:func:`hf_bpe.models.bpe.files.write_continued_dir`) when there is one.
+
+        Raises:
+            FileExistsError: naming files of another tokenizer in ``directory``, without ``force``.
+        """
+        if self.pipeline is None:
+            return super().save(directory, roles=roles, force=force)
+        return write_continued_dir(
+            directory,
+            self.vocab,
+            self.merges,
+            pipeline=self.pipeline,
+            special_tokens=self.special_tokens,
+            roles=roles if roles is not None else self.roles,
+            pre_tokenizer=self.pre_tokenizer,
+            force=force,
+        )
 
 
 def _check_base(vocab: Mapping[str, int], size: int, vocab_size: int, special_tokens: Sequence[str]) -> None:
@@ -266,10 +374,17 @@ def _add_special_tokens(vocab: Vocab, tokens: list[str], specials: list[str], ne
         specials.append(token)
 
 
-def _base_words(counts: Mapping[str, int], vocab: Mapping[str, int], merges: Merges) -> tuple[list[str], list[int]]:
+def _base_words(
+    counts: Mapping[str, int], vocab: Mapping[str, int], merges: Merges, pipeline: KeptPipeline | None
+) -> tuple[list[str], list[int]]:
     """The words as the base encodes them (symbol strings of its ids), with their counts; its encoder (and cache)
-    is gone when they are made."""
-    merge_bytes = BytePairEncoder(vocab, merges).merge_bytes
+    is gone when they are made. With a ``pipeline``, only its model's tokens encode (an added token the model does
+    not hold is no word's spelling, for ``ignore_merges`` too), with its ``ignore_merges``."""
+    ignore_merges = False
+    if pipeline is not None:
+        vocab = {token: token_id for token, token_id in vocab.items() if token not in pipeline.added_only}
+        ignore_merges = pipeline.ignore_merges
+    merge_bytes = BytePairEncoder(vocab, merges, ignore_merges=ignore_merges).merge_bytes
     return _symbol_words(counts, lambda word: "".join(map(chr, merge_bytes(from_byte_level(word)))))
 
 

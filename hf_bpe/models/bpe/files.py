@@ -29,7 +29,7 @@ from hf_bpe.models.directory import (
     replaced_files,
     special_token_roles,
 )
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
 from hf_bpe.pipeline.processors import TemplateProcessing, template_of
 from hf_bpe.pipeline.tokenizer_json import only_types, refuse_unsupported, value_at
 from hf_bpe.pipeline.tokenizer_json import unsupported as unsupported_component
@@ -110,6 +110,57 @@ def read_merges(path: str | os.PathLike[str], vocab: Mapping[str, int] | None = 
     return merges
 
 
+#: The sections of a ``tokenizer.json``'s model that continuing training rewrites; every other part of the file is
+#: written back as it was read (:class:`KeptPipeline`).
+REWRITTEN_MODEL_KEYS = ("vocab", "merges")
+
+
+@dataclasses.dataclass(frozen=True)
+class KeptPipeline:
+    """A ``tokenizer.json``'s whole pipeline but its vocabulary and merges, kept to be written back around a
+    continued vocabulary (:func:`continued_tokenizer_json`): normalizer, pre-tokenizer, post-processor, decoder, the
+    model's other settings (``ignore_merges``, ``dropout``, ...), every added token with its flags and id, and
+    whatever else the file holds (``truncation``, ``padding``, ``version``).
+
+    Attributes:
+        document: the file as read, with ``model.vocab`` and ``model.merges`` set to None (their places kept, so the
+            keys come back in the file's order).
+        added_only: the contents of the added tokens that are not in ``model.vocab`` (Qwen's and Llama-3's special
+            tokens, which the Rust backend's added vocabulary alone holds).
+        merges_as_pairs: whether the file writes merges as ``["a", "b"]`` pairs (else as ``"a b"`` strings).
+        config: the ``tokenizer_config.json`` beside it (``{}`` without one).
+    """
+
+    document: Mapping[str, Any]
+    added_only: frozenset[str]
+    merges_as_pairs: bool
+    config: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def ignore_merges(self) -> bool:
+        """The model's ``ignore_merges``: a pre-token in the vocabulary whole is that one token."""
+        return bool(self.document["model"].get("ignore_merges"))
+
+    @property
+    def added_tokens(self) -> list[dict[str, Any]]:
+        """The file's ``added_tokens`` entries, as written."""
+        return list(self.document.get("added_tokens") or [])
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> KeptPipeline:
+        """The pipeline of a parsed ``tokenizer.json`` holding a BPE model."""
+        model = data["model"]
+        vocab = model.get("vocab") or {}
+        added = data.get("added_tokens") or []
+        merges = model.get("merges") or []
+        document = {**data, "model": {**model, **dict.fromkeys(REWRITTEN_MODEL_KEYS)}}
+        return cls(
+            document,
+            frozenset(str(entry.get("content")) for entry in added if entry.get("content") not in vocab),
+            not merges or not isinstance(merges[0], str),
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class TokenizerJson:
     """What :func:`read_tokenizer_json` takes from a byte-level BPE ``tokenizer.json``.
@@ -124,6 +175,7 @@ class TokenizerJson:
         ignore_merges: the model's ``ignore_merges`` (a pre-token in the vocabulary is one token).
         template: the post-processor's ``TemplateProcessing`` (the special tokens put around each sequence), or
             None where it adds none.
+        pipeline: everything else in the file, to write it back around a continued vocabulary.
     """
 
     vocab: Vocab
@@ -133,13 +185,16 @@ class TokenizerJson:
     pre_tokenizer: dict[str, object] = dataclasses.field(default_factory=dict)
     ignore_merges: bool = False
     template: TemplateProcessing | None = None
+    pipeline: KeptPipeline | None = None
 
 
 def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
     """Read the vocabulary, merges and pre-tokenizer of a byte-level BPE ``tokenizer.json`` (as ``tokenizers`` and
     transformers' Rust backend save it); merges may be ``"a b"`` strings or ``["a", "b"]`` pairs. The pre-tokenizer
     is GPT-2's ``ByteLevel`` or ``Split`` steps before ``ByteLevel(use_regex=False)``, with no normalizer or NFC,
-    NFKC or Lowercase (:meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.from_tokenizer_json`).
+    NFKC or Lowercase (:meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.from_tokenizer_json`). A ``Split`` that
+    keeps only its matches (``"Removed"``, inverted: OLMo-2's) is read as the ``"Isolated"`` one it equals where its
+    pattern leaves no character unmatched (:func:`gapless_splits`).
 
     Raises:
         FileNotFoundError: if there is no such file.
@@ -158,7 +213,7 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
     path = Path(path)
     data, model = read_bpe_json(path, "BPETokenizer reads byte-level BPE")
     try:
-        pre_tokenizer = PreTokenizer.from_tokenizer_json(data)
+        pre_tokenizer = PreTokenizer.from_tokenizer_json(gapless_splits(data))
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise ValueError(
             f"{path}: {e}; BPETokenizer reads byte-level BPE (ByteLevel, or Split steps and ByteLevel) only; load "
@@ -198,7 +253,47 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
         settings,
         ignore_merges=bool(model.get("ignore_merges")),
         template=template,
+        pipeline=KeptPipeline.of(data),
     )
+
+
+#: Split patterns that match every character wherever it stands: each has alternatives for letters
+#: (``\p{L}+``), numbers (``\p{N}``), everything else but white space (``[^\s\p{L}\p{N}]+``) and, last, any
+#: white space (``\s+``). Keeping only their matches (a ``Split`` ``"Removed"`` and inverted) drops nothing, so it
+#: cuts as ``"Isolated"`` does (tested against ``tokenizers`` on every code point in
+#: ``tests/models/bpe/test_continue_real.py``).
+GAPLESS_SPLIT_PATTERNS = frozenset(PRESETS[name].splits[0] for name in ("gpt2", "llama3", "o200k", "qwen2"))
+
+
+def gapless_splits(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``data`` with each ``Split`` step that keeps only the matches of a :data:`GAPLESS_SPLIT_PATTERNS` pattern
+    (``behavior`` ``"Removed"``, ``invert`` true, as OLMo-2's file writes cl100k's split) read as the ``"Isolated"``
+    step it equals; ``data`` itself where there is none. The file is not changed.
+
+    >>> step = {"type": "Split", "pattern": {"Regex": PRESETS["llama3"].splits[0]}, "behavior": "Removed",
+    ...         "invert": True}
+    >>> gapless_splits({"pre_tokenizer": step})["pre_tokenizer"]["behavior"]
+    'Isolated'
+    """
+    pre = data.get("pre_tokenizer")
+    if not isinstance(pre, dict):
+        return data
+    sequence = pre.get("type") == "Sequence" and isinstance(pre.get("pretokenizers"), list)
+    steps = pre["pretokenizers"] if sequence else [pre]
+    read = [
+        {**step, "behavior": "Isolated", "invert": False}
+        if isinstance(step, dict)
+        and step.get("type") == "Split"
+        and step.get("behavior") == "Removed"
+        and step.get("invert") is True
+        and isinstance(step.get("pattern"), dict)
+        and step["pattern"].get("Regex") in GAPLESS_SPLIT_PATTERNS
+        else step
+        for step in steps
+    ]
+    if read == steps:
+        return data
+    return {**data, "pre_tokenizer": {**pre, "pretokenizers": read} if sequence else read[0]}
 
 
 def read_bpe_json(path: Path, reader: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -386,6 +481,128 @@ def write_tokenizer_dir(
         TOKENIZER_FILE: tokenizer_json(
             vocab, merges, special_tokens, pre_tokenizer=pre_tokenizer, char_level=char_level, unk_token=unk
         ),
+    }
+    write_files(directory, files, remove=replaced_files(directory, files, force=force))
+    return [Path(directory) / name for name in files]
+
+
+def continued_tokenizer_json(
+    pipeline: KeptPipeline, vocab: Mapping[str, int], merges: Merges, new_special_tokens: Sequence[str] = ()
+) -> str:
+    """The ``tokenizer.json`` of a continued tokenizer: the base's file (``pipeline``) with its model's vocabulary
+    and merges replaced by ``vocab`` and ``merges`` (the base's first, in their order and with their ids), and each
+    of ``new_special_tokens`` added after the base's added tokens as a special token. Every other part is the base's
+    as read, key for key.
+
+    The model's vocabulary is :func:`continued_model_vocab`'s, ids ordered as ``tokenizers`` writes them. Merges are
+    written in the base file's form (pairs, or ``"a b"`` strings).
+
+    >>> pipeline = KeptPipeline.of({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},
+    ...                             "added_tokens": [{"id": 2, "content": "<s>", "special": True}]})
+    >>> data = json.loads(continued_tokenizer_json(pipeline, {"a": 0, "b": 1, "<s>": 2, "ab": 3}, [("a", "b")]))
+    >>> data["model"]["vocab"], data["model"]["merges"], [entry["id"] for entry in data["added_tokens"]]
+    ({'a': 0, 'b': 1, '<s>': 2, 'ab': 3}, [['a', 'b']], [2])
+    """
+    model = dict(pipeline.document["model"])
+    model["vocab"] = continued_model_vocab(pipeline, vocab, merges)
+    model["merges"] = [[left, right] if pipeline.merges_as_pairs else f"{left} {right}" for left, right in merges]
+    added = pipeline.added_tokens + [
+        {"id": vocab[token], "content": token, "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": True}
+        for token in new_special_tokens
+    ]  # fmt: skip
+    document = {**pipeline.document, "model": model}
+    if "added_tokens" in document or added:
+        document["added_tokens"] = added
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+
+
+def continued_model_vocab(pipeline: KeptPipeline, vocab: Mapping[str, int], merges: Merges) -> Vocab:
+    """The model's vocabulary of a continued tokenizer, ordered by id: ``vocab``, but the base's added tokens its
+    model did not hold that no model token comes after.
+
+    An added token the model does not hold gets its id from ``tokenizers`` when the file is loaded, not from the
+    file: the next id after the model's vocabulary, whatever ``added_tokens`` says (``AddedVocabulary::add_tokens``).
+    Once new tokens follow it, only the model's vocabulary can keep its id (as Mistral's and OLMo's files hold their
+    special tokens): it is matched whole before the model sees the text, so the model never produces it there.
+    """
+    made = {left + right for left, right in merges}
+    top = max((token_id for token, token_id in vocab.items() if token not in pipeline.added_only), default=-1)
+    kept = [
+        (token, token_id)
+        for token, token_id in vocab.items()
+        if token not in pipeline.added_only or token_id < top or token in made
+    ]
+    return dict(sorted(kept, key=lambda item: item[1]))
+
+
+def continued_config(
+    pipeline: KeptPipeline,
+    vocab: Mapping[str, int],
+    new_special_tokens: Sequence[str],
+    roles: Mapping[str, str | None] | None,
+    pre_tokenizer: PreTokenizer,
+) -> dict[str, Any]:
+    """``tokenizer_config.json`` for a continued tokenizer whose ``tokenizer.json`` keeps its base's pipeline: the
+    base's own config (its class, chat template, ...) when it had one, the roles given, the new special tokens
+    (``extra_special_tokens``, and ``added_tokens_decoder`` where the base's config lists its added tokens there),
+    and the pre-tokenizer as hf_bpe's directories record it (``hf-bpe report`` reads it).
+
+    Its class is never :data:`TOKENIZER_CLASS`, which names a directory hf_bpe wrote from ``vocab.json`` and
+    ``merges.txt`` alone: here the pipeline lives in ``tokenizer.json`` (transformers' Rust backend loads it as
+    ``PreTrainedTokenizerFast``; ``hf_bpe.from_pretrained`` reads it into ``BPETokenizer``).
+    """
+    config: dict[str, Any] = json.loads(json.dumps(pipeline.config))  # a deep copy: the base's stays as read
+    if config.get("tokenizer_class") in (None, TOKENIZER_CLASS, CHAR_TOKENIZER_CLASS):
+        config["tokenizer_class"] = "PreTrainedTokenizerFast"
+    config.update({role: token for role, token in (roles or {}).items() if token is not None})
+    if new_special_tokens:
+        key = "additional_special_tokens" if "additional_special_tokens" in config else "extra_special_tokens"
+        listed = list(config.get(key) or [])
+        config[key] = listed + [token for token in new_special_tokens if token not in listed]
+        if isinstance(config.get("added_tokens_decoder"), dict):
+            for token in new_special_tokens:
+                config["added_tokens_decoder"][str(vocab[token])] = {
+                    "content": token, "lstrip": False, "normalized": False, "rstrip": False, "single_word": False,
+                    "special": True,
+                }  # fmt: skip
+    config["add_prefix_space"] = pre_tokenizer.add_prefix_space
+    config["pre_tokenizer"] = pre_tokenizer.model_settings()
+    return config
+
+
+def write_continued_dir(
+    directory: str | os.PathLike[str],
+    vocab: Mapping[str, int],
+    merges: Merges,
+    *,
+    pipeline: KeptPipeline,
+    special_tokens: Sequence[str] = (),
+    roles: Mapping[str, str | None] | None = None,
+    pre_tokenizer: PreTokenizer | None = None,
+    force: bool = False,
+) -> list[Path]:
+    """Write a continued tokenizer whose base came from a ``tokenizer.json``, all files or none: ``tokenizer.json``
+    with the base's whole pipeline (:func:`continued_tokenizer_json`), ``tokenizer_config.json``
+    (:func:`continued_config`), and the model's ``vocab.json`` and ``merges.txt`` (GPT-2's format). The special
+    tokens of ``special_tokens`` that are none of the base's added tokens are added after them. Other files: as
+    :func:`write_tokenizer_dir`.
+
+    Returns:
+        The paths written.
+
+    Raises:
+        FileExistsError: if the directory holds files of another tokenizer and ``force`` is not set.
+    """
+    pre_tokenizer = pre_tokenizer or PreTokenizer()
+    known = {str(entry.get("content")) for entry in pipeline.added_tokens}
+    new = [token for token in special_tokens if token not in known]
+    config = continued_config(pipeline, vocab, new, roles, pre_tokenizer)
+    files = {
+        VOCAB_FILE: format_vocab(continued_model_vocab(pipeline, vocab, merges)),
+        MERGES_FILE: format_merges(merges),
+        TOKENIZER_CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
+        TOKENIZER_FILE: continued_tokenizer_json(pipeline, vocab, merges, new),
     }
     write_files(directory, files, remove=replaced_files(directory, files, force=force))
     return [Path(directory) / name for name in files]

@@ -221,7 +221,7 @@ def test_an_added_token_in_the_middle_keeps_its_id(tmp_path):
         ("size", "is below the 270 tokens of"),
         ("collision", "new special token 'a' is already token 64"),
         ("gap", "without a gap (no token has id 269"),
-        ("ordinary added token", "is not special"),
+        ("added token on another's id", "added_tokens[0] ('xyz') has id 5, which is token"),
         ("char-level", "--continue-from continues byte-level BPE: leave out"),
     ],
 )
@@ -237,9 +237,9 @@ def test_refusals_are_one_line_and_write_nothing(case, message, tmp_path):
         (base / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
     else:
         base = base_with_ids(tmp_path, {})
-    if case == "ordinary added token":
+    if case == "added token on another's id":
         data = json.loads((base / "tokenizer.json").read_text(encoding="utf-8"))
-        data["added_tokens"] = [{"id": 270, "content": "xyz", "special": False}]
+        data["added_tokens"] = [{"id": 5, "content": "xyz", "special": False}]
         (base / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
     args = {
         "size": ["--vocab-size", "260"],
