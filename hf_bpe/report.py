@@ -1,13 +1,15 @@
 """What a tokenizer buys on a sample of text: compression, vocabulary use, longest and unused tokens.
 
 :func:`report` encodes sample files with each tokenizer directory (a byte-level one through
-:class:`hf_bpe.models.bpe.encoder.BytePairEncoder` and the directory's own pre-tokenizer and special tokens, so no
-transformers import; any other kind through the :class:`Measurable` its caller's ``load`` gives) and measures, per
-file and overall: bytes per token, tokens per word (a word: a run of non-white-space characters), the share of the
-vocabulary produced, the longest tokens and how many tokens never appear.
-:func:`format_report` prints the table; :func:`plot_report` draws compression against vocabulary size and token-length
-histograms with matplotlib (an optional dependency: ``pip install 'hf-bpe[plot]'``). Reading tokenizer files is
-:mod:`hf_bpe.models.bpe.files`' job.
+:class:`hf_bpe.models.bpe.encoder.BytePairEncoder` and the directory's own pre-tokenizer and added tokens, read from
+its ``tokenizer.json`` unless hf_bpe wrote it, so no transformers import; any other kind through the
+:class:`Measurable` its caller's ``load`` gives) and measures, per file, per language (the files given the same
+language, by default those of the same name stem) and overall: bytes per token, tokens per word (a word: a run of
+non-white-space characters), the share of the vocabulary produced, the longest tokens and how many tokens never
+appear. :func:`format_report` prints the table, :func:`format_comparison` a new tokenizer against a base one (``hf-bpe
+report BASE NEW``); :func:`plot_report` draws compression against vocabulary size, token-length histograms and the
+per-language figures with matplotlib (an optional dependency: ``pip install 'hf-bpe[plot]'``). Reading tokenizer
+files is :mod:`hf_bpe.models.bpe.files`' job.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from hf_bpe.models.bpe.continuing import BaseTokenizer
 from hf_bpe.models.bpe.encoder import BytePairEncoder
-from hf_bpe.models.bpe.files import MERGES_FILE, VOCAB_FILE, read_merges, read_vocab
+from hf_bpe.models.bpe.files import MERGES_FILE, VOCAB_FILE, read_merges, read_tokenizer_json, read_vocab
 from hf_bpe.models.bpe.result import TrainResult
-from hf_bpe.models.directory import named_special_tokens, read_tokenizer_config
+from hf_bpe.models.directory import TOKENIZER_FILE, named_special_tokens, read_tokenizer_config
 from hf_bpe.pipeline.byte_level import from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
@@ -35,6 +38,8 @@ class SampleFigures:
     bytes: int
     words: int
     tokens: int
+    #: Distinct ids produced on this sample.
+    used: int = 0
 
     @property
     def bytes_per_token(self) -> float:
@@ -56,11 +61,16 @@ class TokenizerReport:
     used: int
     longest: list[str]
     token_lengths: dict[int, int]
+    per_language: list[SampleFigures] = dataclasses.field(default_factory=list)
 
     @property
     def used_share(self) -> float:
         """The share of the vocabulary produced on the sample."""
         return self.used / self.vocab_size if self.vocab_size else 0.0
+
+    def share(self, figures: SampleFigures) -> float:
+        """The share of the vocabulary produced on one file's or one language's sample."""
+        return figures.used / self.vocab_size if self.vocab_size else 0.0
 
 
 def compression_sample(
@@ -110,20 +120,40 @@ def measure(encoder: BytePairEncoder, text: str, name: str = "sample") -> Sample
 
 
 def load_encoder(directory: str | os.PathLike[str]) -> tuple[BytePairEncoder, dict[int, str]]:
-    """The encoder of a byte-level tokenizer directory (vocab.json, merges.txt and, when present,
-    tokenizer_config.json's pre-tokenizer and special tokens), and its id-to-token table.
+    """The encoder of a byte-level tokenizer directory, and its id-to-token table: from vocab.json, merges.txt and
+    tokenizer_config.json's pre-tokenizer and special tokens where hf_bpe wrote them (or GPT-2's bare files), else
+    from its tokenizer.json (the model, its pre-tokenizer, ``ignore_merges`` and added tokens, as the Rust backend
+    reads it).
 
     Raises:
         FileNotFoundError: naming a missing file.
     """
     directory = Path(directory)
+    config = read_tokenizer_config(directory)
+    has_files = (directory / VOCAB_FILE).is_file() and (directory / MERGES_FILE).is_file()
+    if (directory / TOKENIZER_FILE).is_file() and not (has_files and isinstance(config.get("pre_tokenizer"), dict)):
+        return _tokenizer_json_encoder(directory / TOKENIZER_FILE)
     vocab = read_vocab(directory / VOCAB_FILE)
     merges = read_merges(directory / MERGES_FILE, vocab)
-    config = read_tokenizer_config(directory)
     settings = {**(config.get("pre_tokenizer") or {}), "add_prefix_space": bool(config.get("add_prefix_space"))}
     specials = [token for token in named_special_tokens(config) if token in vocab]
     encoder = BytePairEncoder(
         vocab, merges, special_tokens=specials, pre_tokenizer=PreTokenizer.from_settings(settings)
+    )
+    return encoder, {token_id: token for token, token_id in vocab.items()}
+
+
+def _tokenizer_json_encoder(path: Path) -> tuple[BytePairEncoder, dict[int, str]]:
+    """:func:`load_encoder` for a byte-level ``tokenizer.json``: added tokens matched whole."""
+    found = read_tokenizer_json(path)
+    added = {str(entry["content"]): int(entry["id"]) for entry in found.added_tokens}  # type: ignore[call-overload]
+    vocab = {**found.vocab, **added}
+    encoder = BytePairEncoder(
+        vocab,
+        found.merges,
+        special_tokens=added,
+        pre_tokenizer=PreTokenizer.from_settings({**found.pre_tokenizer, "add_prefix_space": found.add_prefix_space}),
+        ignore_merges=found.ignore_merges,
     )
     return encoder, {token_id: token for token, token_id in vocab.items()}
 
@@ -152,49 +182,74 @@ def report(
     directories: Sequence[str | os.PathLike[str]],
     samples: Sequence[str | os.PathLike[str]],
     *,
+    languages: Sequence[str] | None = None,
     load: Callable[[str | os.PathLike[str]], Measurable] = byte_level_measurable,
 ) -> list[TokenizerReport]:
     """Encode every sample file with every tokenizer directory and measure what each buys.
 
-    ``load`` reads a directory (default: byte-level BPE, without transformers); the command line passes one that
-    reads every kind it writes.
+    ``languages`` names each sample's language (default: its file name's stem, so ``ja.txt`` and ``ja.txt.gz`` in
+    two folders are one language); files of one language are measured together as well. ``load`` reads a directory
+    (default: byte-level BPE, without transformers); the command line passes one that reads every kind it writes.
+
+    Raises:
+        ValueError: if ``languages`` is not one name per sample.
 
     >>> import hf_bpe, tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (root / "s.txt").write_text("hug pug hug\\n", encoding="utf-8")
     >>> _ = hf_bpe.train_from_files([root / "s.txt"], vocab_size=260, workers=1).save(root / "tok")
     >>> found = report([root / "tok"], [root / "s.txt"])[0]
-    >>> found.overall.tokens, found.overall.words, found.used
-    (5, 3, 5)
+    >>> found.overall.tokens, found.overall.words, found.used, found.per_language[0].name
+    (5, 3, 5, 's')
     """
+    if languages is None:
+        languages = [Path(path).name.split(".")[0] for path in samples]
+    if len(languages) != len(samples):
+        raise ValueError(f"{len(languages)} language names for {len(samples)} sample files; give one per file")
+    # read_text turns CRLF and a lone CR into LF (as tests/cli/test_cli_directories.py expects): a CRLF file's bytes
+    # are counted after that. Reading the bytes as they are would be truer; that test must change with it.
     texts = {str(path): Path(path).read_text(encoding="utf-8") for path in samples}
-    reports = []
-    for directory in directories:
-        measurable = load(directory)
-        seen: Counter[int] = Counter()
-        per_file = []
-        for name, text in texts.items():
-            ids = measurable.encode(text)
-            seen.update(ids)
-            per_file.append(SampleFigures(name, len(text.encode("utf-8")), len(text.split()), len(ids)))
-        overall = SampleFigures(
-            "all", sum(f.bytes for f in per_file), sum(f.words for f in per_file), sum(f.tokens for f in per_file)
-        )
-        spelled = measurable.token_bytes
-        lengths = {token_id: len(text) for token_id, text in spelled.items() if token_id not in measurable.special_ids}
-        longest = sorted(lengths, key=lambda token_id: (-lengths[token_id], token_id))[:5]
-        reports.append(
-            TokenizerReport(
-                directory=str(directory),
-                vocab_size=len(spelled),
-                per_file=per_file,
-                overall=overall,
-                used=len(seen),
-                longest=[spelled[i].decode("utf-8", "replace") for i in longest],
-                token_lengths=dict(Counter(lengths.values())),
-            )
-        )
-    return reports
+    language_of = dict(zip(texts, languages, strict=True))
+    return [_report_one(directory, load(directory), texts, language_of) for directory in directories]
+
+
+def _figures(name: str, texts: Sequence[str], ids: Sequence[Sequence[int]]) -> SampleFigures:
+    """The figures of one sample: ``texts`` and the ids each encodes to."""
+    used = set().union(*ids) if ids else set()
+    return SampleFigures(
+        name,
+        sum(len(text.encode("utf-8")) for text in texts),
+        sum(len(text.split()) for text in texts),
+        sum(map(len, ids)),
+        len(used),
+    )
+
+
+def _report_one(
+    directory: str | os.PathLike[str], measurable: Measurable, texts: Mapping[str, str], language_of: Mapping[str, str]
+) -> TokenizerReport:
+    """:func:`report` for one tokenizer."""
+    encoded = {name: measurable.encode(text) for name, text in texts.items()}
+    per_file = [_figures(name, [texts[name]], [encoded[name]]) for name in texts]
+    per_language = [
+        _figures(language, [texts[n] for n in texts if language_of[n] == language],
+                 [encoded[n] for n in texts if language_of[n] == language])
+        for language in dict.fromkeys(language_of.values())
+    ]  # fmt: skip
+    overall = _figures("all", list(texts.values()), list(encoded.values()))
+    spelled = measurable.token_bytes
+    lengths = {token_id: len(text) for token_id, text in spelled.items() if token_id not in measurable.special_ids}
+    longest = sorted(lengths, key=lambda token_id: (-lengths[token_id], token_id))[:5]
+    return TokenizerReport(
+        directory=str(directory),
+        vocab_size=len(spelled),
+        per_file=per_file,
+        overall=overall,
+        used=overall.used,
+        longest=[spelled[i].decode("utf-8", "replace") for i in longest],
+        token_lengths=dict(Counter(lengths.values())),
+        per_language=per_language,
+    )
 
 
 def format_report(reports: Sequence[TokenizerReport]) -> str:
@@ -202,11 +257,16 @@ def format_report(reports: Sequence[TokenizerReport]) -> str:
     lines = []
     for found in reports:
         lines.append(f"{found.directory}: {found.vocab_size} tokens")
-        lines.append(f"  {'sample':40} {'bytes':>10} {'tokens':>10} {'bytes/token':>12} {'tokens/word':>12}")
-        for figures in [*found.per_file, found.overall]:
+        lines.append(
+            f"  {'sample':40} {'bytes':>10} {'tokens':>10} {'bytes/token':>12} {'tokens/word':>12} {'vocab used':>11}"
+        )
+        languages = [
+            SampleFigures(f"language: {f.name}", f.bytes, f.words, f.tokens, f.used) for f in found.per_language
+        ]
+        for figures in [*found.per_file, *languages, found.overall]:
             lines.append(
-                f"  {figures.name[-40:]:40} {figures.bytes:>10} {figures.tokens:>10} "
-                f"{figures.bytes_per_token:>12.3f} {figures.tokens_per_word:>12.3f}"
+                f"  {figures.name[-40:]:40} {figures.bytes:>10} {figures.tokens:>10} {figures.bytes_per_token:>12.3f} "
+                f"{figures.tokens_per_word:>12.3f} {100 * found.share(figures):>9.1f} %"
             )
         lines.append(
             f"  vocabulary used on the sample: {found.used} of {found.vocab_size} ({100 * found.used_share:.1f} %); "
@@ -216,8 +276,31 @@ def format_report(reports: Sequence[TokenizerReport]) -> str:
     return "\n".join(lines)
 
 
+def format_comparison(base: TokenizerReport, new: TokenizerReport) -> str:
+    """The table ``hf-bpe report BASE NEW`` adds: per file, per language and overall, each one's bytes per token
+    (and how much more text a token of ``new`` holds), tokens per word, and the share of its vocabulary used."""
+    lines = [
+        f"{new.directory} against {base.directory}:",
+        f"  {'sample':32} {'bytes/token':>20} {'change':>8} {'tokens/word':>18} {'vocabulary used':>18}",
+    ]
+    rows = [
+        *((b.name, b, n) for b, n in zip(base.per_file, new.per_file, strict=True)),
+        *((f"language: {b.name}", b, n) for b, n in zip(base.per_language, new.per_language, strict=True)),
+        ("all", base.overall, new.overall),
+    ]
+    for name, before, after in rows:
+        change = 100 * (after.bytes_per_token / before.bytes_per_token - 1) if before.bytes_per_token else 0.0
+        lines.append(
+            f"  {name[-32:]:32} {before.bytes_per_token:>8.3f} -> {after.bytes_per_token:<8.3f} {change:>+7.1f}% "
+            f"{before.tokens_per_word:>7.3f} -> {after.tokens_per_word:<7.3f} "
+            f"{f'{100 * base.share(before):.1f}%':>7} -> {100 * new.share(after):.1f}%"
+        )
+    return "\n".join(lines)
+
+
 def plot_report(reports: Sequence[TokenizerReport], output: str | os.PathLike[str]) -> Path:
-    """Draw bytes per token against vocabulary size, and each tokenizer's token-length histogram, into a PNG.
+    """Draw bytes per token against vocabulary size, each tokenizer's token-length histogram, and per language the
+    bytes per token and the share of the vocabulary used (a bar per tokenizer), into a PNG.
 
     Raises:
         ImportError: naming the extra to install when matplotlib is missing.
@@ -229,7 +312,7 @@ def plot_report(reports: Sequence[TokenizerReport], output: str | os.PathLike[st
         import matplotlib.pyplot as plt
     except ImportError as e:
         raise ImportError("plotting needs matplotlib: pip install matplotlib (or the hf-bpe 'plot' extra)") from e
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    figure, ((left, right), (below_left, below_right)) = plt.subplots(2, 2, figsize=(11, 8.4))
     ordered = sorted(reports, key=lambda found: found.vocab_size)
     left.plot([f.vocab_size for f in ordered], [f.overall.bytes_per_token for f in ordered], marker="o")
     for found in ordered:
@@ -245,8 +328,25 @@ def plot_report(reports: Sequence[TokenizerReport], output: str | os.PathLike[st
     right.set_yscale("log")
     right.set_title("token lengths")
     right.legend(fontsize=8)
+    _language_bars(below_left, reports, lambda found, f: f.bytes_per_token, "bytes per token")
+    _language_bars(below_right, reports, lambda found, f: 100 * found.share(f), "vocabulary used (%)")
     figure.tight_layout()
     output = Path(output)
     figure.savefig(output, dpi=100)
     plt.close(figure)
     return output
+
+
+def _language_bars(
+    axes: Any, reports: Sequence[TokenizerReport], value: Callable[[TokenizerReport, SampleFigures], float], label: str
+) -> None:
+    """Bars of ``value`` per language, one per tokenizer side by side."""
+    languages = [figures.name for figures in reports[0].per_language] if reports else []
+    width = 0.8 / max(len(reports), 1)
+    for number, found in enumerate(reports):
+        positions = [i + number * width for i in range(len(languages))]
+        axes.bar(positions, [value(found, f) for f in found.per_language], width, label=Path(found.directory).name)
+    axes.set_xticks([i + 0.4 - width / 2 for i in range(len(languages))], languages)
+    axes.set_ylabel(label)
+    axes.set_title(f"{label} per language")
+    axes.legend(fontsize=8)

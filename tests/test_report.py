@@ -32,7 +32,7 @@ def test_report_figures_match_the_rust_backend_and_the_plot_is_written(stdlib_fi
         rust = Tokenizer.from_file(str(directory / "tokenizer.json"))
         used: set[int] = set()
         for path, per_file in zip(samples, figures["per_file"], strict=True):
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8")  # as report reads it: CRLF and lone CR made LF
             ids = rust.encode(text).ids
             used.update(ids)
             assert (per_file["bytes"], per_file["words"], per_file["tokens"]) == (
@@ -51,3 +51,81 @@ def test_report_figures_match_the_rust_backend_and_the_plot_is_written(stdlib_fi
 def test_report_names_a_missing_directory(tmp_path):
     done = run_cli("report", str(tmp_path / "nope"), "--sample", str(tmp_path / "x.txt"))
     assert done.returncode == 1 and "nope: no such tokenizer directory" in done.stderr
+
+
+def test_report_base_new_compares_two_real_tokenizers_per_file_and_language(debian_corpora, tmp_path):
+    """Llama-3.1 against Qwen3 (two real tokenizer.json directories) on Japanese (two files), Russian and mixed
+    text: every figure, per file, per language and overall, and each line of the comparison, equal counts taken
+    from the Rust backend's encodings."""
+    import shutil
+
+    from real_tokenizers import model_tokenizer_json
+    from transformers import PreTrainedTokenizerFast
+
+    directories = {}
+    for name in ("llama3_1", "qwen3"):
+        directories[name] = tmp_path / name
+        directories[name].mkdir()
+        shutil.copy(model_tokenizer_json(name), directories[name] / "tokenizer.json")
+    ja = debian_corpora["japanese"].read_bytes()[:60_000]
+    ru = debian_corpora["russian"].read_bytes()[:40_000]
+    samples = {
+        tmp_path / "ja-1.txt": ("ja", ja[: ja.rindex(b"\n", 0, 30_000) + 1]),
+        tmp_path / "ja-2.txt": ("ja", ja[ja.rindex(b"\n", 0, 30_000) + 1 : ja.rindex(b"\n") + 1]),
+        tmp_path / "ru.txt": ("ru", ru[: ru.rindex(b"\n") + 1]),
+        tmp_path / "mixed.txt": ("mixed", multilingual_text(80, seed=4).encode("utf-8")),
+    }
+    for path, (_language, data) in samples.items():
+        path.write_bytes(data)
+    # As report reads a file (read_text: the mixed text's CRLF and lone CR become LF).
+    text_of = {path: path.read_text(encoding="utf-8") for path in samples}
+    given = [f"ja={path}" if language == "ja" else str(path) for path, (language, _) in samples.items()]
+    base, new = (str(directories[name]) for name in ("llama3_1", "qwen3"))
+    plot = tmp_path / "compare.png"
+    done = run_cli("report", base, new, "--sample", *given, "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    expected_rows = {}
+    for name, figures in zip(("llama3_1", "qwen3"), found, strict=True):
+        rust = PreTrainedTokenizerFast(tokenizer_file=str(directories[name] / "tokenizer.json"))
+        encoded = {path: rust(text_of[path], add_special_tokens=False)["input_ids"] for path in samples}
+
+        def counts(paths, encoded=encoded):
+            texts = [text_of[path] for path in paths]
+            ids = [encoded[path] for path in paths]
+            used = set().union(*ids)
+            return {
+                "bytes": sum(len(text.encode("utf-8")) for text in texts),
+                "words": sum(len(text.split()) for text in texts),
+                "tokens": sum(map(len, ids)),
+                "used": len(used),
+            }
+
+        per_file = [counts([path]) for path in samples]
+        assert [{k: f[k] for k in ("bytes", "words", "tokens", "used")} for f in figures["per_file"]] == per_file
+        languages = {"ja": [p for p in samples if samples[p][0] == "ja"], "ru": [tmp_path / "ru.txt"],
+                     "mixed": [tmp_path / "mixed.txt"]}  # fmt: skip
+        assert [f["name"] for f in figures["per_language"]] == list(languages)
+        for language, paths in languages.items():
+            entry = next(f for f in figures["per_language"] if f["name"] == language)
+            assert {k: entry[k] for k in ("bytes", "words", "tokens", "used")} == counts(paths)
+        overall = counts(list(samples))
+        assert {k: figures["overall"][k] for k in ("bytes", "words", "tokens", "used")} == overall
+        assert figures["used"] == overall["used"] and figures["vocab_size"] == len(rust)
+        expected_rows[name] = [(c["bytes"] / c["tokens"], c["words"] and c["tokens"] / c["words"],
+                                100 * c["used"] / len(rust))
+                               for c in [*per_file, *(counts(p) for p in languages.values()), overall]]  # fmt: skip
+    # Both tokenizers' Japanese text is measured; the two files of one language are counted together.
+    assert found[0]["per_language"][0]["tokens"] == sum(f["tokens"] for f in found[0]["per_file"][:2])
+    table = run_cli("report", base, new, "--sample", *given, "--plot", str(plot))
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout[table.stdout.index(f"{new} against {base}:") :].splitlines()[2:]
+    for line, before, after in zip(lines, expected_rows["llama3_1"], expected_rows["qwen3"], strict=False):
+        change = 100 * (after[0] / before[0] - 1)
+        assert f"{before[0]:.3f} -> {after[0]:.3f}" in line and f"{change:+.1f}%" in line, line
+        assert f"{before[1]:.3f} -> {after[1]:.3f}" in line, line
+        assert f"{before[2]:.1f}% -> {after[2]:.1f}%" in line, line
+    assert (
+        len(lines) >= 4 + 3 + 1 and lines[4].strip().startswith("language: ja") and lines[7].strip().startswith("all")
+    )
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -101,14 +101,22 @@ def report_command(args: argparse.Namespace) -> int:
 
         return trim_command(args)
 
-    from hf_bpe.report import format_report, plot_report, report
+    from hf_bpe.report import format_comparison, format_report, plot_report, report
 
     kinds = {directory: tokenizer_dir(directory, gpt2=False) for directory in args.directories}
-    found = report(args.directories, args.sample, load=lambda directory: measurable(kinds[str(directory)]))
+    languages, samples = zip(*map(_language_and_file, args.sample), strict=True)
+    for sample in samples:
+        if not Path(sample).is_file():
+            raise FileNotFoundError(f"--sample {sample}: no such file")
+    found = report(
+        args.directories, samples, languages=languages, load=lambda directory: measurable(kinds[str(directory)])
+    )
     if args.json:
         print(json.dumps([dataclasses.asdict(item) for item in found], ensure_ascii=False, indent=2))
     else:
         print(format_report(found))
+        if len(found) == 2:
+            print(format_comparison(*found))
     if args.plot:
         try:
             written = plot_report(found, args.plot)
@@ -116,6 +124,15 @@ def report_command(args: argparse.Namespace) -> int:
             raise UsageError(str(e)) from e
         print(f"plot written to {written}")
     return 0
+
+
+def _language_and_file(item: str) -> tuple[str, str]:
+    """``LANG=FILE`` as (LANG, FILE); a plain ``FILE`` (or one whose name holds ``=``) is of the language its name's
+    stem says (``ja.txt``: ``ja``)."""
+    language, equals, path = item.partition("=")
+    if equals and language and "/" not in language and not Path(item).exists():
+        return language, path
+    return Path(item).name.split(".")[0], item
 
 
 def measurable(found: TokenizerDir) -> Any:

@@ -449,13 +449,17 @@ def _add_export(commands: Any) -> None:
 def _add_report(commands: Any) -> None:
     """``report``."""
     report = _sub(
-        commands, "report", "what tokenizers buy on sample text: compression, vocabulary use",
-        "Encode sample files with each tokenizer directory; print bytes per token, tokens per word, the share of\n"
-        "the vocabulary used, the longest tokens; --plot draws compression against vocabulary size.",
-        "  hf-bpe report tok-8k tok-32k --sample docs.txt --plot report.png",
+        commands, "report", "what tokenizers buy on sample text: compression, vocabulary use; compare two",
+        "Encode sample files with each tokenizer directory; print per file, per language and overall the bytes per\n"
+        "token, tokens per word and share of the vocabulary used, and the longest tokens. With two directories\n"
+        "(BASE NEW), also NEW against BASE. --plot draws compression against vocabulary size, token lengths, and\n"
+        "bytes per token and vocabulary used per language.",
+        "  hf-bpe report tok-8k tok-32k --sample docs.txt --plot report.png\n"
+        "  hf-bpe report llama-3.1 llama-3.1-ja --sample ja=ja-1.txt ja=ja-2.txt en=en.txt",
     )  # fmt: skip
-    report.add_argument("directories", nargs="+", metavar="DIR", help="byte-level tokenizer directories")
-    report.add_argument("--sample", nargs="+", required=True, metavar="FILE", help="UTF-8 text files to encode")
+    report.add_argument("directories", nargs="+", metavar="DIR", help="tokenizer directories (BASE NEW: compared)")
+    report.add_argument("--sample", nargs="+", required=True, metavar="[LANG=]FILE",
+                        help="UTF-8 text files to encode, of language LANG (default: the name's stem)")  # fmt: skip
     report.add_argument("--plot", metavar="OUT.png", help="also draw the figures (needs matplotlib)")
     report.add_argument("--json", action="store_true", help="print the figures as JSON")
 
