@@ -3,6 +3,8 @@
     python scripts/bench_train.py cache/corpora/english.txt --vocab-size 32000
     python scripts/bench_train.py cache/corpora/japanese.txt --pattern o200k
     python scripts/bench_train.py cache/corpora/japanese.txt --model unigram --vocab-size 8000
+    python scripts/build_corpora.py japanese   # 3 MB of Japanese, from Debian packages
+    python scripts/bench_train.py cache/corpora/japanese.txt --continue-from llama3_1 --new-tokens 4000
 
 Runs the reference (a small ``python -c`` program training ``tokenizers``' BpeTrainer with the pre-tokenizer and
 normalizer ``tokenizer.json`` holds for ``--pattern``: GPT-2's ByteLevel by default) and ``hf-bpe train`` one
@@ -11,6 +13,12 @@ and the median wall time and the peak RSS of each and the ratios hf_bpe / tokeni
 and merges.txt are byte-identical every time. With ``--model unigram`` the reference is ``UnigramTrainer`` behind
 ``SentencePieceUnigramTokenizer``'s recipe, and the check is that both have the same set of pieces (the
 reference's scores and piece order move a little between its own runs).
+
+With ``--continue-from`` (a tokenizer directory or ``tokenizer.json``, or the name of a real model's file as
+``tests/real_tokenizers.py`` fetches it: ``llama3_1``, ``qwen3``, ``deepseek_v3``, ``gptoss``, ``mistral_nemo``) it
+times ``hf-bpe train --continue-from`` alone, ``--new-tokens`` past the base's vocabulary: no other tool continues
+a tokenizer, so there is no reference to run or compare with; it prints hf_bpe's times and peak RSS, and checks
+that the output keeps the base's merges.
 """
 
 from __future__ import annotations
@@ -80,6 +88,48 @@ def run(command: list[str]) -> tuple[float, int]:
     return elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 
 
+def continued_base(name: str) -> Path:
+    """A directory or tokenizer.json as given, else the real model file ``name`` (fetched and cached by the tests'
+    helper, ``tests/real_tokenizers.py``)."""
+    if Path(name).exists():
+        return Path(name)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from real_tokenizers import PACKAGES, model_tokenizer_json
+
+    if name not in PACKAGES:
+        raise SystemExit(f"--continue-from {name}: no such path, and not one of {', '.join(PACKAGES)}")
+    return model_tokenizer_json(name)
+
+
+def bench_continuing(args: argparse.Namespace, files: list[str], size: int) -> int:
+    """Time ``hf-bpe train --continue-from`` (no reference: nothing else continues a tokenizer)."""
+    import json
+
+    base = continued_base(args.continue_from)
+    data = json.loads((base if base.is_file() else base / "tokenizer.json").read_text("utf-8"))
+    used = {*data["model"]["vocab"].values(), *(entry["id"] for entry in data.get("added_tokens") or [])}
+    vocab_size = max(used) + 1 + args.new_tokens
+    times, peaks, kept = [], [], True
+    with tempfile.TemporaryDirectory() as directory:
+        out = Path(directory, "continued")
+        command = [sys.executable, "-m", "hf_bpe.cli", "train", *files, "--continue-from", str(base),
+                   "--vocab-size", str(vocab_size), "--output", str(out), "--no-progress", "--force"]  # fmt: skip
+        if args.workers:
+            command += ["--workers", str(args.workers)]
+        for _ in range(args.repeat):
+            elapsed, peak = run(command)
+            times.append(elapsed)
+            peaks.append(peak)
+            merges = json.loads((out / "tokenizer.json").read_text("utf-8"))["model"]["merges"]
+            kept = kept and merges[: len(data["model"]["merges"])] == data["model"]["merges"]
+    print(f"corpus: {', '.join(files)} ({size / 1e6:.1f} MB); continuing {args.continue_from} "
+          f"({max(used) + 1} ids) to {vocab_size} ({args.new_tokens} new), {args.repeat} runs")  # fmt: skip
+    print(f"{'hf_bpe:':11} best {min(times):6.2f} s  median {statistics.median(times):6.2f} s  "
+          f"{max(peaks) / 1024:5.0f} MiB peak RSS (no reference continues a tokenizer)")  # fmt: skip
+    print("base merges: KEPT" if kept else "base merges: CHANGED")
+    return 0 if kept else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", nargs="+", type=Path)
@@ -89,7 +139,11 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side (default 3)")
     parser.add_argument("--pattern", default="gpt2", help="a preset or a regex (default gpt2)")
     parser.add_argument("--model", choices=("bpe", "unigram"), default="bpe")
+    parser.add_argument("--continue-from", help="time continuing this tokenizer (a path, or a real model's name)")
+    parser.add_argument("--new-tokens", type=int, default=4000, help="with --continue-from (default 4000)")
     args = parser.parse_args()
+    if args.continue_from:
+        return bench_continuing(args, [str(p) for p in args.corpus], sum(p.stat().st_size for p in args.corpus))
     from tokenizers import Tokenizer, models
 
     from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
