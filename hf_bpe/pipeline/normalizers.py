@@ -75,67 +75,8 @@ def _combining(char: str) -> int:
     return 0 if char in NO_CLASS else unicodedata.combining(char)
 
 
-def normalize_aligned(form: Form, text: str, spans: list[Span]) -> tuple[str, list[Span]]:
-    """NFC or NFKC (``form``) as ``tokenizers`` does it, with each output character's span, as
-    ``NormalizedString::nfkc`` aligns them.
-
-    Each character is decomposed (NFD or NFKD) with its pieces keeping its span, combining marks are put in
-    canonical order, then composed: a composed character keeps its starter's span and the marks it absorbed are
-    dropped (``unicode-normalization-alignments``). The reference's Unicode data is older than ``unicodedata``'s:
-    the characters it does not know are left alone, marks it does not know have combining class 0, and one
-    composition it lacks is not made, as ``hf_bpe/pipeline/_tables/nfkc.py`` (generated from the reference by
-    ``scripts/generate_nfkc_table.py``) lists.
-
-    >>> normalize_aligned("NFKC", "ﬁe\u0301", [(0, 1), (1, 2), (2, 3)])
-    ('fié', [(0, 1), (0, 1), (1, 2)])
-    """
-    decompose: Literal["NFD", "NFKD"] = "NFKD" if form == "NFKC" else "NFD"
-    if unicodedata.is_normalized(form, text) and _SPECIAL.isdisjoint(text):
-        return text, spans
-    chars: list[str] = []
-    origin: list[Span] = []
-    for char, span in zip(text, spans, strict=True):
-        for piece in char if char in UNCHANGED or char in NOT_COMPOSED else unicodedata.normalize(decompose, char):
-            chars.append(piece)
-            origin.append(span)
-    # Canonical ordering: a stable sort of each run of marks by combining class.
-    index = 0
-    while index < len(chars):
-        if _combining(chars[index]):
-            end = index
-            while end < len(chars) and _combining(chars[end]):
-                end += 1
-            run = sorted(zip(chars[index:end], origin[index:end], strict=True), key=lambda item: _combining(item[0]))
-            chars[index:end] = [c for c, _ in run]
-            origin[index:end] = [o for _, o in run]
-            index = end
-        else:
-            index += 1
-    out: list[str] = []
-    out_spans: list[Span] = []
-    starter = -1  # where in out the last starter is
-    last_class = 0
-    for char, span in zip(chars, origin, strict=True):
-        klass = _combining(char)
-        if starter >= 0:
-            blocked = (last_class != 0 and last_class >= klass) if klass else len(out) - 1 != starter
-            if not blocked:
-                composed = unicodedata.normalize("NFC", out[starter] + char)
-                if len(composed) == 1 and composed not in NOT_COMPOSED and out[starter] not in UNCHANGED:
-                    out[starter] = composed
-                    continue
-        if klass == 0:
-            starter = len(out)
-            last_class = 0
-        else:
-            last_class = klass
-        out.append(char)
-        out_spans.append(span)
-    return "".join(out), out_spans
-
-
 def unicode_normalize(form: Form, text: str) -> str:
-    """NFC or NFKC (``form``) as ``tokenizers``' ``NFC`` / ``NFKC`` normalizers do it (:func:`normalize_aligned`).
+    """NFC or NFKC (``form``) as ``tokenizers``' ``NFC`` / ``NFKC`` normalizers do it (:func:`unicode_aligned`).
 
     >>> unicode_normalize("NFC", "a\u0301\u08ca"), unicode_normalize("NFKC", "\u32ff")
     ('á\u08ca', '\u32ff')
@@ -144,7 +85,7 @@ def unicode_normalize(form: Form, text: str) -> str:
         # Where the two Unicode versions agree, the reference's algorithm is the standard one: decomposition,
         # canonical order, composition of unblocked pairs (Chinese text is seldom NFKC: full-width punctuation).
         return unicodedata.normalize(form, text)
-    return normalize_aligned(form, text, [(0, 0)] * len(text))[0]
+    return unicode_aligned(form, text, [(0, 0)] * len(text))[0]
 
 
 # -- the reference's alignments: NormalizedString::transform, and the four Unicode forms through it ---------------
@@ -243,8 +184,10 @@ def unicode_aligned(form: AnyForm, text: str, spans: list[Span]) -> Spanned:
     piece of a decomposition replaces its character, the others are put in; marks put in canonical order take
     their changes along; a composed pair takes both changes less one. ``NormalizedString::transform`` then aligns
     them in order (:func:`transform_aligned`), so where marks are reordered the spans stay in place and the
-    characters move. The Unicode data is the reference's, as in :func:`normalize_aligned` (whose spans move with
-    the characters instead).
+    characters move. The reference's Unicode data is older than ``unicodedata``'s: the characters it does not
+    know are left alone, marks it does not know have combining class 0, and one composition it lacks is not made,
+    as ``hf_bpe/pipeline/_tables/nfkc.py`` (generated from the reference by ``scripts/generate_nfkc_table.py``)
+    lists.
 
     >>> unicode_aligned("NFD", "é\\u0316", [(0, 1), (1, 2)])
     ('e\\u0316\\u0301', [(0, 1), (1, 2), (1, 2)])

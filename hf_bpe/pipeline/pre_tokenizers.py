@@ -35,7 +35,7 @@ from hf_bpe.pipeline.bert import pre_tokenize as bert_pre_tokenize
 from hf_bpe.pipeline.byte_level import to_byte_level
 from hf_bpe.pipeline.component import Span, Spanned, UnknownComponent, kind_of, pattern_from_json
 from hf_bpe.pipeline.normalizers import lowercase as _lowercase
-from hf_bpe.pipeline.normalizers import lowercase_aligned, normalize_aligned, unicode_normalize
+from hf_bpe.pipeline.normalizers import lowercase_aligned, unicode_aligned, unicode_normalize
 from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe
 
 #: GPT-2's pattern (``tokenizers``' ByteLevel pre-tokenizer, tiktoken's ``gpt2`` and ``r50k_base``): case-sensitive
@@ -393,7 +393,7 @@ class PreTokenizer:
         if self.normalizer == "none":
             return text, spans
         if self.normalizer in ("nfc", "nfkc"):
-            return normalize_aligned("NFKC" if self.normalizer == "nfkc" else "NFC", text, spans)
+            return unicode_aligned("NFKC" if self.normalizer == "nfkc" else "NFC", text, spans)
         if self.normalizer == "lowercase":
             return lowercase_aligned(text, spans)
         raise NotImplementedError(f"no character spans for the {self.normalizer!r} normalizer")

@@ -18,7 +18,7 @@ from typing import Any
 
 import regex
 
-from hf_bpe.pipeline.normalizers import Span, normalize_aligned, unicode_normalize
+from hf_bpe.pipeline.normalizers import Span, unicode_aligned, unicode_normalize
 
 #: The Metaspace replacement character (U+2581), the reference's default.
 METASPACE = "\u2581"
@@ -91,16 +91,16 @@ class SentencePieceRecipe:
 
 def nfkc_aligned(text: str, spans: list[Span]) -> tuple[str, list[Span]]:
     """NFKC as ``tokenizers`` does it, with each output character's span
-    (:func:`hf_bpe.pipeline.normalizers.normalize_aligned`).
+    (:func:`hf_bpe.pipeline.normalizers.unicode_aligned`).
 
     >>> nfkc_aligned("ﬁe\u0301", [(0, 1), (1, 2), (2, 3)])
     ('fié', [(0, 1), (0, 1), (1, 2)])
     """
-    return normalize_aligned("NFKC", text, spans)
+    return unicode_aligned("NFKC", text, spans)
 
 
 def nfkc(text: str) -> str:
-    """NFKC as ``tokenizers``' ``NFKC`` normalizer does it (see :func:`hf_bpe.pipeline.normalizers.normalize_aligned`).
+    """NFKC as ``tokenizers``' ``NFKC`` normalizer does it (see :func:`hf_bpe.pipeline.normalizers.unicode_aligned`).
 
     >>> nfkc("\u32ff ㍻")  # the reference's Unicode has no 令和 square yet
     '㋿ 平成'
