@@ -96,11 +96,6 @@ def export_command(args: argparse.Namespace) -> int:
 def report_command(args: argparse.Namespace) -> int:
     import dataclasses
 
-    if getattr(args, "routed", None) == "trim":  # main runs trim through here (hf_bpe.cli.parser.ROUTED)
-        from hf_bpe.cli.trim import trim_command
-
-        return trim_command(args)
-
     from hf_bpe.report import format_comparison, format_report, plot_report, report
 
     kinds = {directory: tokenizer_dir(directory, gpt2=False) for directory in args.directories}

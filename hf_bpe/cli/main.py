@@ -95,6 +95,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
             return export_command(args)
         if args.command == "report":
             return report_command(args)
+        if args.command == "trim":
+            from hf_bpe.cli.trim import trim_command
+
+            return trim_command(args)
         if args.command == "encode":
             return encode_command(args)
         if args.command == "download":

@@ -464,11 +464,6 @@ def _add_report(commands: Any) -> None:
     report.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
-#: Commands that :mod:`hf_bpe.cli.main` runs through another's function: ``trim`` through ``report_command``
-#: (:func:`hf_bpe.cli.commands.report_command` hands it on), since main dispatches on the command's name.
-ROUTED = {"trim": "report"}
-
-
 def _add_trim(commands: Any) -> None:
     """``trim``."""
     trim = _sub(
@@ -479,7 +474,6 @@ def _add_trim(commands: Any) -> None:
         "print how to slice the model's embedding matrix.",
         "  hf-bpe trim llama-3.1 --sample ja.txt --vocab-size 32000 --output llama-3.1-ja",
     )  # fmt: skip
-    trim.set_defaults(command=ROUTED["trim"], routed="trim")
     trim.add_argument("source", metavar="DIR|tokenizer.json", help="a byte-level BPE tokenizer.json, or its directory")
     trim.add_argument("--sample", nargs="+", required=True, metavar="FILE",
                       help="UTF-8 text in the language to keep (.gz, .bz2, .xz, .zst read decompressed)")  # fmt: skip
@@ -559,8 +553,6 @@ def subparser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argp
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             name = getattr(args, action.dest, None)
-            if action.dest == "command":
-                name = getattr(args, "routed", None) or name  # a command main runs through another's (ROUTED)
             if name in action.choices:
                 return subparser(action.choices[name], args)
     return parser
