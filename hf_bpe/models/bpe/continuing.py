@@ -229,21 +229,17 @@ def continue_bpe(
 ) -> TrainResult:
     """Continue training a byte-level BPE vocabulary: its ids and merges kept, new merges learned after them.
 
-    Each pre-token is first encoded with the base's merges, as the base tokenizer encodes it
-    (:meth:`hf_bpe.models.bpe.encoder.BytePairEncoder.merge_bytes`, with the base's ``ignore_merges``: a pre-token
-    the base holds whole is one symbol, see the module docstring); the merge loop then starts from those words with
-    exact pair counts and one queue entry per pair, and runs by the rules of :func:`train_bpe`. New special tokens take
-    the ids after the base's last one, then merged tokens take the next ids in creation order; a merge whose token is
-    already in the vocabulary (the base's or a new one) keeps that id, as in :func:`train_bpe`. A new merge whose
-    pair is already one of the base's merges (possible only after such a merge) is not listed again: the base's
-    rank stays. When the base was trained by ``tokenizers`` on the same counts, the result is what ``tokenizers``
-    gives training them to ``vocab_size`` directly (the module docstring, "Continuing", says why the reference's
-    queue quirks never make them differ).
+    Each pre-token is first encoded as the base encodes it (:meth:`~hf_bpe.models.bpe.encoder.BytePairEncoder.
+    merge_bytes`; ``ignore_merges``: see the module docstring); the merge loop then starts from those words with exact
+    pair counts and one queue entry per pair, by the rules of :func:`train_bpe`. New special tokens take the ids after
+    the base's last one, then merged tokens the next ids in creation order; a merge whose token is already in the
+    vocabulary keeps that id. A new merge whose pair is one of the base's merges (possible only after such a merge)
+    is not listed again. When the base was trained by ``tokenizers`` on the same counts, the result is what
+    ``tokenizers`` gives training them to ``vocab_size`` directly (:mod:`hf_bpe.models.bpe.trainer`, "Continuing").
 
     Args:
         counts: pre-token to count, byte-level spelling, cut with the base's pre-tokenizer.
-        vocab: the base's vocabulary, ids ``0`` to ``len(vocab) - 1`` with no gap, holding the 256 byte-level
-            characters.
+        vocab: the base's vocabulary, ids ``0`` to ``len(vocab) - 1`` with no gap, holding the 256 bytes.
         merges: the base's merges in rank order.
         vocab_size: the vocabulary size to reach, the base included (at least the base's size).
         special_tokens: which tokens of the base are special tokens (kept, with their ids).
@@ -251,14 +247,11 @@ def continue_bpe(
             skipped, one that is an ordinary token of the base is refused.
         min_frequency, max_token_length, workers, progress: as in :func:`train_bpe` (a base token spans as many
             symbols as it has bytes).
-        pipeline: the base's ``tokenizer.json`` pipeline (default: the one a :class:`BaseVocab` ``vocab`` carries):
-            its ``ignore_merges`` applies to the base's encoding, and the result writes the file back around the new
-            vocabulary. Only the tokens of its model's vocabulary encode pre-tokens (an added token the model does
-            not hold is matched whole in the text, never by the model).
+        pipeline: the base's ``tokenizer.json`` (default: a :class:`BaseVocab` ``vocab``'s): its model's tokens and
+            ``ignore_merges`` encode the words, and the result writes it back around the new vocabulary.
 
     Returns:
-        A :class:`ContinuedResult`: the base's vocabulary and merges with the new ones after them;
-        ``merges_learned`` counts the new merges.
+        A :class:`ContinuedResult`: the base's tokens and merges, the new ones after them (``merges_learned``).
 
     Raises:
         ValueError: on a ``vocab_size`` below the base's size, a base with a gap in its ids or without a byte, a
@@ -271,8 +264,7 @@ def continue_bpe(
     ([('u', 'g')], [('u', 'g'), ('u', 'n'), ('h', 'ug')])
     """
     _check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
-    if pipeline is None:
-        pipeline = getattr(vocab, "pipeline", None)
+    pipeline = pipeline if pipeline is not None else getattr(vocab, "pipeline", None)
     tokens = _base_tokens(vocab)
     _check_base(vocab, len(tokens), vocab_size, special_tokens)
     grown: Vocab = dict(vocab)

@@ -382,6 +382,10 @@ def test_cli_continues_olmo2_with_a_new_special_token(corpus, tmp_path):
     assert hf_bpe.from_pretrained(out)(text)["input_ids"] == ids
     config = read_json(out / "tokenizer_config.json")
     assert config["tokenizer_class"] == "PreTrainedTokenizerFast" and config["extra_special_tokens"] == ["<|ja|>"]
+    # The new directory is a base in turn, its whole pipeline and new token included.
+    again = read_base(out)
+    assert again.pipeline is not None and again.pipeline.added_tokens == data["added_tokens"]
+    assert len(again.vocab) == 100378 and "|||EMAIL_ADDRESS|||" in again.special_tokens
 
 
 def test_cli_refuses_a_base_it_cannot_continue_in_one_line(tmp_path):
