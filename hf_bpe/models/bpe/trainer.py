@@ -65,14 +65,15 @@ Counting pre-tokens is :mod:`hf_bpe.counting.counting`'s job; file formats are :
 
 from __future__ import annotations
 
+import codecs
 import functools
 import heapq
 import math
 import os
 from array import array
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Collection, Iterable, Mapping, MutableSequence, Sequence
-from itertools import repeat
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableSequence, Sequence
+from itertools import islice, repeat
 
 from hf_bpe.collector import collector_paused
 from hf_bpe.models.bpe.options import BpeOptions, Merges, Vocab
@@ -88,6 +89,14 @@ STOP_NO_PAIRS = "no_pairs"
 
 #: From this many distinct words on, the initial pair count is shared with a child process (see ``workers``).
 PARALLEL_MIN_WORDS = 10_000
+
+#: From this many distinct words on, the merge loop keeps the words in one flat buffer (:class:`_Words`): 2 bytes a
+#: symbol instead of a Python string of some 60 bytes more each, for about a third more merge time (measured on 1M
+#: synthetic pre-tokens, ``scripts/bench_scale.py``): below it the memory is small anyway.
+COMPACT_MIN_WORDS = 2_000_000
+
+# The largest id a 2-byte symbol holds: below the UTF-16 surrogates, so that UTF-16 spells every id as one unit.
+_NARROW_IDS = 0xD800
 
 
 # How the merge loop packs a queue entry into one int: -count, then left id, right id (21 bits each: every id is a
@@ -149,7 +158,7 @@ def train_bpe(
     _check_options(vocab_size, min_frequency, limit_alphabet, max_token_length, special_tokens, workers)
     vocab: Vocab = {}
     tokens: list[str] = []  # id -> token
-    seen = set("".join(counts))
+    seen = _characters(counts)
     alphabet = _alphabet(counts, seen, set(initial_alphabet), limit_alphabet, alphabet_tie_preference)
     for token in [*special_tokens, *sorted(alphabet)]:
         if token not in vocab:
@@ -158,12 +167,15 @@ def train_bpe(
 
     # Words as symbol strings (BpeTrainer::tokenize_words). Characters outside the vocabulary are dropped. Words
     # of fewer than two symbols have no pair and never change, so they are left out.
+    words: list[str] | _Words
+    word_counts: Sequence[int]
     if end_of_word_suffix or continuing_subword_prefix:
         words, word_counts = _affixed_words(
             counts, vocab, tokens, end_of_word_suffix or "", continuing_subword_prefix or ""
         )
     else:
-        words, word_counts = _plain_words(counts, vocab, alphabet | seen)
+        wide = max(vocab_size, len(tokens)) > _NARROW_IDS
+        words, word_counts = _plain_words(counts, vocab, alphabet | seen, wide=wide)
     # How many initial symbols each token spans, for max_token_length: one for the alphabet; a special token's
     # length for a special token (outside char-level affixes it can only reach a word as a merge result equal to
     # it, made of that many characters). With affixes, lengths belong to occurrences (_exact_merge_loop).
@@ -215,11 +227,31 @@ def _alphabet(
     return set(ranked[len(alphabet) - limit_alphabet :])
 
 
-def _plain_words(counts: Mapping[str, int], vocab: Vocab, chars: set[str]) -> tuple[list[str], list[int]]:
+def _characters(counts: Mapping[str, int]) -> set[str]:
+    """Every character of the pre-tokens (joined some at a time: all at once would be a copy of them all)."""
+    seen: set[str] = set()
+    keys = iter(counts)
+    while chunk := list(islice(keys, 1 << 16)):
+        seen.update("".join(chunk))
+    return seen
+
+
+def _plain_words(
+    counts: Mapping[str, int], vocab: Vocab, chars: set[str], *, wide: bool
+) -> tuple[list[str] | _Words, Sequence[int]]:
     """Words as symbol strings (see :func:`_merge_loop`; characters outside the vocabulary dropped), with their
-    counts."""
+    counts: a list, or from :data:`COMPACT_MIN_WORDS` pre-tokens on a :class:`_Words` (``wide``: 4-byte
+    symbols), made word by word so that the strings never all exist at once."""
     table = {ord(char): chr(vocab[char]) if char in vocab else None for char in chars}
-    return _symbol_words(counts, lambda word: word.translate(table))
+    spelled = _spelled_words(counts, lambda word: word.translate(table))
+    if len(counts) < COMPACT_MIN_WORDS:
+        words = list(spelled)
+        return [symbols for symbols, _ in words], [count for _, count in words]
+    compact = _Words(wide=wide)
+    for symbols, count in spelled:
+        compact.append(symbols, count)
+    compact.close()
+    return compact, compact.counts
 
 
 def _symbol_words(counts: Mapping[str, int], spell: Callable[[str], str]) -> tuple[list[str], list[int]]:
@@ -231,6 +263,14 @@ def _symbol_words(counts: Mapping[str, int], spell: Callable[[str], str]) -> tup
     """
     words: list[str] = []
     word_counts: list[int] = []
+    for symbols, count in _spelled_words(counts, spell):
+        words.append(symbols)
+        word_counts.append(count)
+    return words, word_counts
+
+
+def _spelled_words(counts: Mapping[str, int], spell: Callable[[str], str]) -> Iterator[tuple[str, int]]:
+    """:func:`_symbol_words`' words one at a time."""
     for word, count in counts.items():
         if count < 0:
             raise ValueError(f"pre-token {word!r} has count {count}; counts must be non-negative")
@@ -238,9 +278,70 @@ def _symbol_words(counts: Mapping[str, int], spell: Callable[[str], str]) -> tup
             continue
         symbols = spell(word)
         if len(symbols) > 1:
-            words.append(symbols)
-            word_counts.append(count)
-    return words, word_counts
+            yield symbols, count
+
+
+class _Words:
+    """Symbol strings (see :func:`_merge_loop`) in one flat buffer, each word in its own slot: what the merge loop
+    needs of millions of words, at 2 bytes a symbol (4 where an id reaches the UTF-16 surrogates) instead of a
+    Python string of some 60 bytes more each. A word is read as a string (UTF-16 or UTF-32 decoded in C) and
+    written back shorter into its slot after a merge.
+
+    >>> words = _Words.pack(["ab", "cde"], [3, 1], wide=False)[0]
+    >>> words[1], len(words)
+    ('cde', 2)
+    >>> words[1] = "x"
+    >>> words[0], words[1], list(words.counts)
+    ('ab', 'x', [3, 1])
+    """
+
+    __slots__ = ("codec", "counts", "decode", "encode", "sizes", "starts", "symbols", "view", "width")
+
+    def __init__(self, *, wide: bool) -> None:
+        self.codec = "utf-32-le" if wide else "utf-16-le"
+        self.width = 4 if wide else 2  # bytes a symbol
+        # The codecs' functions themselves: str.encode and bytes.decode look the codec up by name at each call.
+        self.decode = codecs.utf_32_le_decode if wide else codecs.utf_16_le_decode
+        self.encode = codecs.utf_32_le_encode if wide else codecs.utf_16_le_encode
+        self.symbols = array("I" if wide else "H")
+        self.starts = array("Q", [0])  # word i's slot: symbols[starts[i]:starts[i + 1]]
+        self.sizes = array("I")  # symbols word i has now
+        self.counts = array("Q")
+        self.view = memoryview(b"")  # the symbols' bytes, once closed
+
+    @classmethod
+    def pack(cls, words: list[str], counts: Sequence[int], *, wide: bool) -> tuple[_Words, array[int]]:
+        """``words`` and their ``counts`` in a new :class:`_Words`, and its counts; ``words`` is emptied."""
+        packed = cls(wide=wide)
+        for word, count in zip(words, counts, strict=True):
+            packed.append(word, count)
+        words.clear()
+        packed.close()
+        return packed, packed.counts
+
+    def append(self, word: str, count: int) -> None:
+        self.symbols.frombytes(self.encode(word, "surrogatepass")[0])
+        self.starts.append(len(self.symbols))
+        self.sizes.append(len(word))
+        self.counts.append(count)
+
+    def close(self) -> None:
+        """No more words: slots are written in place from now on."""
+        self.view = memoryview(self.symbols).cast("B")
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def __getitem__(self, index: int) -> str:
+        start = self.starts[index] * self.width
+        return self.decode(self.view[start : start + self.sizes[index] * self.width], "surrogatepass")[0]
+
+    def __setitem__(self, index: int, word: str) -> None:
+        # _merge_pair does the same inline.
+        start = self.starts[index] * self.width
+        data = self.encode(word, "surrogatepass")[0]
+        self.view[start : start + len(data)] = data
+        self.sizes[index] = len(word)
 
 
 def _affixed_words(
@@ -296,19 +397,20 @@ def _check_options(
 
 
 def _merge_pair(
-    words: MutableSequence[str],
+    words: MutableSequence[str] | _Words,
     indices: Iterable[int],
     word_counts: Sequence[int],
     pair: str,
     symbol: str,
     lengths: Sequence[int],
     limit: int,
-    pair_counts: defaultdict[str, int],
-    where: defaultdict[str, set[int]],
+    pair_counts: defaultdict[int, int],
+    where: defaultdict[int, set[int]],
 ) -> None:
     """Word::merge of ``pair`` into ``symbol`` in ``words[index]`` for each index: every occurrence, left to
     right. The words change in place; the neighbours' pair-count changes are added to ``pair_counts``, and each
-    word where a pair was made is added to that pair's set in ``where``. ``limit`` is ``max_token_length``
+    word where a pair was made is added to that pair's set in ``where`` (pairs keyed ``left id << 21 | right
+    id``). ``limit`` is ``max_token_length``
     (-1: none) and ``lengths`` the symbols each token spans.
 
     Every occurrence with ``left`` before it turns one ``(left, first)`` into ``(left, symbol)``, and every one
@@ -316,22 +418,37 @@ def _merge_pair(
     neighbour first, and the pairs are updated once per neighbour. The symbol before an occurrence is the end of
     the text before it (``symbol`` where two occurrences touch); the one after it is the start of the text after
     it (``first`` where the next occurrence follows at once). One occurrence is by far the most common case and
-    has its own branch: the general loop would cost more than a tenth of the training time.
+    has its own branch: the general loop would cost more than a tenth of the training time. Compact words
+    (:class:`_Words`) are read and written inline: their methods would double what a word costs here.
 
     Hot loop: one piece on purpose; it runs for every word a merge touches, and its two branches share locals.
     """
+    compact = words if isinstance(words, _Words) else None
+    if compact is not None:
+        starts, sizes, view, width, decode, encode = (
+            compact.starts, compact.sizes, compact.view, compact.width, compact.decode, compact.encode
+        )  # fmt: skip
     before_counts: defaultdict[str, int] = defaultdict(int)
     before_words: defaultdict[str, set[int]] = defaultdict(set)
     after_counts: defaultdict[str, int] = defaultdict(int)
     after_words: defaultdict[str, set[int]] = defaultdict(set)
     for index in indices:
-        word = words[index]
+        if compact is None:
+            word = words[index]
+        else:
+            start = starts[index] * width
+            word = decode(view[start : start + sizes[index] * width], "surrogatepass")[0]
         parts = word.split(pair)
         occurrences = len(parts) - 1
         if not occurrences:
             continue  # the pair has left this word since the entry was made
         count = word_counts[index]
-        words[index] = symbol.join(parts)
+        if compact is None:
+            words[index] = symbol.join(parts)
+        else:
+            data = encode(symbol.join(parts), "surrogatepass")[0]
+            view[start : start + len(data)] = data
+            sizes[index] = len(word) - occurrences
         if occurrences == 1:
             before, after = parts
             if before:
@@ -357,31 +474,36 @@ def _merge_pair(
 
     # A pair whose count falls to 0 leaves ``pair_counts`` (a missing pair counts 0): a third of the pairs made
     # during training end so, and their two-character keys would stay for good.
-    new_length = lengths[ord(symbol)]
+    new = ord(symbol)
+    new_length = lengths[new]
+    first, second = ord(pair[0]), ord(pair[1]) << _ID_BITS
     for left, count in before_counts.items():
-        old = left + pair[0]
+        left_id = ord(left) << _ID_BITS
+        old = left_id | first
         if pair_counts[old] == count:
             del pair_counts[old]
         else:
             pair_counts[old] -= count
-        if limit < 0 or lengths[ord(left)] + new_length < limit:
-            key = left + symbol
+        if limit < 0 or lengths[left_id >> _ID_BITS] + new_length < limit:
+            key = left_id | new
             pair_counts[key] += count
             where[key] |= before_words[left]
+    new <<= _ID_BITS
     for right, count in after_counts.items():
-        old = pair[1] + right
+        right_id = ord(right)
+        old = second | right_id
         if pair_counts[old] == count:
             del pair_counts[old]
         else:
             pair_counts[old] -= count
-        if limit < 0 or new_length + lengths[ord(right)] < limit:
-            key = symbol + right
+        if limit < 0 or new_length + lengths[right_id] < limit:
+            key = new | right_id
             pair_counts[key] += count
             where[key] |= after_words[right]
 
 
 def _count_pairs(
-    words: Sequence[str], word_counts: Sequence[int], *, workers: int
+    words: Sequence[str] | _Words, word_counts: Sequence[int], *, workers: int
 ) -> tuple[defaultdict[str, int], defaultdict[str, array[int]]]:
     """Initial pair counts, and the words each pair occurs in (BpeTrainer::count_pairs), in increasing order.
 
@@ -407,7 +529,7 @@ def _count_pairs(
 
 
 def _count_pair_range(
-    words: Sequence[str], word_counts: Sequence[int], start: int, stop: int
+    words: Sequence[str] | _Words, word_counts: Sequence[int], start: int, stop: int
 ) -> tuple[defaultdict[str, int], defaultdict[str, array[int]]]:
     """:func:`_count_pairs` for ``words[start:stop]``.
 
@@ -444,8 +566,8 @@ def _count_pair_range(
 
 
 def _merge_loop(
-    words: list[str],
-    word_counts: list[int],
+    words: list[str] | _Words,
+    word_counts: Sequence[int],
     vocab: Vocab,
     tokens: list[str],
     lengths: list[int],
@@ -470,19 +592,26 @@ def _merge_loop(
     counted when its token would reach ``max_token_length``: the reference counts such a pair only when it is of
     two initial symbols, and starting from the alphabet it would never have counted the others.
 
+    ``words`` may come as a :class:`_Words` (``word_counts`` its counts); a list of :data:`COMPACT_MIN_WORDS` or
+    more is moved into one (the list is emptied). Pairs are keyed ``left id << 21 | right id`` (ints take less
+    memory than two-character strings).
+
     Hot loop: one piece on purpose. Each round pops the queue, merges and requeues in the same locals; split into
     functions, every round would pay for the calls and for passing a dozen pieces of state between them.
 
     Returns merges, merges made, stop reason.
     """
     limit = max_token_length if max_token_length is not None else -1
+    exact = exact_lengths and max_token_length is not None
+    if isinstance(words, list) and len(words) >= COMPACT_MIN_WORDS and not exact:
+        words, word_counts = _Words.pack(words, word_counts, wide=max(vocab_size, len(tokens)) > _NARROW_IDS)
 
     pair_counts, found_in = _count_pairs(words, word_counts, workers=workers)
     if continued and max_token_length is not None:
         for pair in [p for p in found_in if lengths[ord(p[0])] + lengths[ord(p[1])] >= max_token_length]:
             if lengths[ord(pair[0])] > 1 or lengths[ord(pair[1])] > 1:
                 del pair_counts[pair], found_in[pair]
-    if exact_lengths and max_token_length is not None:
+    if exact_lengths and max_token_length is not None and isinstance(words, list):
         exact_merges, exact_stop = _exact_merge_loop(
             words, word_counts, vocab, tokens, pair_counts, found_in, vocab_size, min_frequency, max_token_length,
             prefix, progress,
@@ -491,10 +620,11 @@ def _merge_loop(
 
     # The queue: a heap of ints, each packing an entry's (-count, left id, right id, seq) so that the smallest is
     # the highest count, then the smaller pair (the reference's tie-break), then the older entry. Comparing ints
-    # is much cheaper than comparing tuples. The words an entry was made for are kept in `entry_words` at index
-    # seq (None once popped): one word as its int, more as an array of ints in the order they were gathered in
-    # (increasing from the initial count, a set's order after a merge; a set of ints takes ten times the memory,
-    # and most entries count 1 and are never popped).
+    # is much cheaper than comparing tuples. The words an entry was made for are kept at index seq: more than one
+    # as an array of ints in `entry_words` in the order they were gathered in (increasing from the initial count, a
+    # set's order after a merge; a set of ints takes ten times the memory), one word in `entry_word` (and None in
+    # `entry_words`; an int object would take 32 bytes, and most entries are of one word, count 1 and are never
+    # popped).
     # Entries counting `floor` or less wait in `low`, out of the heap: none of them can come before an entry in
     # the heap, and most entries made late in training count 1 and are never popped. When the heap runs out, they
     # join it. Making and queueing an entry is written out at its three places: a function call per entry costs
@@ -508,7 +638,8 @@ def _merge_loop(
     # which takes over from then on. Our entries are pushed in the order of `where` and of the words, one of the
     # hash orders the reference's can take, so the result is the reference's wherever that does not depend on its
     # hash order. Recording costs about 1 % of the training time; the simulation is paid only where it matters.
-    entry_words: list[array[int] | int | None] = []
+    entry_words: list[array[int] | None] = []
+    entry_word = array("i")
     heap: list[int] = []
     low: list[int] = []
     floor: float = 1
@@ -519,14 +650,17 @@ def _merge_loop(
         count = pair_counts[pair]
         if count > 0:
             seq = len(entry_words)
-            entry_words.append(found if len(found) > 1 else found[0])
+            entry_words.append(found if len(found) > 1 else None)
+            entry_word.append(found[0] if len(found) == 1 else -1)
             entry = -count << _COUNT_SHIFT | ord(pair[0]) << _LEFT_SHIFT | ord(pair[1]) << _SEQ_BITS | seq
             (heap if count > floor else low).append(entry)
             record(entry)
     heapq.heapify(heap)
     seq = len(entry_words)
     del found_in
-    where: defaultdict[str, set[int]] = defaultdict(set)
+    counts_of = _pair_keys(pair_counts)
+    del pair_counts
+    where: defaultdict[int, set[int]] = defaultdict(set)
 
     merges: list[str] = []
     pop: Callable[[list[int]], int] = heapq.heappop
@@ -551,11 +685,13 @@ def _merge_loop(
         record(None)
         kept = entry_words[top & _SEQ_MASK]
         entry_words[top & _SEQ_MASK] = None
+        single = entry_word[top & _SEQ_MASK]
         pair = chr(top >> _LEFT_SHIFT & _ID_MASK) + chr(top >> _SEQ_BITS & _ID_MASK)
-        count = pair_counts.get(pair, 0)
+        count = counts_of.get(top >> _SEQ_BITS & _PAIR_MASK, 0)
         if top >> _COUNT_SHIFT != -count:
             # A stale count: back into the queue with the current count, for the same words, as a newer entry.
             entry_words.append(kept)
+            entry_word.append(single)
             entry = -count << _COUNT_SHIFT | (top >> _SEQ_BITS & _PAIR_MASK) << _SEQ_BITS | seq
             if count > floor:
                 push(heap, entry)
@@ -582,13 +718,18 @@ def _merge_loop(
             lengths.append(lengths[a] + lengths[b])
         merges.append(pair)
         symbol = chr(new)
-        positions = (kept,) if isinstance(kept, int) else kept or ()  # never None: an entry is popped once
-        _merge_pair(words, positions, word_counts, pair, symbol, lengths, limit, pair_counts, where)
+        positions = (single,) if kept is None else kept  # an entry is popped once: kept is not None if single < 0
+        _merge_pair(words, positions, word_counts, pair, symbol, lengths, limit, counts_of, where)
         for key, gained in where.items():
-            count = pair_counts[key]
+            count = counts_of[key]
             if count > 0:
-                entry_words.append(array("i", gained) if len(gained) > 1 else gained.pop())
-                entry = -count << _COUNT_SHIFT | ord(key[0]) << _LEFT_SHIFT | ord(key[1]) << _SEQ_BITS | seq
+                if len(gained) > 1:
+                    entry_words.append(array("i", gained))
+                    entry_word.append(-1)
+                else:
+                    entry_words.append(None)
+                    entry_word.append(gained.pop())
+                entry = -count << _COUNT_SHIFT | key << _SEQ_BITS | seq
                 if count > floor:
                     push(heap, entry)
                 else:
@@ -602,6 +743,11 @@ def _merge_loop(
         progress(len(merges), wanted)
 
     return _merges_in_order(merges, tokens, stop)
+
+
+def _pair_keys(pair_counts: Mapping[str, int]) -> defaultdict[int, int]:
+    """``pair_counts`` keyed ``left id << 21 | right id`` instead of by two-character strings."""
+    return defaultdict(int, {ord(pair[0]) << _ID_BITS | ord(pair[1]): count for pair, count in pair_counts.items()})
 
 
 def _merges_in_order(merges: list[str], tokens: list[str], stop: str) -> tuple[Merges, int, str]:
@@ -683,7 +829,7 @@ def _octonary_replay(log: Iterable[int | None]) -> list[int]:
 
 def _exact_merge_loop(
     words: list[str],
-    word_counts: list[int],
+    word_counts: Sequence[int],
     vocab: Vocab,
     tokens: list[str],
     pair_counts: defaultdict[str, int],

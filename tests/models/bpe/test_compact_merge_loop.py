@@ -1,0 +1,89 @@
+"""The merge loop on compact words (``trainer._Words``: one flat buffer of symbols) against ``tokenizers``'
+BpeTrainer, trained in the same test: the compact form is used from ``COMPACT_MIN_WORDS`` words on, so the tests
+lower that to 0 and every training below goes through it."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import multilingual_text, ours, reference_train, reference_train_counts
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hf_bpe.models.bpe import trainer
+from hf_bpe.models.bpe.trainer import _Words
+from hf_bpe.models.bpe.training import train_from_counts, train_from_files, train_from_iterator
+
+
+@pytest.fixture(autouse=True)
+def compact(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(trainer, "COMPACT_MIN_WORDS", 0)
+
+
+@pytest.mark.parametrize("wide", [False, True], ids=["utf16", "utf32"])
+def test_words_read_and_write_every_id(wide):
+    """Ids up to the largest a width holds, surrogates included in UTF-32, come back as written."""
+    top = 0x10FFFF if wide else trainer._NARROW_IDS - 1
+    ids = [0, 1, 255, 256, 0xD7FF, *([0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xFFFF, top] if wide else [top])]
+    word = "".join(map(chr, ids))
+    words, counts = _Words.pack([word, "ab", word[::-1]], [1, 2**40, 7], wide=wide)
+    assert [words[i] for i in range(3)] == [word, "ab", word[::-1]] and list(counts) == [1, 2**40, 7]
+    words[0] = word[2:5]
+    assert words[0] == word[2:5] and words[2] == word[::-1]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_multilingual_text_trains_identically(tmp_path, monkeypatch, workers):
+    """With two workers the initial pair count is split with a child process, which reads the compact words."""
+    monkeypatch.setattr(trainer, "PARALLEL_MIN_WORDS", 0)
+    path = tmp_path / "corpus.txt"
+    path.write_text(multilingual_text(300, seed=3), encoding="utf-8", newline="")
+    expected = reference_train([path], tmp_path / "ref", vocab_size=700)
+    assert ours(train_from_files([path], vocab_size=700, workers=workers)) == expected
+
+
+def test_a_vocabulary_past_the_utf16_surrogates_trains_identically(tmp_path, monkeypatch):
+    """Above 0xD800 tokens the symbols take 4 bytes (UTF-32): made to happen here with a small vocabulary."""
+    monkeypatch.setattr(trainer, "_NARROW_IDS", 300)
+    path = tmp_path / "corpus.txt"
+    path.write_text(multilingual_text(200, seed=5), encoding="utf-8", newline="")
+    expected = reference_train([path], tmp_path / "ref", vocab_size=600)
+    assert ours(train_from_files([path], vocab_size=600, workers=1)) == expected
+
+
+# Few letters and small counts: most merges are ties, decided by the smaller (left id, right id).
+corpora = st.lists(st.text(alphabet="ab cé\n", max_size=30), min_size=1, max_size=25)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    corpus=corpora,
+    vocab_size=st.integers(250, 320),
+    min_frequency=st.sampled_from([0, 2]),
+    max_token_length=st.sampled_from([None, 2, 3, 5]),
+    special_tokens=st.sampled_from([[], ["ab"], ["<s>", "aa"]]),
+)
+def test_random_corpora_with_ties_train_identically(
+    corpus, vocab_size, min_frequency, max_token_length, special_tokens
+):
+    options = {
+        "vocab_size": vocab_size,
+        "min_frequency": min_frequency,
+        "max_token_length": max_token_length,
+        "special_tokens": special_tokens,
+    }
+    with tempfile.TemporaryDirectory() as directory:
+        expected = reference_train(corpus, Path(directory), files=False, **options)
+    assert ours(train_from_iterator(corpus, **options)) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    counts=st.dictionaries(st.text(alphabet="ab", min_size=1, max_size=9), st.integers(1, 4), min_size=1, max_size=14)
+)
+def test_random_counts_train_identically(counts):
+    with tempfile.TemporaryDirectory() as directory:
+        expected = reference_train_counts(counts, Path(directory), vocab_size=300)
+    assert ours(train_from_counts(counts, vocab_size=300)) == expected
