@@ -134,7 +134,9 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
     if named_file:
         directory = directory.parent
     elif not directory.is_dir():
-        raise FileNotFoundError(f"{directory}: no such directory; --continue-from takes a tokenizer directory")
+        raise FileNotFoundError(
+            f"{directory}: no such directory; --continue-from takes a tokenizer directory or a tokenizer.json"
+        )
     config = read_tokenizer_config(directory) if json_file.name == TOKENIZER_FILE else {}
     if config.get("tokenizer_class") == CHAR_TOKENIZER_CLASS:
         raise ValueError(f"{directory}: a char-level BPE tokenizer; training continues byte-level BPE only")
