@@ -66,28 +66,12 @@ from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
-class BaseVocab(dict[str, int]):
-    """A base's vocabulary (token to id) that carries the pipeline it was read with, so that
-    :func:`continue_bpe`, given the vocabulary alone, still keeps that pipeline (``ignore_merges`` when it counts,
-    the whole ``tokenizer.json`` when the result is saved).
-
-    >>> vocab = BaseVocab({"a": 0}, pipeline=None)
-    >>> vocab, vocab.pipeline
-    ({'a': 0}, None)
-    """
-
-    def __init__(self, tokens: Mapping[str, int], *, pipeline: KeptPipeline | None) -> None:
-        super().__init__(tokens)
-        self.pipeline = pipeline
-
-
 @dataclasses.dataclass(frozen=True)
 class BaseTokenizer:
     """A byte-level BPE tokenizer to continue training from.
 
     Attributes:
-        vocab: token to id: the model's tokens and every added token (:class:`BaseVocab` where it came from a
-            ``tokenizer.json``).
+        vocab: token to id: the model's tokens and every added token.
         merges: the merges in rank order.
         special_tokens: the tokens matched whole before the text is cut, in id order: the special tokens, and for a
             ``tokenizer.json`` base every added token, special or not (Qwen3's ``<tool_call>``), as the base
@@ -173,8 +157,7 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
     roles = {role: token if token in specials else None for role, token in roles.items()}
     if not any(roles.values()):
         roles = special_token_roles(ordered)
-    carried = BaseVocab(vocab, pipeline=pipeline)
-    return BaseTokenizer(carried, merges, ordered, roles, pre_tokenizer.for_encoding(), str(source), pipeline)
+    return BaseTokenizer(vocab, merges, ordered, roles, pre_tokenizer.for_encoding(), str(source), pipeline)
 
 
 def _read_tokenizer_json(
@@ -249,7 +232,7 @@ def continue_bpe(
             skipped, one that is an ordinary token of the base is refused.
         min_frequency, max_token_length, workers, progress: as in :func:`train_bpe` (a base token spans as many
             symbols as it has bytes).
-        pipeline: the base's ``tokenizer.json`` (default: a :class:`BaseVocab` ``vocab``'s): its model's tokens and
+        pipeline: the base's ``tokenizer.json`` (:attr:`BaseTokenizer.pipeline`; None: none): its model's tokens and
             ``ignore_merges`` encode the words, and the result writes it back around the new vocabulary.
 
     Returns:
@@ -266,7 +249,6 @@ def continue_bpe(
     ([('u', 'g')], [('u', 'g'), ('u', 'n'), ('h', 'ug')])
     """
     _check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
-    pipeline = pipeline if pipeline is not None else getattr(vocab, "pipeline", None)
     tokens = _base_tokens(vocab)
     _check_base(vocab, len(tokens), vocab_size, special_tokens)
     grown: Vocab = dict(vocab)

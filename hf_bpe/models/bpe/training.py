@@ -238,6 +238,7 @@ def train_from_counts(
             max_token_length=options.max_token_length,
             workers=workers,
             progress=merge_progress,
+            pipeline=base.pipeline,
         )
         kept = {"roles": base.roles}
     else:
