@@ -223,7 +223,11 @@ def tokenizer_json_contenders(path: Path) -> dict:  # type: ignore[type-arg]
     def ours():  # type: ignore[no-untyped-def]
         tok = hf_bpe.from_pretrained(path)
         # Instances loaded from one file share its model and pre-token cache: start every run cold.
-        (tok.bpe if isinstance(tok, hf_bpe.BPETokenizer) else tok.file.model).clear_cache()
+        model = tok.bpe if isinstance(tok, hf_bpe.BPETokenizer) else tok.pipeline.model
+        if hasattr(model, "clear_cache"):
+            model.clear_cache()
+        elif hasattr(model, "_cache"):  # WordPiece's and Unigram's encoders keep theirs as _cache
+            model._cache.clear()
         return lambda docs: tok(docs)["input_ids"]
 
     def theirs():  # type: ignore[no-untyped-def]
