@@ -1,6 +1,6 @@
 """Progress bars for long runs, on by default: the library's ``progress(stage, done, total)`` callbacks drawn as
-tqdm bars on standard error (bytes or sequences while counting, merges while merging, rounds while Unigram's EM
-runs).
+tqdm bars on standard error, each with its rate and time left (bytes or sequences while counting, words while
+counting the initial pairs, merges while merging, rounds while Unigram's EM runs).
 
 A leaf: the training front ends take ``progress=True`` (bars), ``False``/``None`` (silence) or a callable of their
 own, through :func:`with_progress`; the command line draws the same bars (``--no-progress`` turns them off).
@@ -30,6 +30,7 @@ def callback(progress: ProgressOption) -> Progress | None:
 _STAGES = {
     "count": ("counting", "B"),
     "sequences": ("counting", "seq"),
+    "pairs": ("counting pairs", "word"),
     "merge": ("merging", "merge"),
     "em": ("EM rounds", "round"),
     "verify": ("verifying", "text"),
@@ -73,6 +74,28 @@ class Bars:
         for bar in self.bars.values():
             bar.close()
         self.bars.clear()
+
+
+class StageCallback:
+    """A trainer's ``progress(done, total)`` for one stage of ``report``'s, which also passes on the trainer's
+    earlier stages (the initial pair count) through :meth:`stage`.
+
+    >>> calls = []
+    >>> merges = StageCallback(lambda *call: calls.append(call), "merge")
+    >>> merges.stage("pairs", 5, 10); merges(1, 3)
+    >>> calls
+    [('pairs', 5, 10), ('merge', 1, 3)]
+    """
+
+    def __init__(self, report: Progress, stage: str) -> None:
+        self.report = report
+        self.name = stage
+
+    def __call__(self, done: int, total: int) -> None:
+        self.report(self.name, done, total)
+
+    def stage(self, name: str, done: int, total: int) -> None:
+        self.report(name, done, total)
 
 
 Function = TypeVar("Function", bound=Callable[..., Any])

@@ -111,7 +111,12 @@ _LEFT_SHIFT = _SEQ_BITS + _ID_BITS
 _COUNT_SHIFT = _SEQ_BITS + 2 * _ID_BITS
 
 ProgressCallback = Callable[[int, int], None]
-"""Called as ``progress(merges_done, merges_wanted)`` while merging."""
+"""Called as ``progress(merges_done, merges_wanted)`` while merging. One that also has a ``stage`` method (such as
+:class:`hf_bpe.progress.StageCallback`) is told of the initial pair count too, as ``progress.stage("pairs",
+words_done, words)``."""
+
+#: Words counted between two progress reports of the initial pair count.
+_REPORT_WORDS = 1 << 16
 
 
 def train_bpe(
@@ -503,21 +508,26 @@ def _merge_pair(
 
 
 def _count_pairs(
-    words: Sequence[str] | _Words, word_counts: Sequence[int], *, workers: int
+    words: Sequence[str] | _Words,
+    word_counts: Sequence[int],
+    *,
+    workers: int,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[defaultdict[str, int], defaultdict[str, array[int]]]:
     """Initial pair counts, and the words each pair occurs in (BpeTrainer::count_pairs), in increasing order.
 
     With two or more ``workers`` and at least :data:`PARALLEL_MIN_WORDS` words, a child process counts the second
     half of the words while this one counts the first (the reference counts in parallel too); counts add up and
-    the child's words follow the parent's, so the result is the same.
+    the child's words follow the parent's, so the result is the same. ``progress(words_done, words)`` reports
+    this process's part (the child's goes at the same pace).
     """
     if workers < 2 or len(words) < PARALLEL_MIN_WORDS:
-        return _count_pair_range(words, word_counts, 0, len(words))
+        return _count_pair_range(words, word_counts, 0, len(words), progress)
     half = len(words) // 2
     (counted, found), (pair_counts, where) = run_forked(
         [
-            functools.partial(_count_pair_range, words, word_counts, start, stop)
-            for start, stop in ((half, len(words)), (0, half))
+            functools.partial(_count_pair_range, words, word_counts, half, len(words)),
+            functools.partial(_count_pair_range, words, word_counts, 0, half, progress),
         ],
         "hf_bpe pair count",
     )
@@ -529,7 +539,11 @@ def _count_pairs(
 
 
 def _count_pair_range(
-    words: Sequence[str] | _Words, word_counts: Sequence[int], start: int, stop: int
+    words: Sequence[str] | _Words,
+    word_counts: Sequence[int],
+    start: int,
+    stop: int,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[defaultdict[str, int], defaultdict[str, array[int]]]:
     """:func:`_count_pairs` for ``words[start:stop]``.
 
@@ -559,9 +573,13 @@ def _count_pair_range(
             for pair in pairs:
                 pair_counts[pair] += count
         consume(map(add_word, map(words_of, dict.fromkeys(pairs)), repeat(index)))
+        if not index % _REPORT_WORDS and progress is not None:
+            progress(index - start, stop - start)
     seen_once.update(batch)
     for pair, count in seen_once.items():
         pair_counts[pair] += count
+    if progress is not None:
+        progress(stop - start, stop - start)
     return pair_counts, where
 
 
@@ -606,7 +624,9 @@ def _merge_loop(
     if isinstance(words, list) and len(words) >= COMPACT_MIN_WORDS and not exact:
         words, word_counts = _Words.pack(words, word_counts, wide=max(vocab_size, len(tokens)) > _NARROW_IDS)
 
-    pair_counts, found_in = _count_pairs(words, word_counts, workers=workers)
+    stage = getattr(progress, "stage", None)
+    pairs_progress = None if stage is None else functools.partial(stage, "pairs")
+    pair_counts, found_in = _count_pairs(words, word_counts, workers=workers, progress=pairs_progress)
     if continued and max_token_length is not None:
         for pair in [p for p in found_in if lengths[ord(p[0])] + lengths[ord(p[1])] >= max_token_length]:
             if lengths[ord(pair[0])] > 1 or lengths[ord(pair[1])] > 1:

@@ -87,3 +87,23 @@ def test_random_counts_train_identically(counts):
     with tempfile.TemporaryDirectory() as directory:
         expected = reference_train_counts(counts, Path(directory), vocab_size=300)
     assert ours(train_from_counts(counts, vocab_size=300)) == expected
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_reports_the_initial_pair_count_then_the_merges(monkeypatch, workers):
+    """A StageCallback hears the pair count (words done of this process's part, ending at its total) before the
+    merges; counting the pairs does not change the result."""
+    from hf_bpe.progress import StageCallback
+
+    monkeypatch.setattr(trainer, "PARALLEL_MIN_WORDS", 0)
+    monkeypatch.setattr(trainer, "_REPORT_WORDS", 2)
+    counts = {f"w{a}{b}{c}": 1 + (ord(a) * ord(b)) % 3 for a in "abcde" for b in "fghij" for c in "klm"}
+    calls: list[tuple[str, int, int]] = []
+    result = trainer.train_bpe(counts, vocab_size=280, workers=workers, progress=StageCallback(
+        lambda *call: calls.append(call), "merge"))  # fmt: skip
+    stages = [stage for stage, _, _ in calls]
+    assert stages == sorted(stages, key=["pairs", "merge"].index) and "pairs" in stages
+    pairs = [(done, total) for stage, done, total in calls if stage == "pairs"]
+    assert len(pairs) > 2 and pairs[-1][0] == pairs[-1][1] == len(counts) // workers
+    assert calls[-1] == ("merge", len(result.merges), 280 - 256)
+    assert result.merges == trainer.train_bpe(counts, vocab_size=280, workers=workers).merges
