@@ -98,9 +98,18 @@ def compression_before_after(
 ) -> tuple[int, float, float]:
     """What continuing a tokenizer bought: bytes per token of the ``base`` and of the continued ``result`` on a
     sample of the training ``files`` (the first megabyte, shared among them); returns the sample's size, before,
-    after."""
+    after (with the base's ``ignore_merges``, as both tokenizers encode)."""
     figures = [
-        measure(BytePairEncoder(vocab, merges, special_tokens=specials, pre_tokenizer=base.pre_tokenizer), text)
+        measure(
+            BytePairEncoder(
+                vocab,
+                merges,
+                special_tokens=specials,
+                pre_tokenizer=base.pre_tokenizer,
+                ignore_merges=base.ignore_merges,
+            ),
+            text,
+        )
         for text in [compression_sample(files)]
         for vocab, merges, specials in (
             (base.vocab, base.merges, base.special_tokens),
