@@ -521,13 +521,14 @@ def _count_pairs(
     the child's words follow the parent's, so the result is the same. ``progress(words_done, words)`` reports
     this process's part (the child's goes at the same pace).
     """
+    here = _count_pair_range if progress is None else functools.partial(_count_pair_range, progress=progress)
     if workers < 2 or len(words) < PARALLEL_MIN_WORDS:
-        return _count_pair_range(words, word_counts, 0, len(words), progress)
+        return here(words, word_counts, 0, len(words))
     half = len(words) // 2
     (counted, found), (pair_counts, where) = run_forked(
         [
             functools.partial(_count_pair_range, words, word_counts, half, len(words)),
-            functools.partial(_count_pair_range, words, word_counts, 0, half, progress),
+            functools.partial(here, words, word_counts, 0, half),
         ],
         "hf_bpe pair count",
     )
@@ -543,6 +544,7 @@ def _count_pair_range(
     word_counts: Sequence[int],
     start: int,
     stop: int,
+    *,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[defaultdict[str, int], defaultdict[str, array[int]]]:
     """:func:`_count_pairs` for ``words[start:stop]``.
