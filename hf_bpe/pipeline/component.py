@@ -9,7 +9,7 @@ thing it does not implement; the readers of whole files turn it into one line na
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import regex
@@ -60,6 +60,45 @@ def kind_of(data: Any, path: str, what: str) -> str | None:
         raise UnknownComponent(path, data, f"a {what} that is not an object")
     kind = data.get("type")
     return kind if isinstance(kind, str) else repr(kind)
+
+
+#: A default no JSON value equals: the field is required.
+MISSING = object()
+
+
+def bool_field(data: Mapping[str, Any], key: str, path: str, default: Any = MISSING) -> bool:
+    """``data[key]``, a JSON boolean; missing, ``default`` (none: refused, as serde refuses a missing field)."""
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise UnknownComponent(f"{path}.{key}", data.get(key), "a setting that is not true or false")
+    return value
+
+
+def components_from_json(
+    data: Any, path: str, what: str, key: str, readers: Mapping[str, Callable[[Mapping[str, Any], str], Any]]
+) -> tuple[Any, ...]:
+    """The twins a section describes, in order: none for a JSON null, every part of a ``Sequence`` (its list under
+    ``key``, each part read the same way), else the one ``readers`` makes of its ``type``.
+
+    Raises:
+        UnknownComponent: at the JSON path of a ``type`` no reader takes, or of what a reader refuses.
+    """
+    kind = kind_of(data, path, what)
+    if kind is None:
+        return ()
+    if kind == "Sequence":
+        parts = data.get(key)
+        if not isinstance(parts, list):
+            raise UnknownComponent(f"{path}.{key}", parts, f"a Sequence whose {key} are not a list")
+        return tuple(
+            twin
+            for index, part in enumerate(parts)
+            for twin in components_from_json(part, f"{path}.{key}[{index}]", what, key, readers)
+        )
+    read = readers.get(kind)
+    if read is None:
+        raise UnknownComponent(f"{path}.type", kind, f"the {what} {kind!r}")
+    return (read(data, path),)
 
 
 def string_field(data: Mapping[str, Any], key: str, path: str, what: str) -> str:

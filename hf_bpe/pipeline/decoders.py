@@ -16,7 +16,13 @@ from typing import Any
 import regex
 
 from hf_bpe.pipeline.byte_level import UNICODE_TO_BYTE
-from hf_bpe.pipeline.component import UnknownComponent, kind_of, pattern_from_json, string_field
+from hf_bpe.pipeline.component import (
+    UnknownComponent,
+    bool_field,
+    components_from_json,
+    pattern_from_json,
+    string_field,
+)
 
 
 def _byte_of(token: str) -> int | None:
@@ -253,22 +259,7 @@ def decoder_from_json(data: Any, path: str = "decoder") -> DecoderSequence:
     Raises:
         UnknownComponent: naming the JSON path of a decoder or setting not implemented here.
     """
-    kind = kind_of(data, path, "decoder")
-    if kind is None:
-        return DecoderSequence(())
-    if kind == "Sequence":
-        parts = data.get("decoders") or []
-        return DecoderSequence(
-            tuple(
-                decoder
-                for index, part in enumerate(parts)
-                for decoder in decoder_from_json(part, f"{path}.decoders[{index}]").decoders
-            )
-        )
-    read = _READERS.get(kind)
-    if read is None:
-        raise UnknownComponent(f"{path}.type", kind, f"the decoder {kind!r}")
-    return DecoderSequence((read(data, path),))
+    return DecoderSequence(components_from_json(data, path, "decoder", "decoders", _READERS))
 
 
 def _strip_from_json(data: Mapping[str, Any], path: str) -> Strip:
@@ -280,22 +271,11 @@ def _strip_from_json(data: Mapping[str, Any], path: str) -> Strip:
     return Strip(content, start, stop)
 
 
-_MISSING = object()
-
-
-def _bool_field(data: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -> bool:
-    """``data[key]``, a JSON boolean; missing, ``default`` (none: refused, as serde refuses a missing field)."""
-    value = data.get(key, default)
-    if not isinstance(value, bool):
-        raise UnknownComponent(f"{path}.{key}", data.get(key), "a setting that is not true or false")
-    return value
-
-
 def _byte_level_from_json(data: Mapping[str, Any], path: str) -> ByteLevel:
     # The pre-tokenizer's settings, which decoding ignores; the reference requires the first two all the same.
-    _bool_field(data, "add_prefix_space", path)
-    _bool_field(data, "trim_offsets", path)
-    _bool_field(data, "use_regex", path, True)
+    bool_field(data, "add_prefix_space", path)
+    bool_field(data, "trim_offsets", path)
+    bool_field(data, "use_regex", path, True)
     return ByteLevel()
 
 
@@ -312,9 +292,9 @@ def _metaspace_from_json(data: Mapping[str, Any], path: str) -> Metaspace:
         raise UnknownComponent(f"{path}.prepend_scheme", scheme, f"a prepend scheme other than {PREPEND_SCHEMES}")
     # Files of tokenizers < 0.19 have add_prefix_space instead; false is refused unless the scheme is "never", as
     # the reference's Metaspace deserializer does.
-    if "add_prefix_space" in data and not _bool_field(data, "add_prefix_space", path) and scheme != "never":
+    if "add_prefix_space" in data and not bool_field(data, "add_prefix_space", path) and scheme != "never":
         raise UnknownComponent(f"{path}.add_prefix_space", False, "add_prefix_space false with a prepend_scheme")
-    return Metaspace(replacement, str(scheme), _bool_field(data, "split", path, True))
+    return Metaspace(replacement, str(scheme), bool_field(data, "split", path, True))
 
 
 #: How each decoder is read from its JSON object (``Sequence`` aside).
@@ -328,12 +308,12 @@ _READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "ByteLevel": _byte_level_from_json,
     "Metaspace": _metaspace_from_json,
     "WordPiece": lambda data, path: WordPiece(
-        string_field(data, "prefix", path, "a prefix"), _bool_field(data, "cleanup", path)
+        string_field(data, "prefix", path, "a prefix"), bool_field(data, "cleanup", path)
     ),
     "BPEDecoder": lambda data, path: BPEDecoder(string_field(data, "suffix", path, "a suffix")),
     "CTC": lambda data, path: CTC(
         string_field(data, "pad_token", path, "a pad token"),
         string_field(data, "word_delimiter_token", path, "a word delimiter"),
-        _bool_field(data, "cleanup", path),
+        bool_field(data, "cleanup", path),
     ),
 }

@@ -31,7 +31,15 @@ import regex
 from hf_bpe.pipeline._tables import bert as bert_tables
 from hf_bpe.pipeline._tables.lowercase import LOWERCASE
 from hf_bpe.pipeline._tables.nfkc import NO_CLASS, NOT_COMPOSED, UNCHANGED
-from hf_bpe.pipeline.component import Span, Spanned, UnknownComponent, kind_of, pattern_from_json, string_field
+from hf_bpe.pipeline.component import (
+    Span,
+    Spanned,
+    UnknownComponent,
+    bool_field,
+    components_from_json,
+    pattern_from_json,
+    string_field,
+)
 
 # Each entry is already lowercase to Python, so str.lower() after the table leaves it alone.
 _TABLE = {cp: lowered for cp, lowered in LOWERCASE.items()}
@@ -600,42 +608,16 @@ def normalizer_from_json(data: Any, path: str = "normalizer") -> NormalizerSeque
     Raises:
         UnknownComponent: naming the JSON path of a normalizer or setting not implemented here.
     """
-    kind = kind_of(data, path, "normalizer")
-    if kind is None:
-        return NormalizerSequence(())
-    if kind == "Sequence":
-        parts = data.get("normalizers") or []
-        return NormalizerSequence(
-            tuple(
-                normalizer
-                for index, part in enumerate(parts)
-                for normalizer in normalizer_from_json(part, f"{path}.normalizers[{index}]").normalizers
-            )
-        )
-    read = _READERS.get(kind)
-    if read is None:
-        raise UnknownComponent(f"{path}.type", kind, f"the normalizer {kind!r}")
-    return NormalizerSequence((read(data, path),))
-
-
-_MISSING = object()
-
-
-def _bool_field(data: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -> bool:
-    """``data[key]``, a JSON boolean; missing, ``default`` (none: refused, as serde refuses a missing field)."""
-    value = data.get(key, default)
-    if not isinstance(value, bool):
-        raise UnknownComponent(f"{path}.{key}", data.get(key), "a setting that is not true or false")
-    return value
+    return NormalizerSequence(components_from_json(data, path, "normalizer", "normalizers", _READERS))
 
 
 def _bert_from_json(data: Mapping[str, Any], path: str) -> BertNormalizer:
     strip_accents = data.get("strip_accents")  # null or missing: follow lowercase
     return BertNormalizer(
-        _bool_field(data, "clean_text", path),
-        _bool_field(data, "handle_chinese_chars", path),
-        None if strip_accents is None else _bool_field(data, "strip_accents", path),
-        _bool_field(data, "lowercase", path),
+        bool_field(data, "clean_text", path),
+        bool_field(data, "handle_chinese_chars", path),
+        None if strip_accents is None else bool_field(data, "strip_accents", path),
+        bool_field(data, "lowercase", path),
     )
 
 
@@ -660,7 +642,7 @@ _READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "NFD": lambda data, path: UnicodeForm("NFD"),
     "NFKD": lambda data, path: UnicodeForm("NFKD"),
     "Lowercase": lambda data, path: Lowercase(),
-    "Strip": lambda data, path: Strip(_bool_field(data, "strip_left", path), _bool_field(data, "strip_right", path)),
+    "Strip": lambda data, path: Strip(bool_field(data, "strip_left", path), bool_field(data, "strip_right", path)),
     "StripAccents": lambda data, path: StripAccents(),
     "BertNormalizer": _bert_from_json,
     "Precompiled": _precompiled_from_json,

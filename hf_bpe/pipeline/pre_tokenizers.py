@@ -33,7 +33,15 @@ from hf_bpe.pipeline.added_tokens import whole_tokens_pattern
 from hf_bpe.pipeline.bert import BertRecipe, split_words
 from hf_bpe.pipeline.bert import pre_tokenize as bert_pre_tokenize
 from hf_bpe.pipeline.byte_level import to_byte_level
-from hf_bpe.pipeline.component import Span, Spanned, UnknownComponent, kind_of, pattern_from_json
+from hf_bpe.pipeline.component import (
+    MISSING,
+    Span,
+    Spanned,
+    UnknownComponent,
+    bool_field,
+    components_from_json,
+    pattern_from_json,
+)
 from hf_bpe.pipeline.normalizers import lowercase as _lowercase
 from hf_bpe.pipeline.normalizers import lowercase_aligned, unicode_aligned, unicode_normalize
 from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe
@@ -943,35 +951,7 @@ def pre_tokenizer_from_json(data: Any, path: str = "pre_tokenizer") -> PreTokeni
         UnknownComponent: naming the JSON path of a pre-tokenizer or setting not implemented here, or of a value
             the reference refuses to load.
     """
-    kind = kind_of(data, path, "pre-tokenizer")
-    if kind is None:
-        return PreTokenizerSequence(())
-    if kind == "Sequence":
-        parts = data.get("pretokenizers")
-        if not isinstance(parts, list):
-            raise UnknownComponent(f"{path}.pretokenizers", parts, "a Sequence whose pretokenizers are not a list")
-        return PreTokenizerSequence(
-            tuple(
-                step
-                for index, part in enumerate(parts)
-                for step in pre_tokenizer_from_json(part, f"{path}.pretokenizers[{index}]").steps
-            )
-        )
-    read = _READERS.get(kind)
-    if read is None:
-        raise UnknownComponent(f"{path}.type", kind, f"the pre-tokenizer {kind!r}")
-    return PreTokenizerSequence((read(data, path),))
-
-
-_MISSING = object()
-
-
-def _bool_field(data: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -> bool:
-    """``data[key]``, a JSON boolean; missing, ``default`` (none: refused, as serde refuses a missing field)."""
-    value = data.get(key, default)
-    if not isinstance(value, bool):
-        raise UnknownComponent(f"{path}.{key}", data.get(key), "a setting that is not true or false")
-    return value
+    return PreTokenizerSequence(components_from_json(data, path, "pre-tokenizer", "pretokenizers", _READERS))
 
 
 def _char_field(data: Mapping[str, Any], key: str, path: str, what: str) -> str:
@@ -982,7 +962,7 @@ def _char_field(data: Mapping[str, Any], key: str, path: str, what: str) -> str:
     return value
 
 
-def _behavior_field(data: Mapping[str, Any], path: str, default: Any = _MISSING) -> str:
+def _behavior_field(data: Mapping[str, Any], path: str, default: Any = MISSING) -> str:
     behavior = data.get("behavior", default)
     if behavior not in BEHAVIORS:
         raise UnknownComponent(f"{path}.behavior", behavior, f"a split behavior other than {', '.join(BEHAVIORS)}")
@@ -991,7 +971,7 @@ def _behavior_field(data: Mapping[str, Any], path: str, default: Any = _MISSING)
 
 def _split_from_json(data: Mapping[str, Any], path: str) -> Split:
     behavior = _behavior_field(data, path)
-    return Split(pattern_from_json(data.get("pattern"), f"{path}.pattern"), behavior, _bool_field(data, "invert", path))
+    return Split(pattern_from_json(data.get("pattern"), f"{path}.pattern"), behavior, bool_field(data, "invert", path))
 
 
 PREPEND_SCHEMES = ("always", "first", "never")
@@ -1005,15 +985,15 @@ def _metaspace_from_json(data: Mapping[str, Any], path: str) -> Metaspace:
     # Files of tokenizers < 0.19 have add_prefix_space instead; false means "never", and contradicting a
     # prepend_scheme is refused (Metaspace's Deserialize).
     legacy = data.get("add_prefix_space")
-    if legacy is not None and not _bool_field(data, "add_prefix_space", path) and scheme != "never":
+    if legacy is not None and not bool_field(data, "add_prefix_space", path) and scheme != "never":
         raise UnknownComponent(f"{path}.add_prefix_space", False, "add_prefix_space false with a prepend_scheme")
     split = data.get("split")
-    return Metaspace(replacement, scheme, True if split is None else _bool_field(data, "split", path))
+    return Metaspace(replacement, scheme, True if split is None else bool_field(data, "split", path))
 
 
 def _byte_level_from_json(data: Mapping[str, Any], path: str) -> ByteLevel:
-    _bool_field(data, "trim_offsets", path)  # the post-processor's, but required by the reference
-    return ByteLevel(_bool_field(data, "add_prefix_space", path), _bool_field(data, "use_regex", path, True))
+    bool_field(data, "trim_offsets", path)  # the post-processor's, but required by the reference
+    return ByteLevel(bool_field(data, "add_prefix_space", path), bool_field(data, "use_regex", path, True))
 
 
 def _fixed_length_from_json(data: Mapping[str, Any], path: str) -> FixedLength:
@@ -1040,7 +1020,7 @@ _READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "BertPreTokenizer": lambda data, path: BertPreTokenizer(),
     "CharDelimiterSplit": lambda data, path: CharDelimiterSplit(_char_field(data, "delimiter", path, "a delimiter")),
     "Punctuation": lambda data, path: Punctuation(_behavior_field(data, path, "Isolated")),
-    "Digits": lambda data, path: Digits(_bool_field(data, "individual_digits", path)),
+    "Digits": lambda data, path: Digits(bool_field(data, "individual_digits", path)),
     "FixedLength": _fixed_length_from_json,
     "UnicodeScripts": _refuse_unicode_scripts,
 }

@@ -19,6 +19,7 @@ from hf_bpe.models.directory import TOKENIZER_FILE
 from hf_bpe.models.wordpiece.encoder import WordPieceEncoder
 from hf_bpe.models.wordpiece.files import VOCAB_TXT, format_vocab_txt, read_vocab_txt, wordpiece_tokenizer_json
 from hf_bpe.pipeline.bert import BertRecipe
+from hf_bpe.pipeline.decoders import cleanup
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template
 
@@ -28,21 +29,6 @@ with quiet_transformers_import():
 
 #: How deep this thread is in nested ``_encode_plus`` calls (transformers' batch path calls it per item).
 _NESTING = threading.local()
-
-#: What the WordPiece decoder's cleanup takes out (``tokenizers``' ``decoders::wordpiece::cleanup``).
-_CLEANUP = (
-    (" .", "."),
-    (" ?", "?"),
-    (" !", "!"),
-    (" ,", ","),
-    (" ' ", "'"),
-    (" n't", "n't"),
-    (" 'm", "'m"),
-    (" do not", " don't"),
-    (" 's", "'s"),
-    (" 've", "'ve"),
-    (" 're", "'re"),
-)
 
 
 class WordPieceTokenizerConfig(PretrainedConfig):
@@ -299,9 +285,7 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
         for index, token in enumerate(tokens):
             if index:
                 token = token[len(prefix) :] if token.startswith(prefix) else " " + token
-            for dirty, clean in _CLEANUP:
-                token = token.replace(dirty, clean)
-            out.append(token)
+            out.append(cleanup(token))
         return "".join(out)
 
     def _decode(
