@@ -26,7 +26,8 @@ def verify_encode_command(args: argparse.Namespace) -> int:
         found.require((BYTE_LEVEL,), "--against tiktoken", "verify it --against transformers")
     tokenizer = load_tokenizer(found)
     reference, name = _reference_encoder(args, found.path, tokenizer)
-    if found.kind != BYTE_LEVEL:
+    if found.kind != BYTE_LEVEL or tokenizer.num_special_tokens_to_add() or not hasattr(tokenizer, "encode_text"):
+        # As called (a template's tokens included: Llama-3's BOS), as the reference is.
         tokenizer = _AsCalled(tokenizer, found.path)
     texts = list(units(args.files, args.unit))
     bar = None

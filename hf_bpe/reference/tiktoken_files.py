@@ -23,11 +23,12 @@ from hf_bpe.models.bpe.files import (
     MERGES_FILE,
     VOCAB_FILE,
     read_merges,
+    read_tokenizer_json,
     read_vocab,
     write_tokenizer_dir,
 )
 from hf_bpe.models.bpe.options import Merges, Vocab
-from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, named_special_tokens, read_tokenizer_config
+from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE, named_special_tokens, read_tokenizer_config
 from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
 
@@ -192,14 +193,22 @@ def export_tiktoken(directory: str | os.PathLike[str], output: str | os.PathLike
         ValueError: for a char-level directory, or a token that is not byte-level.
     """
     directory = Path(directory)
-    vocab = read_vocab(directory / VOCAB_FILE)
-    merges = read_merges(directory / MERGES_FILE, vocab)
     config = read_tokenizer_config(directory)
     if config.get("tokenizer_class") == CHAR_TOKENIZER_CLASS:
         raise ValueError(f"{directory}: a char-level tokenizer has no byte-level ranks to export")
-    specials = {token: vocab[token] for token in named_special_tokens(config) if token in vocab}
-    if GPT2_SPECIAL_TOKEN in vocab and not config:
-        specials[GPT2_SPECIAL_TOKEN] = vocab[GPT2_SPECIAL_TOKEN]
+    if not (directory / VOCAB_FILE).is_file() and (directory / TOKENIZER_FILE).is_file():
+        # A model's directory with its tokenizer.json alone (Llama-3, Qwen, ...): its model's vocabulary and
+        # merges; its added tokens are the special tokens tiktoken is given.
+        found = read_tokenizer_json(directory / TOKENIZER_FILE)
+        vocab, merges = dict(found.vocab), list(found.merges)
+        specials = {str(entry["content"]): int(entry["id"]) for entry in found.added_tokens}  # type: ignore[call-overload]
+        vocab = {token: token_id for token, token_id in vocab.items() if token not in specials}
+    else:
+        vocab = read_vocab(directory / VOCAB_FILE)
+        merges = read_merges(directory / MERGES_FILE, vocab)
+        specials = {token: vocab[token] for token in named_special_tokens(config) if token in vocab}
+        if GPT2_SPECIAL_TOKEN in vocab and not config:
+            specials[GPT2_SPECIAL_TOKEN] = vocab[GPT2_SPECIAL_TOKEN]
     ranks: dict[bytes, int] = {}
     for token, token_id in vocab.items():
         if token not in specials:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import atexit
 import functools
+import json
 import shutil
 import subprocess
 import sys
 import tempfile
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +184,57 @@ def test_hf_bpe_encode_takes_a_directory_holding_only_a_real_tokenizer_json(name
     assert done.returncode == 0, done.stderr
     rust = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))
     assert f"ids:    {rust(text)['input_ids']}" in done.stdout
+
+
+def test_a_real_tokenizer_json_alone_exports_to_tiktoken_with_the_rust_backends_ids(texts, tmp_path):
+    """``hf-bpe export tiktoken`` on a directory holding only Qwen3's tokenizer.json: tiktoken, given the file's
+    split pattern and its added tokens, encodes the file's NFC-normalized text as the Rust backend does (no template:
+    Qwen3 adds none)."""
+    import base64
+
+    import tiktoken
+
+    shutil.copy(model_tokenizer_json("qwen3"), tmp_path / "tokenizer.json")
+    ranks_file = tmp_path / "qwen3.tiktoken"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hf_bpe.cli",
+            "export",
+            "tiktoken",
+            str(tmp_path),
+            "--output",
+            str(ranks_file),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "exactly these merges" in done.stdout
+    data = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    pattern = data["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
+    lines = ranks_file.read_text(encoding="ascii").splitlines()
+    ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in lines)}
+    specials = {entry["content"]: entry["id"] for entry in data["added_tokens"]}
+    encoding = tiktoken.Encoding("qwen3", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))
+    for text in texts:
+        normalized = unicodedata.normalize("NFC", text)  # Qwen3's normalizer; tiktoken has none
+        assert encoding.encode(normalized, allowed_special="all") == rust(text)["input_ids"], text
+
+
+def test_verify_encode_takes_a_real_tokenizer_json_with_a_template(tmp_path):
+    """Llama-3.1's BOS is part of both sides' ids: ``hf-bpe verify encode`` compares them as called."""
+    shutil.copy(model_tokenizer_json("llama3_1"), tmp_path / "tokenizer.json")
+    (tmp_path / "sample.txt").write_text("Hello world\nПривет, мир\n日本語のテキスト\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "hf_bpe.cli", "verify", "encode", "--tokenizer", str(tmp_path),
+         "--against", "transformers", "--no-progress", str(tmp_path / "sample.txt")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "checked 3 units" in done.stdout and "0 differ" in done.stdout
