@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import operator
 import random
 from collections.abc import Mapping, Sequence
 
@@ -99,13 +100,16 @@ class SymbolBPE:
     def _parts(self, word: str) -> list[str]:
         """``word`` cut wherever no merge can cross (see :meth:`tokenize`)."""
         if self._joins is None:
-            pairs = (itertools.pairwise(left + right) for left, right in self.ranks)
-            self._joins = frozenset(a + b for pairs_of_result in pairs for a, b in pairs_of_result)
+            found: set[str] = set()
+            for left, right in self.ranks:
+                result = left + right
+                found.update(map(operator.add, result, result[1:]))  # its characters two by two, in C
+            self._joins = frozenset(found)
         joins, vocab = self._joins, self.vocab
         cuts = [
             index
-            for index, (left, right) in enumerate(itertools.pairwise(word), start=1)
-            if left + right not in joins and left in vocab and right in vocab
+            for index, pair in enumerate(map(operator.add, word, word[1:]), start=1)
+            if pair not in joins and pair[0] in vocab and pair[1] in vocab
         ]
         return [word[start:end] for start, end in itertools.pairwise([0, *cuts, len(word)])]
 
