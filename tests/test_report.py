@@ -32,7 +32,7 @@ def test_report_figures_match_the_rust_backend_and_the_plot_is_written(stdlib_fi
         rust = Tokenizer.from_file(str(directory / "tokenizer.json"))
         used: set[int] = set()
         for path, per_file in zip(samples, figures["per_file"], strict=True):
-            text = path.read_text(encoding="utf-8")  # as report reads it: CRLF and lone CR made LF
+            text = path.read_bytes().decode("utf-8")  # as report reads it: the bytes as they are
             ids = rust.encode(text).ids
             used.update(ids)
             assert (per_file["bytes"], per_file["words"], per_file["tokens"]) == (
@@ -77,8 +77,8 @@ def test_report_base_new_compares_two_real_tokenizers_per_file_and_language(debi
     }
     for path, (_language, data) in samples.items():
         path.write_bytes(data)
-    # As report reads a file (read_text: the mixed text's CRLF and lone CR become LF).
-    text_of = {path: path.read_text(encoding="utf-8") for path in samples}
+    # As report reads a file: the bytes as they are (the mixed text keeps its CRLF and lone CR).
+    text_of = {path: path.read_bytes().decode("utf-8") for path in samples}
     given = [f"ja={path}" if language == "ja" else str(path) for path, (language, _) in samples.items()]
     base, new = (str(directories[name]) for name in ("llama3_1", "qwen3"))
     plot = tmp_path / "compare.png"

@@ -59,7 +59,7 @@ def test_report_counts_the_rust_backends_tokens(trained, kind, capsys):
     assert main(["report", str(trained[kind]), "--sample", str(sample), "--json"]) == 0
     (found,) = json.loads(capsys.readouterr().out)
     reference = rust(trained[kind])
-    ids = reference.encode(sample.read_text(encoding="utf-8"), add_special_tokens=False).ids
+    ids = reference.encode(sample.read_bytes().decode("utf-8"), add_special_tokens=False).ids
     assert found["overall"]["tokens"] == len(ids)
     assert found["used"] == len(set(ids))
     assert found["vocab_size"] == reference.get_vocab_size()
