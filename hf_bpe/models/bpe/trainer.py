@@ -248,12 +248,10 @@ def _plain_words(
     counts: a list, or from :data:`COMPACT_MIN_WORDS` pre-tokens on a :class:`_Words` (``wide``: 4-byte
     symbols), made word by word so that the strings never all exist at once."""
     table = {ord(char): chr(vocab[char]) if char in vocab else None for char in chars}
-    spelled = _spelled_words(counts, lambda word: word.translate(table))
     if len(counts) < COMPACT_MIN_WORDS:
-        words = list(spelled)
-        return [symbols for symbols, _ in words], [count for _, count in words]
+        return _symbol_words(counts, lambda word: word.translate(table))
     compact = _Words(wide=wide)
-    for symbols, count in spelled:
+    for symbols, count in _spelled_words(counts, lambda word: word.translate(table)):
         compact.append(symbols, count)
     compact.close()
     return compact, compact.counts
@@ -290,7 +288,8 @@ class _Words:
     """Symbol strings (see :func:`_merge_loop`) in one flat buffer, each word in its own slot: what the merge loop
     needs of millions of words, at 2 bytes a symbol (4 where an id reaches the UTF-16 surrogates) instead of a
     Python string of some 60 bytes more each. A word is read as a string (UTF-16 or UTF-32 decoded in C) and
-    written back shorter into its slot after a merge.
+    written back shorter into its slot after a merge. Counts are unsigned 64-bit integers (a larger one raises
+    ``OverflowError``; no corpus comes near).
 
     >>> words = _Words.pack(["ab", "cde"], [3, 1], wide=False)[0]
     >>> words[1], len(words)
@@ -415,8 +414,7 @@ def _merge_pair(
     """Word::merge of ``pair`` into ``symbol`` in ``words[index]`` for each index: every occurrence, left to
     right. The words change in place; the neighbours' pair-count changes are added to ``pair_counts``, and each
     word where a pair was made is added to that pair's set in ``where`` (pairs keyed ``left id << 21 | right
-    id``). ``limit`` is ``max_token_length``
-    (-1: none) and ``lengths`` the symbols each token spans.
+    id``). ``limit`` is ``max_token_length`` (-1: none) and ``lengths`` the symbols each token spans.
 
     Every occurrence with ``left`` before it turns one ``(left, first)`` into ``(left, symbol)``, and every one
     with ``right`` after it ``(second, right)`` into ``(symbol, right)``: the counts and words are gathered by
