@@ -209,7 +209,7 @@ def kernel_corpus(cache: Path, gigabytes: float) -> Path:
     """The first ``gigabytes`` of the kernel's text files, cut at a line end (made once)."""
     size = int(gigabytes * 1e9)
     path = cache / f"kernel-{gigabytes:g}GB.txt"
-    if path.is_file() and path.stat().st_size <= size and path.stat().st_size > size * 0.99:
+    if path.is_file():  # made by an earlier run (written under a temporary name, renamed when complete)
         return path
     written = 0
     with tempfile.NamedTemporaryFile("wb", dir=cache, delete=False) as out:
