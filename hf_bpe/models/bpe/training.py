@@ -27,7 +27,7 @@ from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel
 from hf_bpe.models.shortfall import shortfall as why_short
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
-from hf_bpe.progress import Progress, ProgressOption, callback, with_progress
+from hf_bpe.progress import Progress, ProgressOption, StageCallback, callback, with_progress
 
 # Progress: called as ``progress(stage, done, total)``: stage ``"count"`` (bytes for files, sequences for iterators,
 # where ``total`` is 0 when unknown), then stage ``"merge"`` (merges made, merges wanted). The front ends take
@@ -220,7 +220,8 @@ def train_from_counts(
     """
     options = BpeOptions.of(options, model_options, "train_from_counts")
     report = callback(progress)
-    merge_progress = None if report is None else (lambda done, total: report("merge", done, total))
+    # The merges' bar, which also hears the initial pair count (stage "pairs") before them.
+    merge_progress = None if report is None else StageCallback(report, "merge")
     base, cut = training_cut(
         continue_from, options, pre_tokenizer=pre_tokenizer, pattern=pattern, normalizer=normalizer,
         add_prefix_space=add_prefix_space,
