@@ -119,6 +119,17 @@ words_done, words)``."""
 _REPORT_WORDS = 1 << 16
 
 
+def _first_tokens(tokens: Iterable[str]) -> tuple[Vocab, list[str]]:
+    """The vocabulary before any merge, and its tokens by id: ``tokens`` in order, each once."""
+    vocab: Vocab = {}
+    ordered: list[str] = []  # id -> token
+    for token in tokens:
+        if token not in vocab:
+            vocab[token] = len(ordered)
+            ordered.append(token)
+    return vocab, ordered
+
+
 def train_bpe(
     counts: Mapping[str, int],
     *,
@@ -161,14 +172,9 @@ def train_bpe(
     ([('u', 'g'), ('u', 'n'), ('h', 'ug')], 'vocab_size')
     """
     _check_options(vocab_size, min_frequency, limit_alphabet, max_token_length, special_tokens, workers)
-    vocab: Vocab = {}
-    tokens: list[str] = []  # id -> token
     seen = _characters(counts)
     alphabet = _alphabet(counts, seen, set(initial_alphabet), limit_alphabet, alphabet_tie_preference)
-    for token in [*special_tokens, *sorted(alphabet)]:
-        if token not in vocab:
-            vocab[token] = len(tokens)
-            tokens.append(token)
+    vocab, tokens = _first_tokens([*special_tokens, *sorted(alphabet)])
 
     # Words as symbol strings (BpeTrainer::tokenize_words). Characters outside the vocabulary are dropped. Words
     # of fewer than two symbols have no pair and never change, so they are left out.

@@ -70,9 +70,9 @@ def test_initial_pair_count_shared_with_a_child_process(tmp_path, monkeypatch):
     ranges: list[tuple[int, int]] = []
     count_pair_range = trainer._count_pair_range
 
-    def recording(words, word_counts, start, stop):
+    def recording(words, word_counts, start, stop, **options):
         ranges.append((start, stop))
-        return count_pair_range(words, word_counts, start, stop)
+        return count_pair_range(words, word_counts, start, stop, **options)
 
     monkeypatch.setattr(trainer, "_count_pair_range", recording)
     path = tmp_path / "text.txt"
