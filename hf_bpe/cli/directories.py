@@ -154,14 +154,13 @@ def load_tokenizer(found: TokenizerDir) -> Any:
             from hf_bpe.transformers.wordpiece import WordPieceTokenizer as Class  # type: ignore[assignment]
         elif found.kind == "UnigramTokenizer":
             from hf_bpe.transformers.unigram import UnigramTokenizer as Class  # type: ignore[assignment]
-        elif found.kind in ("SentencePieceBPETokenizer", "PipelineTokenizer"):
+        elif found.kind in ("SentencePieceBPETokenizer", "PipelineTokenizer") or (
+            (found.path / "tokenizer.json").is_file() and kind_named(found.path) is None
+        ):
             from hf_bpe.transformers.loading import from_pretrained
 
+            # A model's own tokenizer.json: BPETokenizer where it reads the file, else PipelineTokenizer.
             return from_pretrained(found.path)
-        elif (found.path / "tokenizer.json").is_file() and kind_named(found.path) is None:
-            from hf_bpe.transformers.loading import from_pretrained
-
-            return from_pretrained(found.path)  # a model's byte-level file: BPETokenizer, else PipelineTokenizer
         else:
             from hf_bpe.transformers.bpe import BPETokenizer as Class  # type: ignore[assignment]
         return Class.from_pretrained(str(found.path))

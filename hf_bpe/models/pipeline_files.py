@@ -153,9 +153,9 @@ def _model_from_json(model: Any, path: Path) -> tuple[Any, dict[str, int], list[
         raise UnknownComponent("model.type", kind, f"the model {kind!r}")
     try:
         return read(model, path)
+    except UnknownComponent:
+        raise  # already names its JSON path
     except (ValueError, TypeError, KeyError) as e:
-        if isinstance(e, UnknownComponent):
-            raise
         raise ValueError(f"{path}: model: {e}") from None
 
 
