@@ -280,12 +280,13 @@ def commands(files: list[Path], out: Path, pattern: str, vocab_size: int) -> dic
     from tokenizers import Tokenizer, models
 
     from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
+    from hf_bpe.reference.trainers import reference_cut
 
     pre_tokenizer = PreTokenizer.from_pattern(pattern)
     empty = Tokenizer(models.BPE())
-    if pre_tokenizer.tokenizers_normalizer() is not None:
-        empty.normalizer = pre_tokenizer.tokenizers_normalizer()
-    empty.pre_tokenizer = pre_tokenizer.tokenizers_pre_tokenizer()
+    normalizer, empty.pre_tokenizer = reference_cut(pre_tokenizer)
+    if normalizer is not None:
+        empty.normalizer = normalizer
     names = [str(p) for p in files]
     return {
         "tokenizers": [sys.executable, "-c", REFERENCE, str(out / "tokenizers"), str(vocab_size), empty.to_str(),

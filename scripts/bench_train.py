@@ -147,12 +147,13 @@ def main() -> int:
     from tokenizers import Tokenizer, models
 
     from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
+    from hf_bpe.reference.trainers import reference_cut
 
     pre_tokenizer = PreTokenizer.from_pattern(args.pattern)
     empty = Tokenizer(models.BPE())
-    if pre_tokenizer.tokenizers_normalizer() is not None:
-        empty.normalizer = pre_tokenizer.tokenizers_normalizer()
-    empty.pre_tokenizer = pre_tokenizer.tokenizers_pre_tokenizer()
+    normalizer, empty.pre_tokenizer = reference_cut(pre_tokenizer)
+    if normalizer is not None:
+        empty.normalizer = normalizer
     files = [str(p) for p in args.corpus]
     size = sum(p.stat().st_size for p in args.corpus)
     times: dict[str, list[float]] = {"tokenizers": [], "hf_bpe": []}

@@ -2,11 +2,14 @@
 
 This module owns GPT-2's byte↔unicode table, which spells each of the 256 byte values as one printable character
 so that tokens can be stored as text in ``vocab.json`` and ``merges.txt``, and the conversions between text, bytes
-and that spelling. How text is cut into pre-tokens before that is :mod:`hf_bpe.pipeline.pre_tokenizers`'s; counting,
-merging, file formats and the transformers class live elsewhere.
+and that spelling, and the ``ByteLevel`` component's ``tokenizer.json`` form. How text is cut into pre-tokens
+before that is :mod:`hf_bpe.pipeline.pre_tokenizers`'s; counting, merging, file formats and the transformers class
+live elsewhere.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 def bytes_to_unicode() -> dict[int, str]:
@@ -86,3 +89,16 @@ def from_byte_level(token: str) -> bytes:
     except UnicodeEncodeError as e:
         bad = token[e.start]
         raise ValueError(f"{token!r} has {bad!r} (U+{ord(bad):04X}), which is not a byte-level character") from e
+
+
+def byte_level_json(
+    *, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True
+) -> dict[str, Any]:
+    """``ByteLevel`` as ``tokenizer.json`` holds it: one object for the pre-tokenizer, the post-processor and the
+    decoder (``tokenizers`` writes the three alike, defaults included)."""
+    return {
+        "type": "ByteLevel",
+        "add_prefix_space": add_prefix_space,
+        "trim_offsets": trim_offsets,
+        "use_regex": use_regex,
+    }

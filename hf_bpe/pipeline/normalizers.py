@@ -2,7 +2,7 @@
 
 This module owns how text is normalized before it is split, exactly as the reference does it, text and spans:
 the fast functions (lowercase, NFC, NFKC) the trainers use, and the twins of ``tokenizers``' normalizers
-(``Replace``, ``Prepend``, ``NFC``/``NFD``/``NFKC``/``NFKD``, ``Lowercase``, ``Strip``, ``StripAccents``,
+(``Replace``, ``Prepend``, ``NFC``/``NFD``/``NFKC``/``NFKD``, ``Nmt``, ``Lowercase``, ``Strip``, ``StripAccents``,
 ``BertNormalizer``, SentencePiece's ``Precompiled``, ``ByteLevel``) that :func:`normalizer_from_json` reads from a
 ``tokenizer.json``. Each twin aligns its output as ``NormalizedString::transform`` does (:func:`transform_aligned`).
 Splitting is :mod:`hf_bpe.pipeline.pre_tokenizers`'s job, counting :mod:`hf_bpe.counting.counting`'s.
@@ -257,6 +257,31 @@ class Prepend:
         if not text:
             return text, spans
         return self.prepend + text, [spans[0]] * len(self.prepend) + spans
+
+
+# Nmt (tokenizers/src/normalizers/unicode.rs, ``do_nmt``): ASCII control characters removed, other white space
+# (and U+2581 itself, and U+FFFD) made a plain space.
+NMT_TABLE: dict[int, int | None] = {
+    **{c: None for c in (*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F)},
+    **{c: 0x20 for c in (0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029, 0x2581, 0xFEFF)},
+    0xFFFD: 0x20,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Nmt:
+    """``normalizers.Nmt``: :data:`NMT_TABLE` on each character; the characters kept keep their spans (as
+    ``NormalizedString::filter`` and ``map`` align them).
+
+    >>> Nmt().normalize("a\\x01\\tb", [(0, 1), (1, 2), (2, 3), (3, 4)])
+    ('a b', [(0, 1), (2, 3), (3, 4)])
+    """
+
+    def normalize(self, text: str, spans: list[Span]) -> Spanned:
+        out = text.translate(NMT_TABLE)
+        if len(out) == len(text):
+            return out, spans
+        return out, [span for char, span in zip(text, spans, strict=True) if NMT_TABLE.get(ord(char), 0) is not None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -642,6 +667,7 @@ _READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "NFD": lambda data, path: UnicodeForm("NFD"),
     "NFKD": lambda data, path: UnicodeForm("NFKD"),
     "Lowercase": lambda data, path: Lowercase(),
+    "Nmt": lambda data, path: Nmt(),
     "Strip": lambda data, path: Strip(bool_field(data, "strip_left", path), bool_field(data, "strip_right", path)),
     "StripAccents": lambda data, path: StripAccents(),
     "BertNormalizer": _bert_from_json,

@@ -32,7 +32,7 @@ from hf_bpe.pipeline._regex.dialect import Splitter, compiled, exact_pattern, on
 from hf_bpe.pipeline.added_tokens import whole_tokens_pattern
 from hf_bpe.pipeline.bert import BertRecipe, split_words
 from hf_bpe.pipeline.bert import pre_tokenize as bert_pre_tokenize
-from hf_bpe.pipeline.byte_level import to_byte_level
+from hf_bpe.pipeline.byte_level import byte_level_json, to_byte_level
 from hf_bpe.pipeline.component import (
     MISSING,
     Span,
@@ -495,41 +495,37 @@ class PreTokenizer:
         themselves)."""
         return dataclasses.replace(self, special_tokens=(), exclude_special_tokens=False)
 
-    # -- the tokenizers library's form ------------------------------------------------------------------------------
+    # -- the tokenizer.json form -----------------------------------------------------------------------------------
 
-    def tokenizers_normalizer(self) -> Any:
-        """The ``tokenizers`` normalizer (None for ``"none"``)."""
-        from tokenizers import normalizers
-
+    def normalizer_json(self) -> dict[str, Any] | None:
+        """The ``normalizer`` section of ``tokenizer.json`` (None for ``"none"``), as ``tokenizers`` writes it."""
         if self.bert is not None:
-            return normalizers.BertNormalizer(**dataclasses.asdict(self.bert))
+            return self.bert.normalizer_json()
         if self.sentencepiece is not None:
-            return self.sentencepiece.tokenizers_normalizer()
-        return {
-            "none": None,
-            "nfc": normalizers.NFC(),
-            "nfkc": normalizers.NFKC(),
-            "lowercase": normalizers.Lowercase(),
-        }[self.normalizer]
+            return self.sentencepiece.normalizer_json()
+        return {"none": None, "nfc": {"type": "NFC"}, "nfkc": {"type": "NFKC"}, "lowercase": {"type": "Lowercase"}}[
+            self.normalizer
+        ]
 
-    def tokenizers_pre_tokenizer(self) -> Any:
-        """The ``tokenizers`` pre-tokenizer: ``ByteLevel(add_prefix_space, use_regex=True)`` in GPT-2's form,
-        ``Sequence([Split(p, "isolated"), ..., ByteLevel(add_prefix_space, use_regex=False)])`` otherwise, and
-        ``WhitespaceSplit()`` for char-level."""
-        from tokenizers import Regex, pre_tokenizers
-
+    def pre_tokenizer_json(self) -> dict[str, Any]:
+        """The ``pre_tokenizer`` section of ``tokenizer.json``: ``ByteLevel(add_prefix_space, use_regex=True)`` in
+        GPT-2's form, ``Sequence([Split(p, "isolated"), ..., ByteLevel(add_prefix_space, use_regex=False)])``
+        otherwise, and ``WhitespaceSplit()`` for char-level (BERT's and SentencePiece's recipes: theirs)."""
         if self.bert is not None:
-            return pre_tokenizers.BertPreTokenizer()
+            return {"type": "BertPreTokenizer"}
         if self.sentencepiece is not None:
-            return self.sentencepiece.tokenizers_pre_tokenizer()
+            return self.sentencepiece.pre_tokenizer_json()
         if not self.byte_level:
-            return pre_tokenizers.WhitespaceSplit()
+            return {"type": "WhitespaceSplit"}
         if self.gpt2_form:
-            return pre_tokenizers.ByteLevel(add_prefix_space=self.add_prefix_space, use_regex=True)
-        splits = [pre_tokenizers.Split(Regex(oniguruma_pattern(p, self.engine)), "isolated") for p in self.splits]
-        return pre_tokenizers.Sequence(
-            [*splits, pre_tokenizers.ByteLevel(add_prefix_space=self.add_prefix_space, use_regex=False)]
-        )
+            return byte_level_json(add_prefix_space=self.add_prefix_space)
+        splits = [
+            {"type": "Split", "pattern": {"Regex": oniguruma_pattern(p, self.engine)}, "behavior": "Isolated",
+             "invert": False}
+            for p in self.splits
+        ]  # fmt: skip
+        byte_level = byte_level_json(add_prefix_space=self.add_prefix_space, use_regex=False)
+        return {"type": "Sequence", "pretokenizers": [*splits, byte_level]}
 
     @classmethod
     def from_tokenizer_json(cls, data: Mapping[str, Any]) -> PreTokenizer:

@@ -18,18 +18,11 @@ from typing import Any
 
 import regex
 
-from hf_bpe.pipeline.normalizers import Span, unicode_aligned, unicode_normalize
+from hf_bpe.pipeline.normalizers import NMT_TABLE, Span, unicode_aligned, unicode_normalize
 
 #: The Metaspace replacement character (U+2581), the reference's default.
 METASPACE = "\u2581"
 
-# Nmt (tokenizers/src/normalizers/unicode.rs, ``do_nmt``): ASCII control characters removed, other white space
-# (and U+2581 itself, and U+FFFD) made a plain space.
-_NMT_TABLE: dict[int, int | None] = {
-    **{c: None for c in (*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F)},
-    **{c: 0x20 for c in (0x09, 0x0A, 0x0C, 0x0D, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029, 0x2581, 0xFEFF)},
-    0xFFFD: 0x20,
-}
 _SPACES = regex.compile(" {2,}")
 _LINE = regex.compile(r"[^\n]*\n|[^\n]+")
 _OTHER_BREAKS = regex.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -70,23 +63,26 @@ class SentencePieceRecipe:
         """:func:`pre_tokenize`."""
         return pre_tokenize(normalized)
 
-    def tokenizers_normalizer(self) -> Any:
-        """The ``tokenizers`` normalizer: ``Sequence([Nmt, NFKC, Replace(" {2,}", " ")])``."""
-        from tokenizers import Regex, normalizers
+    def normalizer_json(self) -> dict[str, Any]:
+        """The ``normalizer`` section of ``tokenizer.json``: ``Sequence([Nmt, NFKC, Replace(" {2,}", " ")])``."""
+        replace = {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}
+        return {"type": "Sequence", "normalizers": [{"type": "Nmt"}, {"type": "NFKC"}, replace]}
 
-        return normalizers.Sequence([normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")])
+    def pre_tokenizer_json(self) -> dict[str, Any]:
+        """The ``pre_tokenizer`` section: ``Metaspace("▁", prepend_scheme="always")``."""
+        return self._metaspace_json()
 
-    def tokenizers_pre_tokenizer(self) -> Any:
-        """The ``tokenizers`` pre-tokenizer: ``Metaspace("▁", prepend_scheme="always")``."""
-        from tokenizers import pre_tokenizers
+    def decoder_json(self) -> dict[str, Any]:
+        """The ``decoder`` section: ``Metaspace("▁", prepend_scheme="always")`` (written as the pre-tokenizer)."""
+        return self._metaspace_json()
 
-        return pre_tokenizers.Metaspace(replacement=self.replacement, prepend_scheme=self.prepend_scheme)
-
-    def tokenizers_decoder(self) -> Any:
-        """The ``tokenizers`` decoder: ``Metaspace("▁", prepend_scheme="always")``."""
-        from tokenizers import decoders
-
-        return decoders.Metaspace(replacement=self.replacement, prepend_scheme=self.prepend_scheme)
+    def _metaspace_json(self) -> dict[str, Any]:
+        return {
+            "type": "Metaspace",
+            "replacement": self.replacement,
+            "prepend_scheme": self.prepend_scheme,
+            "split": True,
+        }
 
 
 def nfkc_aligned(text: str, spans: list[Span]) -> tuple[str, list[Span]]:
@@ -114,7 +110,7 @@ def normalize(text: str) -> str:
     >>> normalize("ﬁne\\t\\tday\\n")
     'fine day '
     """
-    return _SPACES.sub(" ", nfkc(text.translate(_NMT_TABLE)))
+    return _SPACES.sub(" ", nfkc(text.translate(NMT_TABLE)))
 
 
 def pre_tokenize(normalized: str) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 
@@ -189,3 +189,98 @@ def only_types(
         return None
 
     return check
+
+
+# -- writing ---------------------------------------------------------------------------------------------------------
+
+
+def tokenizer_document(
+    model: Mapping[str, Any],
+    *,
+    added_tokens: list[dict[str, Any]] | None = None,
+    normalizer: Mapping[str, Any] | None = None,
+    pre_tokenizer: Mapping[str, Any] | None = None,
+    post_processor: Mapping[str, Any] | None = None,
+    decoder: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A whole ``tokenizer.json`` (parsed), its sections in the order ``tokenizers`` writes them."""
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added_tokens or [],
+        "normalizer": normalizer,
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": post_processor,
+        "decoder": decoder,
+        "model": model,
+    }
+
+
+def special_added_tokens(tokens: Iterable[str], vocab: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The ``added_tokens`` section ``Tokenizer.add_special_tokens`` gives for ``tokens`` (special, matched on the
+    raw text) over a model whose vocabulary is ``vocab``: a token the model has keeps its id; another takes the next
+    id after the vocabulary's size and the tokens added so far (as ``AddedVocabulary`` numbers
+    them). Listed by id, each token once.
+
+    >>> added = special_added_tokens(["<s>", "b", "<s>", "</s>"], {"a": 0, "b": 1})
+    >>> [(entry["id"], entry["content"]) for entry in added]
+    [(1, 'b'), (2, '<s>'), (3, '</s>')]
+    """
+    ids: dict[str, int] = {}
+    for token in tokens:
+        if token not in ids:
+            highest = max(ids.values(), default=-1)
+            ids[token] = vocab[token] if token in vocab else highest + 1 if highest >= len(vocab) else len(vocab)
+    return [
+        {"id": token_id, "content": token, "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": True}
+        for token, token_id in sorted(ids.items(), key=lambda item: item[1])
+    ]  # fmt: skip
+
+
+def dumps(document: Any) -> str:
+    """``document`` as JSON text in the form ``tokenizers``' ``Tokenizer.to_str()`` gives (``serde_json``, compact):
+    no spaces, text as it is (only ``"``, ``\\`` and control characters escaped), and numbers written as
+    :func:`float_text` writes them.
+
+    >>> dumps({"a": [1, 0.5, -1e-05, None, True], "é": "\\n"})
+    '{"a":[1,0.5,-0.00001,null,true],"é":"\\\\n"}'
+    """
+    if isinstance(document, float):
+        return float_text(document)
+    if isinstance(document, Mapping):
+        if _flat(document.values()):
+            return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+        return "{" + ",".join(f"{_string(key)}:{dumps(value)}" for key, value in document.items()) + "}"
+    if isinstance(document, (list, tuple)):
+        if _flat(document):
+            return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+        return "[" + ",".join(dumps(item) for item in document) + "]"
+    return json.dumps(document, ensure_ascii=False)
+
+
+def _flat(values: Iterable[Any]) -> bool:
+    """Whether no value is a float or a container (so the whole can go to :func:`json.dumps` at once)."""
+    return all(isinstance(value, (str, int, type(None))) for value in values)
+
+
+def _string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def float_text(value: float) -> str:
+    """A float as ``serde_json`` writes it (the ``ryu`` shortest form): Python's ``repr`` digits, but positional
+    down to 1e-5 (``repr`` turns to an exponent below 1e-4) and exponents without leading zeros.
+
+    >>> [float_text(x) for x in (-3.0, 1e-05, -1.2345e-05, 1.5e-07, 1e16, 1e15, -0.1)]
+    ['-3.0', '0.00001', '-0.000012345', '1.5e-7', '1e+16', '1000000000000000.0', '-0.1']
+    """
+    text = repr(value)
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    if int(exponent) == -5:
+        sign = "-" if mantissa.startswith("-") else ""
+        return f"{sign}0.0000{mantissa.lstrip('-').replace('.', '')}"
+    return f"{mantissa}e{exponent[0]}{exponent[1:].lstrip('0')}"

@@ -14,9 +14,10 @@ from typing import Any
 
 from hf_bpe.models.bpe.options import BpeOptions
 from hf_bpe.models.unigram.options import UnigramOptions
-from hf_bpe.models.wordpiece.files import bert_normalizer
 from hf_bpe.models.wordpiece.options import WordPieceOptions
 from hf_bpe.pipeline.bert import BertRecipe
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.tokenizer_json import dumps, tokenizer_document
 
 
 def _affixes(options: BpeOptions) -> dict[str, Any]:
@@ -72,17 +73,36 @@ def bpe_tokenizer(options: BpeOptions | None = None, *, pre_tokenizer: Any = Non
     return tokenizer
 
 
+def reference_cut(pre_tokenizer: PreTokenizer) -> tuple[Any, Any]:
+    """The ``tokenizers`` normalizer (None where there is none) and pre-tokenizer that the ``tokenizer.json`` hf_bpe
+    writes for ``pre_tokenizer`` holds, as ``tokenizers`` reads them from that file's sections."""
+    from tokenizers import Tokenizer
+
+    document = tokenizer_document(
+        {"type": "BPE", "vocab": {}, "merges": []},
+        normalizer=pre_tokenizer.normalizer_json(),
+        pre_tokenizer=pre_tokenizer.pre_tokenizer_json(),
+    )
+    tokenizer = Tokenizer.from_str(dumps(document))
+    return tokenizer.normalizer, tokenizer.pre_tokenizer
+
+
 def wordpiece_reference(
     options: WordPieceOptions | None = None, recipe: BertRecipe | None = None, *, show_progress: bool = False
 ) -> tuple[Any, Any]:
     """``tokenizers``' WordPiece behind BertWordPieceTokenizer's recipe, and its ``WordPieceTrainer``, for
     ``options`` (BERT's defaults) and ``recipe`` (BERT's, lowercasing)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
     options = options or WordPieceOptions()
     recipe = recipe or BertRecipe()
     tokenizer = Tokenizer(models.WordPiece(unk_token=options.unk_token))
-    tokenizer.normalizer = bert_normalizer(recipe)
+    tokenizer.normalizer = normalizers.BertNormalizer(
+        clean_text=recipe.clean_text,
+        handle_chinese_chars=recipe.handle_chinese_chars,
+        strip_accents=recipe.strip_accents,
+        lowercase=recipe.lowercase,
+    )
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     trainer = trainers.WordPieceTrainer(
         vocab_size=options.vocab_size,

@@ -227,12 +227,11 @@ def reference_training(
     """Train ``tokenizers``' BpeTrainer on ``paths`` with the normalizer and pre-tokenizer that ``tokenizer.json``
     holds for ``pre_tokenizer`` (default: GPT-2's ByteLevel with ``add_prefix_space``), as hf_bpe's training
     mirrors it (``show_progress``: the reference's own bars)."""
-    from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer
+    from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer, reference_cut
 
     pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
-    tokenizer = bpe_tokenizer(
-        pre_tokenizer=pre_tokenizer.tokenizers_pre_tokenizer(), normalizer=pre_tokenizer.tokenizers_normalizer()
-    )
+    normalizer, cut = reference_cut(pre_tokenizer)
+    tokenizer = bpe_tokenizer(pre_tokenizer=cut, normalizer=normalizer)
     trainer = bpe_trainer(
         vocab_size=vocab_size,
         min_frequency=min_frequency,

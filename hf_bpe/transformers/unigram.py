@@ -18,6 +18,7 @@ from hf_bpe.models.directory import TOKENIZER_FILE
 from hf_bpe.models.unigram.encoder import UnigramEncoder
 from hf_bpe.models.unigram.files import read_unigram_json, tokenizer_json
 from hf_bpe.pipeline import sentencepiece as recipe
+from hf_bpe.pipeline.normalizers import NMT_TABLE
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.rows import EncodingRowsTokenizer
 
@@ -43,7 +44,7 @@ def aligned_words(text: str, base: int = 0) -> list[tuple[str, list[Span]]]:
     kept: list[str] = []
     spans: list[Span] = []
     for index, char in enumerate(text):
-        mapped = char.translate(recipe._NMT_TABLE)
+        mapped = char.translate(NMT_TABLE)
         if mapped:
             kept.append(mapped)
             spans.append((base + index, base + index + 1))

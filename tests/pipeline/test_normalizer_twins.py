@@ -133,7 +133,7 @@ def test_forms_with_spans(form, text):
     check(FORMS[form](), text)
 
 
-# -- Strip, StripAccents, ByteLevel --------------------------------------------------------------------------------
+# -- Strip, StripAccents, Nmt, ByteLevel -------------------------------------------------------------------------
 
 
 def test_strip_every_code_point():
@@ -164,6 +164,23 @@ def test_strip_accents_with_spans(text):
 def test_strip_accents_by_hand():
     twin = normalizer_from_json({"type": "Sequence", "normalizers": [{"type": "NFKD"}, {"type": "StripAccents"}]})
     assert twin.normalize("Ça ﬁ", identity_spans("Ça ﬁ")) == ("Ca fi", [(0, 1), (1, 2), (2, 3), (3, 4), (3, 4)])
+
+
+def test_nmt_every_code_point():
+    check_every_char(normalizers.Nmt())
+
+
+@EXAMPLES
+@given(TEXTS)
+def test_nmt_with_spans(text):
+    check(normalizers.Nmt(), text)
+    check(normalizers.Sequence([normalizers.Nmt(), normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]), text)
+
+
+def test_nmt_by_hand():
+    text = "\x01a\x02\tb\u200b\x7f"
+    assert twin_of(normalizers.Nmt()).normalize(text, identity_spans(text)) == reference_spans(normalizers.Nmt(), text)
+    assert reference_spans(normalizers.Nmt(), text) == ("a b ", [(1, 2), (3, 4), (4, 5), (5, 6)])
 
 
 def test_byte_level_every_code_point():

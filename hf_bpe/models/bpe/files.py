@@ -29,9 +29,17 @@ from hf_bpe.models.directory import (
     replaced_files,
     special_token_roles,
 )
+from hf_bpe.pipeline.byte_level import byte_level_json
 from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
 from hf_bpe.pipeline.processors import TemplateProcessing, template_of
-from hf_bpe.pipeline.tokenizer_json import only_types, refuse_unsupported, value_at
+from hf_bpe.pipeline.tokenizer_json import (
+    dumps,
+    only_types,
+    refuse_unsupported,
+    special_added_tokens,
+    tokenizer_document,
+    value_at,
+)
 from hf_bpe.pipeline.tokenizer_json import unsupported as unsupported_component
 from hf_bpe.utf8 import decode_utf8
 
@@ -409,40 +417,65 @@ def tokenizer_json(
     ignore_merges: bool = False,
     template: TemplateProcessing | None = None,
 ) -> str:
-    """``tokenizer.json`` for the same vocabulary, built with the ``tokenizers`` library.
+    """``tokenizer.json`` for the same vocabulary, as ``tokenizers`` writes it (``Tokenizer.to_str()``, byte for
+    byte; the tests hold the two side by side).
 
     It lets transformers' Rust backend (``TokenizersBackend``) load the directory when hf_bpe is not installed,
     with the same ids: the pre-tokenizer's normalizer and splits are
-    :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`'s ``tokenizers`` form; ``ignore_merges`` and
+    :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`'s ``tokenizer.json`` form; ``ignore_merges`` and
     ``template`` (the special tokens around each sequence) as a file read by :func:`read_tokenizer_json` had them.
     """
-    from tokenizers import AddedToken, Tokenizer, decoders, models, processors
-
     if char_level is not None:
         pre_tokenizer = PreTokenizer.char_level(lowercase=char_level.lowercase)
-        affixes = {
-            "end_of_word_suffix": char_level.end_of_word_suffix,
-            "continuing_subword_prefix": char_level.continuing_subword_prefix,
-            "unk_token": unk_token,
-        }
-        model = models.BPE(vocab=dict(vocab), merges=list(merges), **{k: v for k, v in affixes.items() if v})
-        tokenizer = Tokenizer(model)
-        tokenizer.decoder = decoders.BPEDecoder(suffix=char_level.end_of_word_suffix or "")
+        model = bpe_model_json(
+            vocab,
+            merges,
+            unk_token=unk_token or None,
+            continuing_subword_prefix=char_level.continuing_subword_prefix or None,
+            end_of_word_suffix=char_level.end_of_word_suffix or None,
+        )
+        decoder = {"type": "BPEDecoder", "suffix": char_level.end_of_word_suffix or ""}
+        post_processor: dict[str, Any] | None = None
     else:
         pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
-        tokenizer = Tokenizer(models.BPE(vocab=dict(vocab), merges=list(merges), ignore_merges=ignore_merges))
-        tokenizer.decoder = decoders.ByteLevel()
-        tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
-    normalizer = pre_tokenizer.tokenizers_normalizer()
-    if normalizer is not None:
-        tokenizer.normalizer = normalizer
-    tokenizer.pre_tokenizer = pre_tokenizer.tokenizers_pre_tokenizer()
-    tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
-    if template is None:
-        return tokenizer.to_str()
-    data = json.loads(tokenizer.to_str())
-    data["post_processor"] = {"type": "Sequence", "processors": [data["post_processor"], template.to_json()]}
-    return json.dumps(data, ensure_ascii=False)
+        model = bpe_model_json(vocab, merges, ignore_merges=ignore_merges)
+        decoder = byte_level_json()
+        post_processor = byte_level_json(trim_offsets=False)
+        if template is not None:
+            post_processor = {"type": "Sequence", "processors": [post_processor, template.to_json()]}
+    document = tokenizer_document(
+        model,
+        added_tokens=special_added_tokens(special_tokens, vocab),
+        normalizer=pre_tokenizer.normalizer_json(),
+        pre_tokenizer=pre_tokenizer.pre_tokenizer_json(),
+        post_processor=post_processor,
+        decoder=decoder,
+    )
+    return dumps(document)
+
+
+def bpe_model_json(
+    vocab: Mapping[str, int],
+    merges: Merges,
+    *,
+    unk_token: str | None = None,
+    continuing_subword_prefix: str | None = None,
+    end_of_word_suffix: str | None = None,
+    ignore_merges: bool = False,
+) -> dict[str, Any]:
+    """The ``model`` section of a BPE ``tokenizer.json``: the vocabulary ordered by id, merges as pairs."""
+    return {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": unk_token,
+        "continuing_subword_prefix": continuing_subword_prefix,
+        "end_of_word_suffix": end_of_word_suffix,
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "ignore_merges": ignore_merges,
+        "vocab": dict(sorted(vocab.items(), key=lambda item: item[1])),
+        "merges": [[left, right] for left, right in merges],
+    }
 
 
 def write_tokenizer_dir(

@@ -18,7 +18,14 @@ from typing import Any
 from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, replaced_files, special_token_roles
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
-from hf_bpe.pipeline.tokenizer_json import only_types, refuse_other_sections, refuse_unsupported
+from hf_bpe.pipeline.tokenizer_json import (
+    dumps,
+    only_types,
+    refuse_other_sections,
+    refuse_unsupported,
+    special_added_tokens,
+    tokenizer_document,
+)
 
 #: The transformers class that ``tokenizer_config.json`` names (:class:`hf_bpe.transformers.unigram.UnigramTokenizer`).
 TOKENIZER_CLASS = "UnigramTokenizer"
@@ -30,7 +37,8 @@ def tokenizer_json(
     special_tokens: Sequence[str],
     pre_tokenizer: PreTokenizer | None = None,
 ) -> str:
-    """``tokenizer.json`` text for the pieces, as ``SentencePieceUnigramTokenizer`` saves it after training.
+    """``tokenizer.json`` text for the pieces, as ``SentencePieceUnigramTokenizer`` saves it after training (byte
+    for byte).
 
     ``pre_tokenizer`` must be the SentencePiece recipe's kind (``PreTokenizer.sentencepiece_recipe()``, the
     default): its normalizer, pre-tokenizer and decoder are written.
@@ -38,17 +46,24 @@ def tokenizer_json(
     Raises:
         ValueError: a pre-tokenizer of another kind.
     """
-    from tokenizers import AddedToken, Tokenizer, models
-
     cut = pre_tokenizer or PreTokenizer.sentencepiece_recipe()
     if cut.sentencepiece is None:
         raise ValueError("a Unigram tokenizer.json takes the SentencePiece recipe: PreTokenizer.sentencepiece_recipe()")
-    tokenizer = Tokenizer(models.Unigram([(piece, score) for piece, score in pieces], unk_id, False))
-    tokenizer.normalizer = cut.tokenizers_normalizer()
-    tokenizer.pre_tokenizer = cut.tokenizers_pre_tokenizer()
-    tokenizer.decoder = cut.sentencepiece.tokenizers_decoder()
-    tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
-    return tokenizer.to_str()
+    model = {
+        "type": "Unigram",
+        "unk_id": unk_id,
+        "vocab": [[piece, score] for piece, score in pieces],
+        "byte_fallback": False,
+    }
+    vocab = {piece: index for index, (piece, _) in enumerate(pieces)}
+    document = tokenizer_document(
+        model,
+        added_tokens=special_added_tokens(special_tokens, vocab),
+        normalizer=cut.normalizer_json(),
+        pre_tokenizer=cut.pre_tokenizer_json(),
+        decoder=cut.sentencepiece.decoder_json(),
+    )
+    return dumps(document)
 
 
 def tokenizer_config(

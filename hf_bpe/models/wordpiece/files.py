@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, replaced_files
 from hf_bpe.pipeline.bert import BertRecipe
+from hf_bpe.pipeline.tokenizer_json import dumps, special_added_tokens, tokenizer_document
 from hf_bpe.utf8 import invalid_utf8
 
 if TYPE_CHECKING:
@@ -107,18 +108,6 @@ def wordpiece_config(
     }
 
 
-def bert_normalizer(recipe: BertRecipe) -> Any:
-    """``tokenizers``' ``BertNormalizer`` for ``recipe``."""
-    from tokenizers import normalizers
-
-    return normalizers.BertNormalizer(
-        clean_text=recipe.clean_text,
-        handle_chinese_chars=recipe.handle_chinese_chars,
-        strip_accents=recipe.strip_accents,
-        lowercase=recipe.lowercase,
-    )
-
-
 def wordpiece_tokenizer_json(
     vocab: Mapping[str, int],
     special_tokens: Sequence[str],
@@ -130,30 +119,50 @@ def wordpiece_tokenizer_json(
     cls_token: str | None = "[CLS]",
     sep_token: str | None = "[SEP]",
 ) -> str:
-    """``tokenizer.json``: ``tokenizers``' ``BertWordPieceTokenizer`` recipe around ``vocab``, built with the
-    ``tokenizers`` library (so the Rust backend reads it as its own)."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, processors
-
-    tokenizer = Tokenizer(
-        models.WordPiece(
-            dict(vocab),
-            unk_token=unk_token,
-            max_input_chars_per_word=max_input_chars_per_word,
-        )
-    )
-    # The Python binding takes no prefix in the constructor of this version; set it on the model.
-    tokenizer.model.continuing_subword_prefix = continuing_subword_prefix
-    tokenizer.normalizer = bert_normalizer(recipe)
-    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tokenizer.decoder = decoders.WordPiece(prefix=continuing_subword_prefix)
+    """``tokenizer.json``: ``tokenizers``' ``BertWordPieceTokenizer`` recipe around ``vocab``, as ``tokenizers``
+    writes it (byte for byte), so the Rust backend reads it as its own."""
+    model = {
+        "type": "WordPiece",
+        "unk_token": unk_token,
+        "continuing_subword_prefix": continuing_subword_prefix,
+        "max_input_chars_per_word": max_input_chars_per_word,
+        "vocab": dict(sorted(vocab.items(), key=lambda item: item[1])),
+    }
+    post_processor = None
     if cls_token in vocab and sep_token in vocab:
-        tokenizer.post_processor = processors.TemplateProcessing(
-            single=f"{cls_token}:0 $A:0 {sep_token}:0",
-            pair=f"{cls_token}:0 $A:0 {sep_token}:0 $B:1 {sep_token}:1",
-            special_tokens=[(str(cls_token), vocab[str(cls_token)]), (str(sep_token), vocab[str(sep_token)])],
+        post_processor = bert_template_json(
+            str(cls_token), vocab[str(cls_token)], str(sep_token), vocab[str(sep_token)]
         )
-    tokenizer.add_special_tokens([AddedToken(token, special=True, normalized=False) for token in special_tokens])
-    return tokenizer.to_str()
+    document = tokenizer_document(
+        model,
+        added_tokens=special_added_tokens(special_tokens, vocab),
+        normalizer=recipe.normalizer_json(),
+        pre_tokenizer={"type": "BertPreTokenizer"},
+        post_processor=post_processor,
+        decoder={"type": "WordPiece", "prefix": continuing_subword_prefix, "cleanup": True},
+    )
+    return dumps(document)
+
+
+def bert_template_json(cls_token: str, cls_id: int, sep_token: str, sep_id: int) -> dict[str, Any]:
+    """BERT's ``TemplateProcessing``: ``CLS $A SEP`` and ``CLS $A SEP $B:1 SEP:1``."""
+
+    def special(token: str, type_id: int) -> dict[str, Any]:
+        return {"SpecialToken": {"id": token, "type_id": type_id}}
+
+    def sequence(name: str, type_id: int) -> dict[str, Any]:
+        return {"Sequence": {"id": name, "type_id": type_id}}
+
+    single = [special(cls_token, 0), sequence("A", 0), special(sep_token, 0)]
+    pair = [*single, sequence("B", 1), special(sep_token, 1)]
+    tokens = {token: {"id": token, "ids": [token_id], "tokens": [token]} for token, token_id in
+              ((cls_token, cls_id), (sep_token, sep_id))}  # fmt: skip
+    return {
+        "type": "TemplateProcessing",
+        "single": single,
+        "pair": pair,
+        "special_tokens": dict(sorted(tokens.items())),
+    }
 
 
 def write_wordpiece_dir(
