@@ -3,8 +3,11 @@ into its twin, the model into hf_bpe's own (BPE on a word's characters with byte
 WordLevel), without the ``tokenizers`` library.
 
 What a twin does not implement is refused by its JSON path
-(:class:`hf_bpe.pipeline.tokenizer_json.UnsupportedComponent`), never ignored. Writing gives back the file's
-sections as read, the model as its twin holds it, and the tokenizer's added tokens.
+(:class:`hf_bpe.pipeline.tokenizer_json.UnsupportedComponent`), never ignored. The ``truncation`` and ``padding``
+sections are read as ``tokenizers`` reads them, for the transformers class to take its defaults from (what
+transformers does with each field: :func:`hf_bpe.transformers.rows.file_defaults`). Writing gives back the file's
+sections as read (truncation and padding as ``tokenizers`` writes them), the model as its twin holds it, and the
+tokenizer's added tokens.
 """
 
 from __future__ import annotations
@@ -28,7 +31,12 @@ from hf_bpe.pipeline.normalizers import normalizer_from_json
 from hf_bpe.pipeline.pipeline import Pipeline
 from hf_bpe.pipeline.pre_tokenizers import pre_tokenizer_from_json
 from hf_bpe.pipeline.processors import post_processor_from_json
-from hf_bpe.pipeline.tokenizer_json import refuse_unsupported, unsupported
+from hf_bpe.pipeline.tokenizer_json import (
+    read_truncation_and_padding,
+    refuse_unsupported,
+    truncation_and_padding_json,
+    unsupported,
+)
 
 OWNER = "PipelineTokenizer"
 #: The sections written back as read.
@@ -45,6 +53,9 @@ class PipelineJson:
         added_tokens: the ``added_tokens`` entries as written.
         sections: the file's normalizer, pre-tokenizer, post-processor and decoder as written.
         merges: a BPE model's merges in rank order (for writing; empty for the other models).
+        truncation: the ``truncation`` section as ``tokenizers``' Python binding gives it (``Tokenizer.truncation``),
+            or None.
+        padding: the ``padding`` section as the binding gives it (``Tokenizer.padding``), or None.
     """
 
     pipeline: Pipeline
@@ -52,6 +63,8 @@ class PipelineJson:
     added_tokens: list[dict[str, Any]]
     sections: dict[str, Any]
     merges: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    truncation: dict[str, Any] | None = None
+    padding: dict[str, Any] | None = None
 
 
 def is_byte_level(data: Mapping[str, Any]) -> bool:
@@ -96,9 +109,9 @@ def read_pipeline_json(path: str | os.PathLike[str], owner: str = OWNER) -> Pipe
 
     Raises:
         FileNotFoundError: if there is no such file.
-        ValueError: naming the file, if it is not JSON; an
-            :class:`~hf_bpe.pipeline.tokenizer_json.UnsupportedComponent` naming the JSON path of what is not
-            implemented.
+        ValueError: naming the file, if it is not JSON, and the JSON path of a truncation or padding section
+            ``tokenizers`` cannot read; an :class:`~hf_bpe.pipeline.tokenizer_json.UnsupportedComponent` naming the
+            JSON path of what is not implemented.
     """
     path = Path(path)
     data = read_json(path)
@@ -110,6 +123,7 @@ def read_pipeline_json(path: str | os.PathLike[str], owner: str = OWNER) -> Pipe
         decoder=lambda part: None,
         normalized_added_tokens=True,
         dropout=True,
+        truncation_and_padding=True,
     )
     try:
         model, vocab, merges = _model_from_json(data.get("model"), path)
@@ -125,7 +139,9 @@ def read_pipeline_json(path: str | os.PathLike[str], owner: str = OWNER) -> Pipe
     except UnknownComponent as e:
         raise unsupported(path, e.path, e.value, e.what, owner) from None
     sections = {key: data.get(key) for key in SECTIONS}
-    return PipelineJson(pipeline, vocab, list(data.get("added_tokens") or []), sections, merges)
+    truncation, padding = read_truncation_and_padding(data, path)
+    added = list(data.get("added_tokens") or [])
+    return PipelineJson(pipeline, vocab, added, sections, merges, truncation, padding)
 
 
 def _normalized_added(entries: list[Any], normalizer: Any) -> dict[str, int]:
@@ -230,8 +246,7 @@ def pipeline_json(read: PipelineJson, added_tokens: list[dict[str, Any]]) -> str
     """The ``tokenizer.json`` text of ``read`` with ``added_tokens`` (entries as the file writes them)."""
     data = {
         "version": "1.0",
-        "truncation": None,
-        "padding": None,
+        **truncation_and_padding_json(read.truncation, read.padding),
         "added_tokens": added_tokens,
         **{key: read.sections[key] for key in SECTIONS},
         "model": _model_json(read),

@@ -63,24 +63,29 @@ def refuse_unsupported(
     decoder: Callable[[Any], str | None],
     normalized_added_tokens: bool = False,
     dropout: bool = False,
+    truncation_and_padding: bool = False,
 ) -> None:
     """Refuse what ``owner`` (a class name) does not implement of ``data``, a parsed ``tokenizer.json``: the
-    ``truncation`` and ``padding`` sections, the model's ``dropout``, an added token matched on normalized text
-    (``normalized`` with a normalizer, unless ``normalized_added_tokens``; ``dropout`` unless ``dropout``), and the
-    post-processor and decoder
-    ``post_processor``/``decoder`` refuse
-    (each returns the path within it of what it does not take, or None).
+    ``truncation`` and ``padding`` sections (unless ``truncation_and_padding``: then a section ``tokenizers`` cannot
+    read is refused, see :func:`read_truncation_and_padding`), the model's ``dropout``, an added token matched on
+    normalized text (``normalized`` with a normalizer, unless ``normalized_added_tokens``; ``dropout`` unless
+    ``dropout``), and the post-processor and decoder ``post_processor``/``decoder`` refuse (each returns the path
+    within it of what it does not take, or None).
 
     Raises:
         UnsupportedComponent: naming the file, the JSON path, the value and the way out.
+        ValueError: naming the file and the JSON path of a truncation or padding section ``tokenizers`` cannot read.
     """
 
     def refuse(where: str, value: Any, what: str) -> UnsupportedComponent:
         return unsupported(path, where, value, what, owner)
 
-    for section in ("truncation", "padding"):
-        if data.get(section) is not None:
-            raise refuse(section, data[section], f"a {section} section")
+    if truncation_and_padding:
+        read_truncation_and_padding(data, path)
+    else:
+        for section in ("truncation", "padding"):
+            if data.get(section) is not None:
+                raise refuse(section, data[section], f"a {section} section")
     model = data.get("model") or {}
     if model.get("dropout") and not dropout:
         raise refuse("model.dropout", model["dropout"], "BPE dropout")
@@ -94,6 +99,173 @@ def refuse_unsupported(
             raise refuse(
                 section + where, value_at(data.get(section), section + where), f"this {section.replace('_', '-')}"
             )
+
+
+def read_truncation_and_padding(
+    data: Mapping[str, Any], path: str | os.PathLike[str]
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """A ``tokenizer.json``'s ``truncation`` and ``padding`` sections as ``tokenizers``' Python binding gives them
+    (``Tokenizer.truncation``, ``Tokenizer.padding``: what transformers reads), None for a section that is absent.
+
+    The binding spells directions and strategies in lower case (``"left"``, ``"longest_first"``) and gives a
+    padding's strategy as its ``length`` (a ``Fixed`` one's, or None for ``BatchLongest``). Each field is checked as
+    ``serde`` reads it into ``TruncationParams``/``PaddingParams``: a truncation's ``direction`` may be left out
+    (``"Right"``), as may a padding's ``pad_to_multiple_of`` (null); other keys are ignored.
+
+    Raises:
+        ValueError: naming the file, the JSON path and the value of what ``tokenizers`` cannot read either (a
+            missing field, another direction or strategy, a number that is not a non-negative integer).
+
+    >>> read_truncation_and_padding({"truncation": {"max_length": 8, "strategy": "OnlyFirst", "stride": 0}}, "t.json")
+    ({'max_length': 8, 'stride': 0, 'strategy': 'only_first', 'direction': 'right'}, None)
+    >>> try:
+    ...     read_truncation_and_padding({"padding": {"strategy": "Longest"}}, "t.json")
+    ... except ValueError as e:
+    ...     print(str(e).partition(", so")[0])
+    t.json: padding.strategy is "Longest": not "BatchLongest" or {"Fixed": length}
+    """
+    return _section(data, "truncation", _TRUNCATION_FIELDS, path), _section(data, "padding", _PADDING_FIELDS, path)
+
+
+def truncation_and_padding_json(
+    truncation: Mapping[str, Any] | None, padding: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The ``truncation`` and ``padding`` sections of a ``tokenizer.json`` as ``tokenizers`` writes them (``serde``'s
+    field order and spelling), from :func:`read_truncation_and_padding`'s form.
+
+    >>> truncation_and_padding_json({"max_length": 8, "stride": 0, "strategy": "only_first", "direction": "right"},
+    ...                             None)["truncation"]
+    {'direction': 'Right', 'max_length': 8, 'strategy': 'OnlyFirst', 'stride': 0}
+    """
+    file_spelling = {binding: spelled for table in (_DIRECTIONS, _STRATEGIES) for spelled, binding in table.items()}
+    return {
+        "truncation": None
+        if truncation is None
+        else {
+            "direction": file_spelling[truncation["direction"]],
+            "max_length": truncation["max_length"],
+            "strategy": file_spelling[truncation["strategy"]],
+            "stride": truncation["stride"],
+        },
+        "padding": None
+        if padding is None
+        else {
+            "strategy": "BatchLongest" if padding["length"] is None else {"Fixed": padding["length"]},
+            "direction": file_spelling[padding["direction"]],
+            **{key: padding[key] for key in ("pad_to_multiple_of", "pad_id", "pad_type_id", "pad_token")},
+        },
+    }
+
+
+def _section(
+    data: Mapping[str, Any], name: str, fields: Mapping[str, _Field], path: str | os.PathLike[str]
+) -> dict[str, Any] | None:
+    """One section read field by field (:func:`read_truncation_and_padding`)."""
+    section = data.get(name)
+    if section is None:
+        return None
+    if not isinstance(section, dict):
+        raise _malformed(path, name, section, "an object")
+    read = {}
+    for key, (file_key, (reader, expected), default) in fields.items():
+        where = f"{name}.{file_key}"
+        if file_key not in section and default is _REQUIRED:
+            raise ValueError(
+                f"{path}: {where} is missing: tokenizers reads a {name} section only with its {file_key} "
+                f"({expected}), so it cannot read this file either; add one"
+            )
+        value = section.get(file_key, default)
+        try:
+            read[key] = reader(value)
+        except (ValueError, KeyError, TypeError):
+            raise _malformed(path, where, value, expected) from None
+    return read
+
+
+def _malformed(path: str | os.PathLike[str], where: str, value: Any, expected: str) -> ValueError:
+    shown = json.dumps(value, ensure_ascii=False)
+    shown = shown if len(shown) <= 100 else shown[:97] + "..."
+    return ValueError(
+        f"{path}: {where} is {shown}: not {expected}, so tokenizers cannot read this file either; correct it"
+    )
+
+
+def _natural(limit: int) -> Callable[[Any], int]:
+    """A reader of an integer from 0 to ``limit`` - 1 (a Rust ``usize`` or ``u32``; JSON's ``8.0`` is not one)."""
+
+    def read(value: Any) -> int:
+        if type(value) is not int or not 0 <= value < limit:
+            raise ValueError(value)
+        return value
+
+    return read
+
+
+def _padding_length(value: Any) -> int | None:
+    """A ``PaddingStrategy`` as the binding's ``length``: ``"BatchLongest"`` None, ``{"Fixed": n}`` n."""
+    if value == "BatchLongest" or value == {"BatchLongest": None}:
+        return None
+    if isinstance(value, dict) and list(value) == ["Fixed"]:
+        return _natural(2**64)(value["Fixed"])
+    raise ValueError(value)
+
+
+def _variant(names: Mapping[str, str]) -> Callable[[Any], str]:
+    """A reader of a Rust enum's unit variant (``"Left"``, or ``{"Left": null}`` as ``serde`` reads it too), as
+    ``names`` spells it."""
+
+    def read(value: Any) -> str:
+        if isinstance(value, dict) and len(value) == 1 and None in value.values():
+            value = next(iter(value))
+        return names[value]
+
+    return read
+
+
+def _a_string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return value
+
+
+#: How a field is read (its value as the binding spells it; ValueError, KeyError or TypeError where ``tokenizers``
+#: cannot read it) and what it must be.
+_Reader = tuple[Callable[[Any], Any], str]
+#: A field of a section: its key in the file, its reader, and its value where the file leaves it out (or _REQUIRED).
+_Field = tuple[str, _Reader, Any]
+_REQUIRED = object()
+_SIZE: _Reader = (_natural(2**64), "a non-negative integer")
+_ID: _Reader = (_natural(2**32), "a non-negative integer below 2**32")
+#: Each direction and truncation strategy as a file spells it, and as the binding does.
+_DIRECTIONS = {"Left": "left", "Right": "right"}
+_STRATEGIES = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}
+_DIRECTION: _Reader = (_variant(_DIRECTIONS), '"Left" or "Right"')
+#: The binding's field names, each with the file's field it comes from.
+_TRUNCATION_FIELDS: dict[str, _Field] = {
+    "max_length": ("max_length", _SIZE, _REQUIRED),
+    "stride": ("stride", _SIZE, _REQUIRED),
+    "strategy": (
+        "strategy",
+        (
+            _variant(_STRATEGIES),
+            '"LongestFirst", "OnlyFirst" or "OnlySecond"',
+        ),
+        _REQUIRED,
+    ),
+    "direction": ("direction", _DIRECTION, "Right"),
+}
+_PADDING_FIELDS: dict[str, _Field] = {
+    "length": ("strategy", (_padding_length, '"BatchLongest" or {"Fixed": length}'), _REQUIRED),
+    "pad_to_multiple_of": (
+        "pad_to_multiple_of",
+        (lambda value: None if value is None else _SIZE[0](value), "null or a non-negative integer"),
+        None,
+    ),
+    "pad_id": ("pad_id", _ID, _REQUIRED),
+    "pad_token": ("pad_token", (_a_string, "a string"), _REQUIRED),
+    "pad_type_id": ("pad_type_id", _ID, _REQUIRED),
+    "direction": ("direction", _DIRECTION, _REQUIRED),
+}
 
 
 def changes_text(normalizer: Any) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import os
 import tempfile
 from collections.abc import Sequence
@@ -35,8 +36,9 @@ from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE
 from hf_bpe.pipeline.byte_level import from_byte_level, replace_surrogates
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.processors import TemplateProcessing, Types
+from hf_bpe.pipeline.tokenizer_json import read_truncation_and_padding, truncation_and_padding_json
 from hf_bpe.transformers._import import quiet_transformers_import
-from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder
+from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder, file_defaults
 
 # Often hf_bpe's first import of transformers (the package itself leaves transformers alone until needed).
 with quiet_transformers_import():
@@ -132,6 +134,9 @@ class BPETokenizerConfig(PretrainedConfig):
 
 #: The default of BPETokenizer's unk, bos and eos roles: GPT-2's ``<|endoftext|>`` where the vocabulary has it.
 GPT2_ROLE: Any = type("Gpt2Role", (), {"__repr__": lambda self: "<GPT-2's <|endoftext|> if in the vocabulary>"})()
+#: The default of BPETokenizer's pad_token: the ``tokenizer.json``'s padding token where it has a padding section, else
+#: none (an explicit ``pad_token=None`` is no padding token, as transformers' ``kwargs.setdefault`` keeps it).
+FILE_PAD: Any = type("FilePad", (), {"__repr__": lambda self: "<the tokenizer.json's padding token, if any>"})()
 
 
 class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
@@ -144,7 +149,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         unk_token: the unknown token (default: GPT-2's ``<|endoftext|>`` if the vocabulary has it, else none).
         bos_token: the beginning-of-sequence token (default as ``unk_token``).
         eos_token: the end-of-sequence token (default as ``unk_token``).
-        pad_token: the padding token (GPT-2 has none).
+        pad_token: the padding token (GPT-2 has none; a ``tokenizer.json``'s ``padding`` section may name one).
         add_prefix_space: add a space before the text, so the first word is encoded like any other (the rule of
             ``tokenizers``' ByteLevel: each stretch of text between added tokens that does not start with ``" "``;
             see :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.pre_tokenize`).
@@ -156,7 +161,9 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         merges: with ``vocab``, the merges in rank order (``(left, right)`` pairs or ``"left right"`` strings).
         tokenizer_file: without ``vocab.json`` + ``merges.txt``, a byte-level BPE ``tokenizer.json`` (as the Rust
             backend saves GPT-2, or a real model's: Llama-3, Qwen, DeepSeek-V3, Mistral-Nemo, GPT-OSS); its
-            ``add_prefix_space``, ``ignore_merges`` and post-processor apply unless given.
+            ``add_prefix_space``, ``ignore_merges`` and post-processor apply unless given, and its ``truncation`` and
+            ``padding`` sections give defaults as transformers takes them
+            (:func:`~hf_bpe.transformers.rows.file_defaults`).
         ignore_merges: a pre-token that is in the vocabulary whole is that one token (Llama-3's setting).
         post_processor: a ``TemplateProcessing`` in ``tokenizer.json``'s form: the special tokens put around each
             sequence (Llama-3's ``<|begin_of_text|>``); it takes the place of ``add_bos_token``.
@@ -183,7 +190,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         unk_token: Any = GPT2_ROLE,
         bos_token: Any = GPT2_ROLE,
         eos_token: Any = GPT2_ROLE,
-        pad_token: Any = None,
+        pad_token: Any = FILE_PAD,
         add_prefix_space: bool | None = None,
         add_bos_token: bool = False,
         clean_up_tokenization_spaces: bool = False,
@@ -197,14 +204,17 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         **kwargs: Any,
     ) -> None:
         self._file_added_tokens: list[dict[str, Any]] = []
+        self._file_sections: dict[str, Any] = {}
         loaded: _LoadedFiles | None = None
+        if pad_token is not FILE_PAD:
+            kwargs["pad_token"] = pad_token
         if vocab is not None or merges is not None:
             self._set_vocabulary(vocab, merges)
         elif tokenizer_file is not None:
             # The whole pipeline: a directory the Rust backend saved holds vocab.json and merges.txt too, but only
             # tokenizer.json says how its text is split (Qwen's pattern, not GPT-2's).
             loaded = _loaded(file_key(tokenizer_file))
-            self._file_added_tokens = loaded.added_tokens
+            self._take_file_settings(loaded, tokenizer_file, kwargs)
             if add_prefix_space is None:
                 add_prefix_space = loaded.add_prefix_space
             if pre_tokenizer is None:
@@ -213,7 +223,6 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
                 ignore_merges = loaded.ignore_merges
             if post_processor is None and loaded.template is not None:
                 post_processor = loaded.template.to_json()
-            kwargs.setdefault("added_tokens_decoder", added_tokens_decoder(loaded.added_tokens))
         elif vocab_file is not None and merges_file is not None:
             loaded = _loaded(file_key(vocab_file), file_key(merges_file))
         else:
@@ -245,7 +254,6 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             unk_token=unk_token,
             bos_token=bos_token,
             eos_token=eos_token,
-            pad_token=pad_token,
             add_prefix_space=add_prefix_space,
             add_bos_token=add_bos_token,
             clean_up_tokenization_spaces=clean_up_tokenization_spaces,
@@ -254,6 +262,18 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             post_processor=post_processor,
             **kwargs,
         )
+
+    def _take_file_settings(
+        self, loaded: _LoadedFiles, tokenizer_file: str | os.PathLike[str], kwargs: dict[str, Any]
+    ) -> None:
+        """Take a ``tokenizer.json``'s added tokens, and the defaults its truncation and padding sections give as
+        transformers takes them (:func:`~hf_bpe.transformers.rows.file_defaults`; ``kwargs`` given win), keeping the
+        sections for ``save_pretrained`` to write back."""
+        self._file_added_tokens = loaded.added_tokens
+        kwargs.setdefault("added_tokens_decoder", added_tokens_decoder(loaded.added_tokens))
+        added = sum(map(len, loaded.template.around(pair=False))) if loaded.template is not None else 0
+        file_defaults(kwargs, loaded.truncation, loaded.padding, added=added, path=tokenizer_file)
+        self._file_sections = truncation_and_padding_json(loaded.truncation, loaded.padding)
 
     def _set_vocabulary(
         self,
@@ -429,7 +449,10 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         return dataclasses.replace(self.bpe.pre_tokenizer, add_prefix_space=bool(self.add_prefix_space))
 
     def _tokenizer_json(self, special_tokens: list[str]) -> str:
-        return tokenizer_json(
+        """``tokenizer.json`` for these files, with the truncation and padding sections of the file they came from
+        (as the Rust backend writes them before its first call; see :func:`~hf_bpe.transformers.rows.file_defaults`).
+        """
+        text = tokenizer_json(
             self.encoder,
             self.merges,
             special_tokens,
@@ -437,6 +460,9 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             ignore_merges=self.bpe.ignore_merges,
             template=self.template,
         )
+        if not any(self._file_sections.values()):
+            return text
+        return json.dumps({**json.loads(text), **self._file_sections}, ensure_ascii=False, separators=(",", ":"))
 
     def train_new_from_iterator(
         self,
@@ -553,6 +579,9 @@ class _LoadedFiles:
     pre_tokenizer: dict[str, Any] | None = None
     ignore_merges: bool = False
     template: TemplateProcessing | None = None
+    #: The ``truncation`` and ``padding`` sections as ``tokenizers``' Python binding gives them (None: absent).
+    truncation: dict[str, Any] | None = None
+    padding: dict[str, Any] | None = None
     _encoders: dict[tuple[PreTokenizer, bool], BytePairEncoder] = dataclasses.field(default_factory=dict)
 
     def encoder(self, pre_tokenizer: PreTokenizer, ignore_merges: bool) -> BytePairEncoder:
@@ -584,6 +613,8 @@ def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
         vocab = read_vocab(keys[0][0])
         return _LoadedFiles(vocab, read_merges(keys[1][0], vocab))
     found = read_tokenizer_json(keys[0][0])
+    document = found.pipeline.document if found.pipeline is not None else {}
+    truncation, padding = read_truncation_and_padding(document, keys[0][0])
     return _LoadedFiles(
         found.vocab,
         found.merges,
@@ -592,4 +623,6 @@ def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
         found.pre_tokenizer,
         found.ignore_merges,
         found.template,
+        truncation,
+        padding,
     )

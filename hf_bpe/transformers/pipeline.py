@@ -22,7 +22,7 @@ from hf_bpe.models.pipeline_files import PipelineJson, pipeline_json, read_pipel
 from hf_bpe.pipeline.processors import Types
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.bpe import VocabularyFilesTokenizer, file_key
-from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder
+from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder, file_defaults
 
 with quiet_transformers_import():
     from transformers import PretrainedConfig
@@ -38,12 +38,15 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     """Any ``tokenizer.json`` hf_bpe implements every component of, for transformers.
 
     Args:
-        tokenizer_file: the ``tokenizer.json``.
+        tokenizer_file: the ``tokenizer.json``; its ``truncation`` and ``padding`` sections give defaults
+            (``padding_side``, ``pad_token``, ...) as transformers takes them
+            (:func:`~hf_bpe.transformers.rows.file_defaults`).
         clean_up_tokenization_spaces: off by default, as the Rust backend loading the file alone.
         kwargs: transformers' (special-token roles, ``model_max_length``, ...).
 
     Raises:
-        ValueError: naming the file and the JSON path of what hf_bpe does not implement.
+        ValueError: naming the file and the JSON path of what hf_bpe does not implement, or of a truncation or
+            padding section transformers cannot load either.
     """
 
     vocab_files_names = {"tokenizer_file": TOKENIZER_FILE}  # noqa: RUF012 (transformers' API)
@@ -67,6 +70,8 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         self._normalized_contents = {entry["content"] for entry in self.file.added_tokens if entry.get("normalized")}
         if "added_tokens_decoder" not in kwargs:
             kwargs["added_tokens_decoder"] = added_tokens_decoder(self.file.added_tokens)
+        added = self.num_special_tokens_to_add(pair=False)
+        file_defaults(kwargs, self.file.truncation, self.file.padding, added=added, path=tokenizer_file)
         kwargs.pop("backend", None)
         super().__init__(
             tokenizer_file=tokenizer_file, clean_up_tokenization_spaces=clean_up_tokenization_spaces, **kwargs
@@ -133,7 +138,8 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     # -- saving ---------------------------------------------------------------------------------------------------
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
-        """Write ``tokenizer.json``: the file's pipeline with this tokenizer's added tokens."""
+        """Write ``tokenizer.json``: the file's pipeline with this tokenizer's added tokens (and the file's truncation
+        and padding sections, as the Rust backend writes them before its first call)."""
         name = f"{filename_prefix}-{TOKENIZER_FILE}" if filename_prefix else TOKENIZER_FILE
         entries = [
             {"id": token_id, **{key: getattr(token, key) for key in _ADDED_TOKEN_FIELDS}}

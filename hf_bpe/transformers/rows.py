@@ -7,13 +7,15 @@
 (:class:`_Encoding`); truncation with overflowing windows, the special-token template, pairs and padding are done
 on those rows, in the order ``Tokenizer.encode`` and ``encode_batch`` do them. The common ``tok(texts)`` call skips
 transformers' per-token Python loop. A subclass owns its model: its files, its encoder, its special-token template
-(:meth:`~EncodingRowsTokenizer.special_tokens_template`), decoding and saving.
+(:meth:`~EncodingRowsTokenizer.special_tokens_template`), decoding and saving. :func:`file_defaults` gives a
+``tokenizer.json``'s truncation and padding sections the effect transformers gives them.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import regex
@@ -46,6 +48,68 @@ def added_tokens_decoder(entries: list[dict[str, Any]]) -> dict[int, AddedToken]
     return {
         int(entry["id"]): AddedToken(**{key: value for key, value in entry.items() if key != "id"}) for entry in entries
     }
+
+
+def file_defaults(
+    kwargs: dict[str, Any],
+    truncation: Mapping[str, Any] | None,
+    padding: Mapping[str, Any] | None,
+    *,
+    added: int,
+    path: str | os.PathLike[str],
+) -> None:
+    """Set in ``kwargs``, where they are not given, the ``__init__`` arguments a ``tokenizer.json``'s ``truncation``
+    and ``padding`` sections give, as ``TokenizersBackend.__init__`` does (``kwargs.setdefault``); the sections as
+    :func:`~hf_bpe.pipeline.tokenizer_json.read_truncation_and_padding` reads them.
+
+    What each field does in transformers 5:
+
+    - ``truncation.direction`` sets ``truncation_side`` and ``padding.direction`` ``padding_side``: the side a call
+      cuts or pads, when it truncates or pads.
+    - ``padding.pad_token`` sets ``pad_token`` (added as a special token where the added tokens lack it).
+    - ``truncation.max_length`` (else a ``Fixed`` padding's length, or None), ``truncation.stride``,
+      ``truncation.strategy`` and ``padding.pad_to_multiple_of`` become the arguments ``max_length``, ``stride``,
+      ``truncation_strategy`` and ``pad_to_multiple_of``, which no call reads: they are kept in ``init_kwargs`` and
+      so saved in ``tokenizer_config.json``. ``padding.pad_type_id`` becomes ``pad_token_type_id``, which does not
+      even set the attribute (it stays 0, and is saved as 0).
+    - ``padding.pad_id`` does nothing: the padding id is ``pad_token``'s.
+    - No call truncates or pads unless its own arguments say so (``truncation=``, ``padding=``, ``max_length=``):
+      the Rust backend's own truncation and padding, which the sections set at load, are switched off or replaced
+      by every call (``set_truncation_and_padding``) before it encodes. The Rust backend writes them into a
+      ``tokenizer.json`` it saves before its first call, and the last call's after; hf_bpe writes the file's, as
+      before a call. Neither changes a saved tokenizer: its ``tokenizer_config.json`` holds every argument they set.
+
+    Raises:
+        ValueError: naming the file, where ``truncation.stride`` is more than ``truncation.max_length`` less the
+            ``added`` special tokens the post-processor puts around one sequence (transformers' ``enable_truncation``
+            refuses such a file).
+
+    >>> kwargs = {"padding_side": "right"}
+    >>> padding = {"length": None, "pad_to_multiple_of": None, "pad_id": 0, "pad_token": "<pad>", "pad_type_id": 0,
+    ...            "direction": "left"}
+    >>> file_defaults(kwargs, None, padding, added=0, path="tokenizer.json")
+    >>> kwargs["padding_side"], kwargs["pad_token"], kwargs["max_length"]
+    ('right', '<pad>', None)
+    """
+    if truncation is not None:
+        max_length, stride = truncation["max_length"], truncation["stride"]
+        # usize arithmetic in TokenizerImpl::with_truncation: below the added tokens, max_length wraps and passes.
+        if 0 <= max_length - added < stride:
+            raise ValueError(
+                f"{path}: truncation.stride is {stride}: more than truncation.max_length ({max_length}) less the "
+                f"{added} special tokens the post-processor adds, so transformers' TokenizersBackend cannot load this "
+                "file either; lower the stride"
+            )
+        kwargs.setdefault("max_length", max_length)
+        kwargs.setdefault("truncation_side", truncation["direction"])
+        kwargs.setdefault("stride", stride)
+        kwargs.setdefault("truncation_strategy", truncation["strategy"])
+    if padding is not None:
+        kwargs.setdefault("pad_token", padding["pad_token"])
+        kwargs.setdefault("pad_token_type_id", padding["pad_type_id"])
+        kwargs.setdefault("padding_side", padding["direction"])
+        kwargs.setdefault("max_length", padding["length"])
+        kwargs.setdefault("pad_to_multiple_of", padding["pad_to_multiple_of"])
 
 
 class EncodingRowsTokenizer(PreTrainedTokenizer):

@@ -96,12 +96,8 @@ BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": Fa
         ("decoder", {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
          'decoder.type is "Metaspace"'),
         ("model.dropout", 0.1, "model.dropout is 0.1: BPE dropout"),
-        ("truncation", {"direction": "Right", "max_length": 8, "strategy": "LongestFirst", "stride": 0},
-         "truncation is {"),
-        ("padding", {"strategy": "BatchLongest", "direction": "Left", "pad_to_multiple_of": None, "pad_id": 0,
-                     "pad_type_id": 0, "pad_token": "<s>"}, "padding is {"),
     ],
-    ids=["roberta", "trim-offsets", "decoder", "dropout", "truncation", "padding"],
+    ids=["roberta", "trim-offsets", "decoder", "dropout"],
 )  # fmt: skip
 def test_what_bpe_does_not_implement_is_refused_by_its_json_path(bpe_file, tmp_path, path, value, named):
     directory = only_tokenizer_json(changed(bpe_file, path, value), tmp_path / "tok")

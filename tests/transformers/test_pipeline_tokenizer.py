@@ -143,19 +143,6 @@ def _edited(tmp_path, path: str, value) -> None:
 @pytest.mark.parametrize(
     ("path", "value", "named"),
     [
-        ("truncation", {"max_length": 8, "strategy": "LongestFirst", "stride": 0, "direction": "Right"}, "truncation"),
-        (
-            "padding",
-            {
-                "strategy": "BatchLongest",
-                "direction": "Right",
-                "pad_id": 0,
-                "pad_type_id": 0,
-                "pad_token": "[PAD]",
-                "pad_to_multiple_of": None,
-            },
-            "padding",
-        ),
         ("pre_tokenizer", {"type": "UnicodeScripts"}, r"pre_tokenizer\.type"),
         ("normalizer", {"type": "Sparkle"}, r"normalizer\.type"),
         ("decoder", {"type": "Sparkle"}, r"decoder\.type"),

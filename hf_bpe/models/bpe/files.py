@@ -243,6 +243,7 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
             "ByteLevel", settings={"trim_offsets": False}, accept=lambda part: part.get("type") == "TemplateProcessing"
         ),
         decoder=only_types("ByteLevel"),
+        truncation_and_padding=True,
     )
     try:
         template = template_of(data.get("post_processor"))
