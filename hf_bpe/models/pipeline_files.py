@@ -176,14 +176,16 @@ def _model_from_json(model: Any, path: Path) -> tuple[Any, dict[str, int], list[
 
 
 def _bpe(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
-    for name in ("continuing_subword_prefix", "end_of_word_suffix"):
-        if model.get(name):
-            raise UnknownComponent(f"model.{name}", model[name], f"a BPE {name.replace('_', ' ')}")
+    for name in ("unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
+        if not isinstance(model.get(name), str | None):
+            raise ValueError(f"model.{name} is {model[name]!r}; expected a string or null")
     vocab, merges = model_vocab_and_merges(model, path)
     bpe = SymbolBPE(
         vocab,
         merges,
         unk_token=model.get("unk_token"),
+        continuing_subword_prefix=model.get("continuing_subword_prefix"),
+        end_of_word_suffix=model.get("end_of_word_suffix"),
         fuse_unk=bool(model.get("fuse_unk")),
         byte_fallback=bool(model.get("byte_fallback")),
         ignore_merges=bool(model.get("ignore_merges")),
@@ -262,8 +264,8 @@ def _model_json(read: PipelineJson) -> dict[str, Any]:
         "type": "BPE",
         "dropout": model.dropout,
         "unk_token": model.unk_token,
-        "continuing_subword_prefix": None,
-        "end_of_word_suffix": None,
+        "continuing_subword_prefix": model.continuing_subword_prefix,
+        "end_of_word_suffix": model.end_of_word_suffix,
         "fuse_unk": model.fuse_unk,
         "byte_fallback": model.byte_fallback,
         "ignore_merges": model.ignore_merges,

@@ -1,7 +1,9 @@
-"""``tokenizers``' BPE model on a word's own characters, as SentencePiece-converted files use it (Gemma, Mistral-7B,
-Llama-2, Yi, InternLM2, Baichuan2, ChatGLM3): no byte-level alphabet; a character outside the vocabulary becomes
-its UTF-8 bytes as ``<0xXX>`` tokens (``byte_fallback``) or the unknown token (runs of them fused into one with
-``fuse_unk``); then merges apply by rank (:func:`hf_bpe.models.bpe.encoder.merge_by_rank`).
+"""``tokenizers``' BPE model on a word's own characters: SentencePiece-converted files (Gemma, Mistral-7B, Llama-2, Yi,
+InternLM2, Baichuan2, ChatGLM3) and char-level files with subword affixes (``CharBPETokenizer``'s ``</w>``, BERT-like
+``##``). No byte-level alphabet: each character is a symbol (``##`` before all but a word's first, ``</w>`` after
+its last, where set); a symbol outside the vocabulary becomes its UTF-8 bytes as ``<0xXX>`` tokens
+(``byte_fallback``) or the unknown token (runs of them fused into one with ``fuse_unk``); then merges apply by rank
+(:func:`hf_bpe.models.bpe.encoder.merge_by_rank`). Cutting the text into words is the pre-tokenizer's job.
 """
 
 from __future__ import annotations
@@ -10,25 +12,32 @@ import heapq
 import itertools
 import operator
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from hf_bpe.models.bpe.encoder import CACHE_SIZE, id_merges, merge_ids, merge_ranks
 
 #: One token of a word: its id and how many UTF-8 bytes of the word it stands for.
 Piece = tuple[int, int]
+#: What :func:`~hf_bpe.models.bpe.encoder.id_merges` makes: ``(pair_ranks, merged_ids, span)``.
+IdMerges = tuple[dict[int, int], list[int], int]
 
 
 class SymbolBPE:
-    """The BPE model of a SentencePiece-style ``tokenizer.json``.
+    """The BPE model of a ``tokenizer.json`` that is not byte-level.
 
     Args:
         vocab: token to id.
         merges: ``(left, right)`` pairs in rank order.
         unk_token: what a character outside the vocabulary (and, with ``byte_fallback``, one of whose bytes has no
             ``<0xXX>`` token) becomes; None drops it, as the Rust model does.
+        continuing_subword_prefix: put before each character of a word but its first (``"##"``); a merge's
+            result is its left part, then its right part without as many bytes as the prefix has.
+        end_of_word_suffix: put after a word's last character (``"</w>"``).
         fuse_unk: consecutive unknown characters become one unknown token.
-        byte_fallback: a character outside the vocabulary becomes its bytes' ``<0xXX>`` tokens where all exist.
-        ignore_merges: a word in the vocabulary whole is that one token.
+        byte_fallback: a character outside the vocabulary becomes its bytes' ``<0xXX>`` tokens where all exist
+            (the bytes of the character with its prefix and suffix, as the Rust model spells it).
+        ignore_merges: a word in the vocabulary whole (as it is, with no affix) is that one token; not with
+            dropout, as in the Rust model.
         dropout: each time a merge comes up, it is skipped with this probability (BPE-dropout, as the Rust model
             samples it: a skipped merge comes back after the next merge made); None or 0: no sampling.
         seed: the seed of the dropout's random numbers (None: from the system).
@@ -40,6 +49,11 @@ class SymbolBPE:
     ...                   [("▁", "a")], unk_token="<unk>", fuse_unk=True, byte_fallback=True)
     >>> model.tokenize("▁aébxx")
     [(4, 4), (5, 1), (6, 1), (3, 1), (0, 2)]
+    >>> words = SymbolBPE({"l": 0, "##o": 1, "##w</w>": 2, "##o</w>": 3, "lo": 4, "low</w>": 5, "lo</w>": 6},
+    ...                   [("l", "##o"), ("lo", "##w</w>"), ("l", "##o</w>")],
+    ...                   continuing_subword_prefix="##", end_of_word_suffix="</w>")
+    >>> words.tokenize("low"), words.tokenize("lo")
+    ([(5, 3)], [(6, 2)])
     """
 
     def __init__(
@@ -48,6 +62,8 @@ class SymbolBPE:
         merges: Sequence[tuple[str, str]],
         *,
         unk_token: str | None = None,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
         fuse_unk: bool = False,
         byte_fallback: bool = False,
         ignore_merges: bool = False,
@@ -55,12 +71,17 @@ class SymbolBPE:
         seed: int | None = None,
     ) -> None:
         self.vocab = dict(vocab)
-        self.ranks = merge_ranks(self.vocab, merges)
-        self._id_merges = id_merges(self.vocab, merges)
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.end_of_word_suffix = end_of_word_suffix
+        if continuing_subword_prefix:
+            self.ranks, self._id_merges = prefixed_merges(self.vocab, merges, continuing_subword_prefix)
+        else:
+            self.ranks, self._id_merges = merge_ranks(self.vocab, merges), id_merges(self.vocab, merges)
         self.id_to_token = {token_id: token for token, token_id in self.vocab.items()}
         if unk_token is not None and unk_token not in self.vocab:
             raise ValueError(f"the unknown token {unk_token!r} is not in the vocabulary")
         self.unk_token = unk_token
+        self._unk_id = None if unk_token is None else self.vocab[unk_token]
         self.fuse_unk = fuse_unk
         self.byte_fallback = byte_fallback
         self.ignore_merges = ignore_merges
@@ -68,24 +89,42 @@ class SymbolBPE:
             raise ValueError(f"dropout {dropout!r} is not a probability between 0 and 1")
         self.dropout = dropout or None
         self._random = random.Random(seed)
-        self._bytes = {byte: self.vocab.get(f"<0x{byte:02X}>") for byte in range(256)}
+        self._bytes = [self.vocab.get(f"<0x{byte:02X}>") for byte in range(256)]
         self._cache: dict[str, list[Piece]] = {}
         self._joins: frozenset[str] | None = None  # made on first use (see _parts)
+
+    @property
+    def _affixes(self) -> bool:
+        return bool(self.continuing_subword_prefix or self.end_of_word_suffix)
 
     def tokenize(self, word: str) -> list[Piece]:
         """The tokens of one pre-token, as ``(id, UTF-8 bytes of the word it covers)``.
 
-        A SentencePiece-style file has no pre-tokenizer that cuts words (its spaces are ``▁``): a whole text is one
-        word. It is merged in parts, cut between two characters of the vocabulary that no merge's result holds
-        side by side (no merge can cross there, so each part merges as it would in the whole), each part's tokens
-        remembered.
+        With dropout, each word is merged anew and whole, ``ignore_merges`` aside (the Rust model's ``tokenize``
+        goes straight to ``merge_word`` then). With affixes, a word is merged whole and remembered. Else (a
+        SentencePiece-style file, whose whole text may be one word: no pre-tokenizer cuts it) it is merged in parts,
+        cut between two characters of the vocabulary that no merge's result holds side by side (no merge can cross
+        there, so each part merges as it would in the whole), each part's tokens remembered.
+
+        (With ``byte_fallback`` and affixes, a character's byte tokens count the bytes of its prefix and suffix too,
+        each one byte of the word, as in the Rust model: the tokens after it stand for bytes further on.)
         """
+        if not word:
+            return []
+        if self.dropout is not None:
+            return self._merge_heap(*self._symbols(word))
         vocab = self.vocab
         if self.ignore_merges and word in vocab:
             return [(vocab[word], len(word.encode("utf-8")))]
-        if self.dropout is not None:  # each encoding is drawn anew: nothing is remembered
-            return [piece for part in self._parts(word) for piece in self._merge(part)]
         cache = self._cache
+        if self._affixes:
+            found = cache.get(word)
+            if found is None:
+                found = self._merge_heap(*self._symbols(word))
+                if len(cache) >= CACHE_SIZE:
+                    cache.clear()
+                cache[word] = found
+            return found
         pieces: list[Piece] = []
         for part in self._parts(word):
             found = cache.get(part)
@@ -96,6 +135,23 @@ class SymbolBPE:
                 cache[part] = found
             pieces += found
         return pieces
+
+    @property
+    def byte_spans(self) -> Callable[[str], list[tuple[int, int, int]]] | None:
+        """Where the tokens' bytes may run past the word (byte fallback with affixes): ``(id, start, end)`` of each
+        token in the word's UTF-8 bytes, those past its end put on its last byte. The Rust backend reads such
+        offsets in the whole text instead (``PreTokenizedString::into_encoding``): hf_bpe's offsets differ there."""
+        return self._byte_spans if self.byte_fallback and self._affixes else None
+
+    def _byte_spans(self, word: str) -> list[tuple[int, int, int]]:
+        length = len(word.encode("utf-8"))
+        spans = []
+        start = 0
+        for token_id, size in self.tokenize(word):
+            end = min(start + size, length)
+            spans.append((token_id, min(start, end - 1), end))
+            start += size
+        return spans
 
     def _parts(self, word: str) -> list[str]:
         """``word`` cut wherever no merge can cross (see :meth:`tokenize`)."""
@@ -113,73 +169,86 @@ class SymbolBPE:
         ]
         return [word[start:end] for start, end in itertools.pairwise([0, *cuts, len(word)])]
 
-    def _merge(self, word: str) -> list[Piece]:
-        """One part's tokens: its characters (or their byte tokens, or the unknown token), merged by rank."""
-        vocab = self.vocab
-        symbols: list[str] = []
+    def _symbols(self, word: str) -> tuple[list[int], list[int]]:
+        """A word's symbols before any merge, as ``BPE::merge_word`` adds them: ids and UTF-8 bytes of the word
+        each stands for. Each character is spelled with its affixes; spelled so, it is a token, else its bytes'
+        tokens (each one byte), else part of an unknown run."""
+        prefix, suffix = self.continuing_subword_prefix or "", self.end_of_word_suffix or ""
+        spelled: Sequence[str] = word
+        if word and (prefix or suffix):
+            spelled = [word[0], *[prefix + char for char in word[1:]]]
+            spelled[-1] += suffix
+        get, unk_id = self.vocab.get, self._unk_id
+        ids: list[int] = []
         sizes: list[int] = []
         unknown = 0  # UTF-8 bytes of an unknown run waiting to be added (the Rust model's ``unk``); 0: none
-        for char in word:
-            size = len(char.encode("utf-8"))
-            if char in vocab:
+        for char, symbol in zip(word, spelled, strict=True):
+            token_id = get(symbol)
+            if token_id is not None:
                 if unknown:
-                    symbols.append(str(self.unk_token))
+                    ids.append(unk_id)  # type: ignore[arg-type]  # a run is only counted with an unknown token
                     sizes.append(unknown)
                     unknown = 0
-                symbols.append(char)
-                sizes.append(size)
+                ids.append(token_id)
+                sizes.append(len(char.encode("utf-8")))
                 continue
             if self.byte_fallback:
-                data = char.encode("utf-8")
-                if all(self._bytes[byte] is not None for byte in data):
+                found = [self._bytes[byte] for byte in symbol.encode("utf-8")]
+                if None not in found:
                     # As the Rust model: a pending unknown run is not added before the bytes.
-                    symbols += [f"<0x{byte:02X}>" for byte in data]
-                    sizes += [1] * len(data)
+                    ids += found  # type: ignore[arg-type]
+                    sizes += [1] * len(found)
                     continue
-            if self.unk_token is not None:
+            if unk_id is not None:
                 if unknown and not self.fuse_unk:
-                    symbols.append(self.unk_token)
+                    ids.append(unk_id)
                     sizes.append(unknown)
                     unknown = 0
-                unknown += size
+                unknown += len(char.encode("utf-8"))
         if unknown:
-            symbols.append(str(self.unk_token))
+            ids.append(unk_id)  # type: ignore[arg-type]
             sizes.append(unknown)
-        ids = [vocab[symbol] for symbol in symbols]
-        merged = merge_ids(list(ids), *self._id_merges) if self.dropout is None else self._dropped(list(ids))
-        if len(merged) == len(symbols):
+        return ids, sizes
+
+    def _merge(self, word: str) -> list[Piece]:
+        """One part's tokens (no affixes, no dropout): its symbols merged by rank, on the encoder's fast loops."""
+        ids, sizes = self._symbols(word)
+        merged = merge_ids(list(ids), *self._id_merges)
+        if len(merged) == len(ids):
             return list(zip(ids, sizes, strict=True))
         # Each merged token is the concatenation of consecutive symbols: sum their sizes.
+        id_to_token = self.id_to_token
         pieces: list[Piece] = []
         at = 0
         for token_id in merged:
-            wanted = len(self.id_to_token[token_id])
+            wanted = len(id_to_token[token_id])
             length = 0
             size = 0
             while length < wanted:
-                length += len(symbols[at])
+                length += len(id_to_token[ids[at]])
                 size += sizes[at]
                 at += 1
             pieces.append((token_id, size))
         return pieces
 
-    def _dropped(self, ids: list[int]) -> list[int]:
-        """``ids`` merged with dropout, as ``Word::merge_all`` does: the merge of lowest rank (then leftmost) comes
-        off a heap; with probability :attr:`dropout` it is set aside, else the ones set aside go back on the heap
-        and it is made unless it went stale (a side already merged otherwise)."""
+    def _merge_heap(self, ids: list[int], sizes: list[int]) -> list[Piece]:
+        """A word's symbols merged as ``Word::merge_all`` does, sizes carried along: the merge of lowest rank (then
+        leftmost) comes off a heap; with probability :attr:`dropout` it is set aside, else the ones set aside go
+        back on the heap and it is made unless it went stale (a side already merged away, or the pair there now
+        makes another token). A merge's result need not spell its parts (a prefix comes off the right one), so
+        each token's size is added up here, not read off its text."""
         pair_ranks, merged_ids, span = self._id_merges
         size = len(ids)
         following = list(range(1, size + 1))
         preceding = list(range(-1, size - 1))
-        alive = [True] * size
         heap = [(pair_ranks[ids[i] * span + ids[i + 1]], i) for i in range(size - 1)
                 if ids[i] * span + ids[i + 1] in pair_ranks]  # fmt: skip
         heapq.heapify(heap)
         skipped: list[tuple[int, int]] = []
-        draw, dropout = self._random.random, self.dropout or 0.0
+        draw, dropout = self._random.random, self.dropout
         while heap:
             top = heapq.heappop(heap)
-            if draw() < dropout:
+            if dropout is not None and draw() < dropout:
                 skipped.append(top)
                 continue
             for entry in skipped:
@@ -187,18 +256,22 @@ class SymbolBPE:
             skipped.clear()
             rank, i = top
             j = following[i]
-            if not alive[i] or j >= size or pair_ranks.get(ids[i] * span + ids[j]) != rank:
-                continue  # merged away, or the pair changed since it was pushed
+            if not sizes[i] or j >= size:
+                continue  # merged away, or the word's last symbol now
+            now = pair_ranks.get(ids[i] * span + ids[j])
+            if now is None or merged_ids[now] != merged_ids[rank]:
+                continue  # the pair changed since it was pushed (the Rust model compares the tokens made)
             ids[i] = merged_ids[rank]
-            alive[j] = False
+            sizes[i] += sizes[j]
+            sizes[j] = 0
             following[i] = following[j]
             if following[j] < size:
                 preceding[following[j]] = i
             for left in (preceding[i], i):
                 right = following[left] if left >= 0 else size
-                if left >= 0 and right < size and ids[left] * span + ids[right] in pair_ranks:
+                if right < size and ids[left] * span + ids[right] in pair_ranks:
                     heapq.heappush(heap, (pair_ranks[ids[left] * span + ids[right]], left))
-        return [token_id for token_id, kept in zip(ids, alive, strict=True) if kept]
+        return [(token_id, bytes_) for token_id, bytes_ in zip(ids, sizes, strict=True) if bytes_]
 
     def clear_cache(self) -> None:
         """Forget the tokens of the words met so far."""
@@ -208,3 +281,43 @@ class SymbolBPE:
         state = self.__dict__.copy()
         state["_cache"] = {}
         return state
+
+
+def prefixed_merges(
+    vocab: Mapping[str, int], merges: Sequence[tuple[str, str]], prefix: str
+) -> tuple[dict[tuple[str, str], int], IdMerges]:
+    """Merges' ranks and id tables (as :func:`~hf_bpe.models.bpe.encoder.merge_ranks` and
+    :func:`~hf_bpe.models.bpe.encoder.id_merges` make them) where a merge's result is its left part, then its right
+    part less as many leading UTF-8 bytes as ``prefix`` has, as ``BpeBuilder::build`` makes it (whether or not the
+    right part starts with the prefix).
+
+    Raises:
+        ValueError: naming a merge whose parts or result are not in ``vocab``, or whose right part is shorter
+            than the prefix (the Rust model panics there).
+
+    >>> prefixed_merges({"a": 0, "##b": 1, "ab": 2}, [("a", "##b")], "##")
+    ({('a', '##b'): 0}, ({1: 0}, [2], 259))
+    """
+    strip = len(prefix.encode("utf-8"))
+    span = max(vocab.values(), default=0) + 257
+    ranks: dict[tuple[str, str], int] = {}
+    pair_ranks: dict[int, int] = {}
+    merged_ids: list[int] = []
+    for rank, (left, right) in enumerate(merges):
+        where = f"merge {rank + 1} ({left} {right})"
+        for token in (left, right):
+            if token not in vocab:
+                raise ValueError(f"{where}: {token!r} is not in the vocabulary")
+        rest = right.encode("utf-8")[strip:]
+        if len(right.encode("utf-8")) < strip:
+            raise ValueError(f"{where}: the right part is shorter than the continuing subword prefix {prefix!r}")
+        try:
+            result = left + rest.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{where}: cutting {prefix!r}'s {strip} bytes off {right!r} cuts a character") from None
+        if result not in vocab:
+            raise ValueError(f"{where}: {result!r} is not in the vocabulary")
+        ranks[left, right] = rank
+        pair_ranks[vocab[left] * span + vocab[right]] = rank
+        merged_ids.append(vocab[result])
+    return ranks, (pair_ranks, merged_ids, span)
