@@ -157,16 +157,6 @@ class BertRecipe:
     strip_accents: bool | None = None
     lowercase: bool = True
 
-    def normalizer_json(self) -> dict[str, Any]:
-        """The ``normalizer`` section of ``tokenizer.json``: ``BertNormalizer`` with these settings."""
-        return {
-            "type": "BertNormalizer",
-            "clean_text": self.clean_text,
-            "handle_chinese_chars": self.handle_chinese_chars,
-            "strip_accents": self.strip_accents,
-            "lowercase": self.lowercase,
-        }
-
     @property
     def strips_accents(self) -> bool:
         """Whether accents are stripped (``strip_accents``, or ``lowercase`` where that is ``None``)."""

@@ -500,7 +500,7 @@ class PreTokenizer:
     def normalizer_json(self) -> dict[str, Any] | None:
         """The ``normalizer`` section of ``tokenizer.json`` (None for ``"none"``), as ``tokenizers`` writes it."""
         if self.bert is not None:
-            return self.bert.normalizer_json()
+            return self.bert.to_json()
         if self.sentencepiece is not None:
             return self.sentencepiece.normalizer_json()
         return {"none": None, "nfc": {"type": "NFC"}, "nfkc": {"type": "NFKC"}, "lowercase": {"type": "Lowercase"}}[

@@ -159,25 +159,3 @@ def lines(text: str) -> list[str]:
     return (
         text.splitlines(keepends=True) if "\r" not in text and not _OTHER_BREAKS.search(text) else _LINE.findall(text)
     )
-
-
-def normalizer_json() -> dict[str, Any]:
-    """The recipe's normalizer as ``tokenizer.json`` spells it."""
-    return {
-        "type": "Sequence",
-        "normalizers": [
-            {"type": "Nmt"},
-            {"type": "NFKC"},
-            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "},
-        ],
-    }
-
-
-def pre_tokenizer_json() -> dict[str, Any]:
-    """The recipe's ``Metaspace`` pre-tokenizer as ``tokenizer.json`` spells it."""
-    return {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": "always", "split": True}
-
-
-def decoder_json() -> dict[str, Any]:
-    """The recipe's ``Metaspace`` decoder as ``tokenizer.json`` spells it."""
-    return {"type": "Metaspace", "replacement": METASPACE, "prepend_scheme": "always", "split": True}

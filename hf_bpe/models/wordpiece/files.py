@@ -136,7 +136,7 @@ def wordpiece_tokenizer_json(
     document = tokenizer_document(
         model,
         added_tokens=special_added_tokens(special_tokens, vocab),
-        normalizer=recipe.normalizer_json(),
+        normalizer=recipe.to_json(),
         pre_tokenizer={"type": "BertPreTokenizer"},
         post_processor=post_processor,
         decoder={"type": "WordPiece", "prefix": continuing_subword_prefix, "cleanup": True},
