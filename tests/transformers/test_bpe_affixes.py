@@ -342,18 +342,22 @@ def _segmentations(encode: Any, word: str, times: int) -> dict[tuple[str, ...], 
 
 
 def test_dropout_with_affixes_samples_segmentations_as_often_as_the_rust_model(tmp_path):
-    """Over 3,000 draws of one word each, every segmentation's share is within 0.04 of the Rust model's (the
-    sampling error of a share is at most 0.01)."""
-    vocab, merges = _hand_vocab_and_merges()
+    """Merges that build ``abcd</w>`` in several ways, affixed: over 8,000 draws of the word each, every
+    segmentation's share is within 0.035 of the Rust model's (the sampling error of the difference of two shares
+    is at most 0.008; a merge skipped for good instead of coming back after the next merge shifts shares by more
+    than 0.1)."""
+    tokens = ["a", "##b", "##c", "##d</w>", "ab", "##cd</w>", "##bc", "abcd</w>", "abc"]
+    merges = [("a", "##b"), ("##c", "##d</w>"), ("##b", "##c"), ("ab", "##cd</w>"), ("a", "##bc"), ("abc", "##d</w>")]
+    vocab = {token: index for index, token in enumerate(tokens)}
     affixes = {"continuing_subword_prefix": "##", "end_of_word_suffix": "</w>"}
-    tokenizer = Tokenizer(models.BPE(vocab, merges, unk_token="[UNK]", dropout=0.4, **affixes))
+    tokenizer = Tokenizer(models.BPE(vocab, merges, dropout=0.4, **affixes))
     tokenizer.save(str(tmp_path / "tokenizer.json"))
     ours = hf_bpe.from_pretrained(tmp_path)
-    theirs = _segmentations(lambda word: tokenizer.encode(word).tokens, "abc", 3000)
-    mine = _segmentations(ours.tokenize, "abc", 3000)
+    theirs = _segmentations(lambda word: tokenizer.encode(word).tokens, "abcd", 8000)
+    mine = _segmentations(ours.tokenize, "abcd", 8000)
     for key in theirs.keys() | mine.keys():
-        assert abs(theirs.get(key, 0.0) - mine.get(key, 0.0)) < 0.04, (key, theirs.get(key), mine.get(key))
-    assert len(theirs) > 2
+        assert abs(theirs.get(key, 0.0) - mine.get(key, 0.0)) < 0.035, (key, theirs.get(key), mine.get(key))
+    assert len(theirs) > 5
 
 
 def test_dropout_takes_no_whole_word_for_ignore_merges_as_in_the_rust_model():

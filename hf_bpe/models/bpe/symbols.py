@@ -124,7 +124,7 @@ class SymbolBPE:
                 if len(cache) >= CACHE_SIZE:
                     cache.clear()
                 cache[word] = found
-            return found
+            return list(found)  # the caller's to change, not the cache's
         pieces: list[Piece] = []
         for part in self._parts(word):
             found = cache.get(part)
