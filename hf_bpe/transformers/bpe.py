@@ -459,6 +459,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             pre_tokenizer=self.pre_tokenization,
             ignore_merges=self.bpe.ignore_merges,
             template=self.template,
+            added_tokens=self.added_token_entries(),
         )
         if not any(self._file_sections.values()):
             return text
@@ -502,21 +503,11 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             if getattr(self, role) is not None
         }
         if continue_from is True:
-            from hf_bpe.models.bpe.continuing import BaseTokenizer
-
             if renames:
                 raise ValueError(
                     "special_tokens_map renames special tokens; continuing training keeps them: leave it out"
                 )
-            kept = tuple(token for token in specials if token in self.encoder)
-            continue_from = BaseTokenizer(
-                self.encoder,
-                self.merges,
-                kept,
-                dict(roles),
-                self.pre_tokenization.for_encoding(),
-                str(self.name_or_path),
-            )
+            continue_from = self._as_base()
         result = train_from_iterator(
             text_iterator,
             vocab_size=vocab_size,
@@ -542,6 +533,16 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
                 special = bool(entry.get("special"))
                 new.add_tokens([AddedToken(content, special=special, **flags)], special_tokens=special)
         return new
+
+    def _as_base(self) -> Any:
+        """This tokenizer as a base to continue training from, read as a saved directory is: its vocabulary, merges,
+        added tokens and roles, and what its ``tokenizer.json`` says beyond them (``ignore_merges``, a template
+        adding a BOS), so the continued tokenizer keeps them."""
+        from hf_bpe.models.bpe.continuing import read_base
+
+        with tempfile.TemporaryDirectory(prefix="hf-bpe-base-") as directory:
+            self.save_pretrained(directory)
+            return dataclasses.replace(read_base(directory), source=str(self.name_or_path))
 
     def save_pretrained(self, save_directory: str | os.PathLike[str], *args: Any, **kwargs: Any) -> tuple[str, ...]:
         """transformers' ``save_pretrained``; after ``register_for_auto_class()`` it also writes the module file.

@@ -141,11 +141,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         """Write ``tokenizer.json``: the file's pipeline with this tokenizer's added tokens (and the file's truncation
         and padding sections, as the Rust backend writes them before its first call)."""
         name = f"{filename_prefix}-{TOKENIZER_FILE}" if filename_prefix else TOKENIZER_FILE
-        entries = [
-            {"id": token_id, **{key: getattr(token, key) for key in _ADDED_TOKEN_FIELDS}}
-            for token_id, token in sorted(self._added_tokens_decoder.items())
-        ]
-        write_files(save_directory, {name: pipeline_json(self.file, entries)})
+        write_files(save_directory, {name: pipeline_json(self.file, self.added_token_entries())})
         return (os.path.join(save_directory, name),)
 
 
@@ -158,9 +154,6 @@ class SentencePieceBPETokenizerConfig(PretrainedConfig):
     """Stands for "a model using hf_bpe's SentencePiece-style BPE tokenizer" in transformers' registries."""
 
     model_type = "hf_bpe_sentencepiece_bpe"
-
-
-_ADDED_TOKEN_FIELDS = ("content", "single_word", "lstrip", "rstrip", "normalized", "special")
 
 
 @functools.lru_cache(maxsize=4)

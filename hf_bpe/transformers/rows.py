@@ -112,6 +112,10 @@ def file_defaults(
         kwargs.setdefault("pad_to_multiple_of", padding["pad_to_multiple_of"])
 
 
+#: An added token's fields in ``tokenizer.json``, after its id.
+ADDED_TOKEN_FIELDS = ("content", "single_word", "lstrip", "rstrip", "normalized", "special")
+
+
 class EncodingRowsTokenizer(PreTrainedTokenizer):
     """What hf_bpe's transformers classes share: ``__call__`` giving the Rust backend's rows.
 
@@ -253,6 +257,13 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             mask += [1] * len(b_before) + [0] * len(token_ids_1) + [1] * len(b_after)
         return mask
 
+    def added_token_entries(self) -> list[dict[str, Any]]:
+        """Every added token as ``tokenizer.json``'s ``added_tokens`` lists it (by id, with its flags)."""
+        return [
+            {"id": token_id, **{key: getattr(token, key) for key in ADDED_TOKEN_FIELDS}}
+            for token_id, token in sorted(self._added_tokens_decoder.items())
+        ]
+
     def skipped_ids(self) -> set[int]:
         """The ids ``decode(..., skip_special_tokens=True)`` leaves out: every added token marked special, as the
         Rust backend skips them (Qwen's ``<|im_start|>``; a padding token the file does not mark special is kept)."""
@@ -387,9 +398,11 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         self, text: Any, texts: list[str], call: dict[str, Any], options: dict[str, Any]
     ) -> BatchEncoding:
         """``tok(texts)``: ids, token type ids and attention masks only, without transformers' per-token loop."""
-        encoded = self.encode_texts(texts, call)
-        if options["add_special_tokens"]:
-            encoded = [self.build_inputs_with_special_tokens(ids) for ids in encoded]
+        plain = self.encode_texts(texts, call)
+        types = self.special_tokens_types() if options["add_special_tokens"] else None
+        encoded = (
+            [self.build_inputs_with_special_tokens(ids) for ids in plain] if options["add_special_tokens"] else plain
+        )
         longest = max(map(len, encoded), default=0)
         if longest > self.model_max_length:
             self._eventual_warn_about_too_long_sequence(
@@ -397,7 +410,10 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             )
         data: dict[str, Any] = {"input_ids": encoded}
         if self._wants("token_type_ids", options["return_token_type_ids"]):
-            data["token_type_ids"] = [[0] * len(ids) for ids in encoded]
+            if types is None:
+                data["token_type_ids"] = [[0] * len(ids) for ids in encoded]
+            else:  # the template's own (Command-R's types the tokens after the text 1)
+                data["token_type_ids"] = [[*types[0], *[types[1]] * len(ids), *types[2]] for ids in plain]
         if self._wants("attention_mask", options["return_attention_mask"]):
             data["attention_mask"] = [[1] * len(ids) for ids in encoded]
         tensors = options["return_tensors"]

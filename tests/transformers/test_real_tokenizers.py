@@ -128,16 +128,29 @@ def test_real_files_give_the_rust_backends_encodings_for_any_call(name, data):
     check(ours, rust, text, options)
 
 
+def test_a_plain_call_types_the_templates_tokens_as_the_template_does(texts):
+    """Command-R's template types the tokens after a single text 1: a call asking for ids and types alone (hf_bpe's
+    plain path) gives them, as the Rust backend does, one text or a batch."""
+    ours, rust = loaded("command_r_plus")
+    for call in (texts[:8], "", "a"):
+        expected = rust(call, return_token_type_ids=True)
+        assert dict(ours(call, return_token_type_ids=True)) == dict(expected), call
+    assert rust("a", return_token_type_ids=True)["token_type_ids"] == [0, 0, 1, 1]
+
+
 @pytest.mark.parametrize("name", ["llama3_1", "mistral_nemo"])
 def test_a_real_template_and_ignore_merges_survive_saving(name, texts, tmp_path):
     """Saved by hf_bpe, the directory loads with hf_bpe's class (tokenizer_config.json) and with the Rust backend
-    (the tokenizer.json hf_bpe writes), both giving the original file's ids: the BOS template and
-    ``ignore_merges`` kept."""
+    (the tokenizer.json hf_bpe writes), both giving the original file's ids: the BOS template, ``ignore_merges`` and
+    every added token kept."""
     ours, rust = loaded_both_ways(name, tmp_path / name)
     ours.save_pretrained(str(tmp_path / "saved"))
     again = hf_bpe.BPETokenizer.from_pretrained(str(tmp_path / "saved"))
     written = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "saved" / "tokenizer.json"))
-    for text in texts[:40]:
+    original = json.loads((tmp_path / name / "tokenizer.json").read_text(encoding="utf-8"))["added_tokens"]
+    assert json.loads((tmp_path / "saved" / "tokenizer.json").read_text(encoding="utf-8"))["added_tokens"] == original
+    own = "".join(f"x {entry['content']} y" for entry in original[:40:3])
+    for text in [*texts[:40], own]:
         expected = rust(text)["input_ids"]
         assert again(text)["input_ids"] == expected, text
         assert written(text)["input_ids"] == expected, text

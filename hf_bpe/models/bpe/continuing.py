@@ -64,6 +64,7 @@ from hf_bpe.models.directory import (
 )
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.processors import template_of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,6 +134,8 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
         merges = read_merges(directory / MERGES_FILE, vocab)
         settings = {**(config.get("pre_tokenizer") or {}), "add_prefix_space": bool(config.get("add_prefix_space"))}
         specials = {token for token in named_special_tokens(config) if token in vocab}
+        if ours and json_file.is_file():
+            vocab, specials, pipeline = _with_tokenizer_json(vocab, specials, json_file, config)
         if not config:
             # GPT-2's bare files: a token no merge makes and no byte spells was added, as <|endoftext|> was.
             made = {left + right for left, right in merges} | set(BYTE_ALPHABET)
@@ -158,6 +161,23 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
     if not any(roles.values()):
         roles = special_token_roles(ordered)
     return BaseTokenizer(vocab, merges, ordered, roles, pre_tokenizer.for_encoding(), str(source), pipeline)
+
+
+def _with_tokenizer_json(
+    vocab: Vocab, specials: set[str], json_file: Path, config: Mapping[str, Any]
+) -> tuple[Vocab, set[str], KeptPipeline | None]:
+    """hf_bpe's own directory, with what its ``tokenizer.json`` says beyond ``vocab.json``: the added tokens the
+    model's vocabulary does not hold (Llama-3's 256 special tokens, saved from a model's file), and the pipeline
+    where it does more than the vocabulary and merges (``ignore_merges``, a template adding a BOS)."""
+    full, _, _, added, pipeline = _read_tokenizer_json(json_file, config)
+    if any(full.get(token, token_id) != token_id for token, token_id in vocab.items()):
+        raise ValueError(
+            f"{json_file}: its vocabulary is not the {VOCAB_FILE} beside it; the directory is inconsistent"
+        )
+    keeps = pipeline is not None and (
+        pipeline.ignore_merges or template_of(pipeline.document.get("post_processor")) is not None
+    )
+    return {**vocab, **full}, specials | added, pipeline if keeps else None
 
 
 def _read_tokenizer_json(

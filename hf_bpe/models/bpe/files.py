@@ -417,6 +417,7 @@ def tokenizer_json(
     unk_token: str | None = None,
     ignore_merges: bool = False,
     template: TemplateProcessing | None = None,
+    added_tokens: list[dict[str, Any]] | None = None,
 ) -> str:
     """``tokenizer.json`` for the same vocabulary, as ``tokenizers`` writes it (``Tokenizer.to_str()``, byte for
     byte; the tests hold the two side by side).
@@ -425,6 +426,8 @@ def tokenizer_json(
     with the same ids: the pre-tokenizer's normalizer and splits are
     :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`'s ``tokenizer.json`` form; ``ignore_merges`` and
     ``template`` (the special tokens around each sequence) as a file read by :func:`read_tokenizer_json` had them.
+    ``added_tokens``: the ``added_tokens`` entries to write (default: each of ``special_tokens`` as
+    ``Tokenizer.add_special_tokens`` adds it).
     """
     if char_level is not None:
         pre_tokenizer = PreTokenizer.char_level(lowercase=char_level.lowercase)
@@ -446,7 +449,7 @@ def tokenizer_json(
             post_processor = {"type": "Sequence", "processors": [post_processor, template.to_json()]}
     document = tokenizer_document(
         model,
-        added_tokens=special_added_tokens(special_tokens, vocab),
+        added_tokens=special_added_tokens(special_tokens, vocab) if added_tokens is None else added_tokens,
         normalizer=pre_tokenizer.normalizer_json(),
         pre_tokenizer=pre_tokenizer.pre_tokenizer_json(),
         post_processor=post_processor,

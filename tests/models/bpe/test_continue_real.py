@@ -320,6 +320,26 @@ def test_ignore_merges_a_word_the_base_holds_whole_stays_one_token_and_adds_no_p
     assert split.merges[len(data["model"]["merges"])] in {(parts[0], parts[1]), (parts[1], parts[2])}
 
 
+def test_train_new_from_iterator_continuing_llama3_keeps_ignore_merges_and_its_bos(corpus, tmp_path):
+    """The transformers method continuing the tokenizer itself (``continue_from=True``) learns the reference's
+    merges and keeps what the base's file says beyond its vocabulary: ``ignore_merges`` (" даже" stays the base's one
+    token) and the template's BOS; the Rust backend loading the saved result agrees."""
+    base = base_dir("llama3_1", tmp_path / "base")
+    rust_base = Tokenizer.from_file(str(base / "tokenizer.json"))
+    tok = hf_bpe.from_pretrained(base)
+    lines = [line for path in corpus[2:] for line in path.read_text(encoding="utf-8").splitlines(keepends=True)]
+    new = tok.train_new_from_iterator(lines, len(rust_base.get_vocab()) + 40, continue_from=True)
+    words = base_segmentation(rust_base, corpus[2:])
+    expected, _ = reference_merges(words, rust_base.get_vocab(), len(rust_base.get_vocab()) + 40)
+    assert new.merges[len(tok.merges) :] == expected
+    new.save_pretrained(tmp_path / "new")
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "new" / "tokenizer.json"))
+    for text in [f"a{HELD}", corpus[2].read_text(encoding="utf-8")[:3000], multilingual_text(40, seed=3)]:
+        assert new(text)["input_ids"] == rust(text)["input_ids"], text[:80]
+    assert new(f"a{HELD}")["input_ids"] == [128000, 64, 104199]
+    assert read_json(tmp_path / "new" / "tokenizer.json")["model"]["ignore_merges"] is True
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # OLMo-2's split: "Removed" and inverted, read as the "Isolated" one it equals
 # ---------------------------------------------------------------------------------------------------------------
