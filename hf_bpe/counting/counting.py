@@ -18,14 +18,16 @@ Merging is :mod:`hf_bpe.models.bpe.trainer`'s job; the split pattern and byte al
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
+import itertools
 import os
 import signal
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
@@ -43,6 +45,8 @@ SHARDS_PER_WORKER = 4
 MIN_SHARD_BYTES = 256 << 10
 #: How much of a file a worker reads at a time (memory per worker follows this, not the file size).
 BLOCK_BYTES = 1 << 20
+#: Jobs submitted to the pool ahead of the one whose result is awaited, per worker (:func:`_pool_map`).
+JOBS_AHEAD = 4
 
 ProgressCallback = Callable[[int], None]
 """Called with a number of bytes (files) or sequences (iterators) just counted."""
@@ -347,6 +351,10 @@ def _pool_map(
     left the workers running without a parent. So: after the first SIGINT this process ignores further ones
     while it terminates the workers itself and waits for them (then the handler it had is back); the workers
     ignore SIGINT from the start.
+
+    At most :data:`JOBS_AHEAD` jobs a worker are submitted ahead of the one whose result is yielded, and a result
+    is let go once yielded: the results waiting in this process stay a few shards' worth, whatever the input's size
+    (all submitted at once and kept, 1.2 GB of text held every shard's counts, 300 of them, to the end).
     """
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGINT) if main_thread else None
@@ -356,12 +364,25 @@ def _pool_map(
     try:
         # Not pool.map: closing its iterator cancels the pending futures, and the pool's manager thread then fails
         # on them (InvalidStateError) when it finds the terminated workers.
-        here = list(local) + [False] * (len(jobs) - len(local))
-        with signals_blocked():  # the workers and the pool's threads start with them blocked
-            pool = ProcessPoolExecutor(max_workers=workers, initializer=leave_signals_to_parent)
-            futures = [None if in_here else pool.submit(function, job) for job, in_here in zip(jobs, here, strict=True)]
-        for job, future in zip(jobs, futures, strict=True):
-            yield function(job) if future is None else future.result()
+        here = iter(zip(jobs, list(local) + [False] * (len(jobs) - len(local)), strict=True))
+        pending: collections.deque[tuple[Any, Future[Any] | None]] = collections.deque()
+        with signals_blocked():
+            pool = executor = ProcessPoolExecutor(max_workers=workers, initializer=leave_signals_to_parent)
+
+        def submit(count: int) -> None:
+            # The workers and the pool's threads start with signals blocked (they may start at any submit).
+            with signals_blocked():
+                for job, in_here in itertools.islice(here, count):
+                    pending.append((job, None if in_here else executor.submit(function, job)))
+
+        submit(workers * JOBS_AHEAD)
+        while pending:
+            job, future = pending.popleft()
+            result = function(job) if future is None else future.result()
+            del future
+            submit(1)
+            yield result
+            del result
     except BaseException:
         if main_thread:
             signal.signal(signal.SIGINT, signal.SIG_IGN)

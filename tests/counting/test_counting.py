@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import subprocess
 import sys
+import weakref
 from collections import Counter
 
 import pytest
@@ -135,6 +137,24 @@ def test_a_small_corpus_is_shared_among_the_workers(tmp_path, monkeypatch):
     assert len(shards) == 2 * counting.SHARDS_PER_WORKER
     assert sum(shards) == size
     assert shared.counts == count_files([path], workers=1).counts
+
+
+def shard_counts(job: int) -> Counter[str]:
+    """A stand-in for one shard's counts (run in a worker)."""
+    return Counter({f"w{job}-{n}": n for n in range(2000)})
+
+
+def test_each_shards_counts_are_let_go_once_counted_in():
+    """The pool's results do not pile up: each is released once the caller has it (the shards' futures used to
+    keep every one to the end: counting 1.2 GB of kernel source peaked at 504 MiB, 192 MiB since)."""
+    alive = []
+    for result in counting._pool_map(shard_counts, list(range(60)), 2):
+        assert result == shard_counts(len(alive))
+        alive.append(weakref.ref(result))
+        del result
+        gc.collect()
+        assert sum(ref() is not None for ref in alive) <= 1, len(alive)
+    assert len(alive) == 60
 
 
 def test_special_tokens_are_text_unless_excluded(tmp_path):
