@@ -205,6 +205,7 @@ def train_from_counts(
     workers: int | None = None,
     progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    consume_counts: bool = False,
     **model_options: Any,
 ) -> TrainResult:
     """Train on pre-token counts (byte-level spelling), e.g. from :mod:`hf_bpe.counting.counts_dir`.
@@ -214,6 +215,8 @@ def train_from_counts(
     the counts were made, for the tokenizer files. With ``char_level`` the counts are of words in their own
     characters, and the alphabet is the characters seen. ``workers``: see :func:`hf_bpe.models.bpe.trainer.train_bpe`.
     ``continue_from``: see :func:`train_from_files` (the counts must be cut with the base's pre-tokenizer).
+    ``consume_counts``: empty ``counts`` once read (see :func:`~hf_bpe.models.bpe.trainer.train_bpe`); the front ends
+    that count the text themselves set it.
 
     >>> train_from_counts({"Ġhug": 3, "Ġpug": 2}, vocab_size=258).merges
     [('u', 'g'), ('h', 'ug')]
@@ -248,6 +251,7 @@ def train_from_counts(
             initial_alphabet=BYTE_ALPHABET if cut.byte_level else (),
             workers=workers,
             progress=merge_progress,
+            consume_counts=consume_counts,
             **options.trainer_keywords(),
         )
         kept = {"char_level": options.char_level}
@@ -321,6 +325,7 @@ def train_from_files(
         workers=workers,
         progress=progress,
         continue_from=base,
+        consume_counts=True,
     )
     return dataclasses.replace(result, replaced_lines=counted.replaced_lines)
 
@@ -379,6 +384,7 @@ def _train_from_sequences(
         pre_tokenizer=None if options.char_level or base else cut,
         progress=progress,
         continue_from=base,
+        consume_counts=True,
     )
 
 
@@ -553,6 +559,7 @@ def train_from_count_directory(
         workers=workers,
         progress=progress,
         continue_from=continue_from,
+        consume_counts=True,
     )
 
 

@@ -12,6 +12,7 @@ from conftest import COURSE, multilingual_text, ours, reference_train, reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hf_bpe.counting.counting import count_sequences
 from hf_bpe.models.bpe import trainer
 from hf_bpe.models.bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, train_bpe
 from hf_bpe.models.bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
@@ -151,6 +152,20 @@ def test_iterator_and_batches(tmp_path):
     assert ours(train_from_iterator(items, vocab_size=2000)) == expected
     batches = [items[i : i + 7] for i in range(0, len(items), 7)]
     assert ours(train_from_iterator(batches, vocab_size=2000)) == expected
+
+
+def test_counts_are_emptied_only_when_given_up(tmp_path):
+    """``consume_counts`` empties the caller's dict once its words are read (the front ends that count the text
+    themselves give theirs up, for the merge phase's memory); the merges are the reference's either way, and the
+    caller's dict is untouched by default."""
+    text = multilingual_text(200, seed=8)
+    expected = reference_train([text], tmp_path / "ref", files=False, vocab_size=800)
+    counted = count_sequences([text])
+    kept = dict(counted)
+    assert ours(train_from_counts(counted, vocab_size=800, progress=False)) == expected
+    assert counted == kept
+    assert ours(train_from_counts(counted, vocab_size=800, progress=False, consume_counts=True)) == expected
+    assert not counted and kept
 
 
 def test_dataset_column(tmp_path):
