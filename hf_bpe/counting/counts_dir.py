@@ -23,7 +23,7 @@ import json
 import os
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +184,51 @@ def iter_counts(directory: str | os.PathLike[str]) -> Iterator[tuple[str, int]]:
     manifest = read_manifest(directory)
     for name in manifest["files"]:
         yield from sum_counts([read_bucket(Path(directory) / name)]).items()
+
+
+class CountsDirectory(Mapping[str, int]):
+    """A counts directory as a read-only mapping from pre-token to count, read from disk, one bucket at a time,
+    each time it is gone through (in :func:`iter_counts`' order): training on it holds no table of every pre-token
+    (some 150 bytes each) beside the merge phase's own. Looking one pre-token up reads its bucket.
+
+    >>> import tempfile
+    >>> directory = write_counts(tempfile.mkdtemp(), {"a": 1, "bc": 2}, settings={}, buckets=2)
+    >>> counts = CountsDirectory(directory.parent)
+    >>> len(counts), sorted(counts.items()), counts["bc"]
+    (2, [('a', 1), ('bc', 2)], 2)
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self._manifest = read_manifest(directory)
+        self._length: int | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key, _ in iter_counts(self.directory))
+
+    def items(self) -> _StreamedItems:
+        return _StreamedItems(self)
+
+    def __len__(self) -> int:
+        if self._length is None:
+            self._length = sum(1 for _ in iter_counts(self.directory))
+        return self._length
+
+    def __getitem__(self, key: str) -> int:
+        name = self._manifest["files"][bucket_of(key, self._manifest["buckets"])]
+        found = sum(count for pre_token, count in read_bucket(self.directory / name) if pre_token == key)
+        if not found:
+            raise KeyError(key)
+        return found
+
+
+class _StreamedItems(ItemsView[str, int]):
+    """A :class:`CountsDirectory`'s items, read from disk bucket by bucket (not looked up key by key)."""
+
+    _mapping: CountsDirectory
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return iter_counts(self._mapping.directory)
 
 
 def sum_counts(sources: Iterable[Iterable[tuple[str, int]]]) -> Counter[str]:

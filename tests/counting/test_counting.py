@@ -15,8 +15,20 @@ from conftest import REPO, multilingual_text, ours, reference_train
 from tokenizers import pre_tokenizers
 
 from hf_bpe.counting import counting
-from hf_bpe.counting.counting import count_dataset, count_files, count_sequences
-from hf_bpe.models.bpe.training import train_from_counts, train_from_files
+from hf_bpe.counting.counting import count_dataset, count_files, count_sequences, counting_settings
+from hf_bpe.counting.counts_dir import (
+    CountsDirectory,
+    bucket_file_name,
+    bucket_of,
+    iter_counts,
+    write_counts,
+)
+from hf_bpe.models.bpe.training import (
+    train_from_count_directory,
+    train_from_counts,
+    train_from_files,
+)
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
 def reference_counts(sequences, *, add_prefix_space=False) -> Counter[str]:
@@ -155,6 +167,24 @@ def test_each_shards_counts_are_let_go_once_counted_in():
         gc.collect()
         assert sum(ref() is not None for ref in alive) <= 1, len(alive)
     assert len(alive) == 60
+
+
+def test_a_counts_directory_reads_as_the_counts_it_holds(tmp_path):
+    """``CountsDirectory`` (what ``train_from_count_directory`` trains on without a table of every pre-token) is the
+    counts written, in ``iter_counts``' order, also where a bucket holds a pre-token's partial counts twice (as
+    datatrove's tasks write them); and training on it gives the reference's merges."""
+    text = multilingual_text(120, seed=9)
+    counts = count_sequences([text])
+    write_counts(tmp_path / "counts", counts, settings=counting_settings(PreTokenizer(), "strict"), buckets=4)
+    view = CountsDirectory(tmp_path / "counts")
+    assert dict(view.items()) == dict(counts) and list(view) == [key for key, _ in iter_counts(tmp_path / "counts")]
+    assert len(view) == len(counts) and view["Ġthe"] == counts["Ġthe"] and "no such" not in view
+    bucket = tmp_path / "counts" / bucket_file_name(bucket_of("Ġthe", 4))
+    bucket.write_text(bucket.read_text(encoding="utf-8") + '["Ġthe", 5]\n', encoding="utf-8")
+    assert view["Ġthe"] == counts["Ġthe"] + 5 and len(CountsDirectory(tmp_path / "counts")) == len(counts)
+    bucket.write_text(bucket.read_text(encoding="utf-8").removesuffix('["Ġthe", 5]\n'), encoding="utf-8")
+    expected = reference_train([text], tmp_path / "ref", files=False, vocab_size=700)
+    assert ours(train_from_count_directory(tmp_path / "counts", vocab_size=700, progress=False)) == expected
 
 
 def test_special_tokens_are_text_unless_excluded(tmp_path):

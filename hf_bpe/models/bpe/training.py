@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.counting.counting import FileCounts, count_files, count_sequences, counting_settings, dataset_rows
-from hf_bpe.counting.counts_dir import DEFAULT_BUCKETS, iter_counts, read_manifest, write_counts
+from hf_bpe.counting.counts_dir import DEFAULT_BUCKETS, CountsDirectory, iter_counts, read_manifest, write_counts
 from hf_bpe.models.bpe.continuing import BaseTokenizer, as_base, continue_bpe
 from hf_bpe.models.bpe.options import BpeOptions, CharLevel
 from hf_bpe.models.bpe.trainer import TrainResult, train_bpe
@@ -552,8 +552,10 @@ def train_from_count_directory(
                 f"{recorded.add_prefix_space}); count the text again with the base's"
             )
         continue_from = base
+    # Without a base, the trainer reads the counts from disk as it goes (no table of them all beside its words).
+    counts = CountsDirectory(directory) if continue_from is None else dict(iter_counts(directory))
     return train_from_counts(
-        dict(iter_counts(directory)),
+        counts,
         options=options,
         pre_tokenizer=None if continue_from is not None else recorded,
         workers=workers,
