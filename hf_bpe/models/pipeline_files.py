@@ -34,6 +34,7 @@ from hf_bpe.pipeline.processors import post_processor_from_json
 from hf_bpe.pipeline.tokenizer_json import (
     read_truncation_and_padding,
     refuse_unsupported,
+    tokenizer_document,
     truncation_and_padding_json,
     unsupported,
 )
@@ -246,13 +247,12 @@ _MODELS: dict[str, Callable[[Mapping[str, Any], Path], tuple[Any, dict[str, int]
 
 def pipeline_json(read: PipelineJson, added_tokens: list[dict[str, Any]]) -> str:
     """The ``tokenizer.json`` text of ``read`` with ``added_tokens`` (entries as the file writes them)."""
-    data = {
-        "version": "1.0",
-        **truncation_and_padding_json(read.truncation, read.padding),
-        "added_tokens": added_tokens,
+    data = tokenizer_document(
+        _model_json(read),
+        added_tokens=added_tokens,
         **{key: read.sections[key] for key in SECTIONS},
-        "model": _model_json(read),
-    }
+        **truncation_and_padding_json(read.truncation, read.padding),
+    )
     return json.dumps(data, ensure_ascii=False, indent=2)
 
 

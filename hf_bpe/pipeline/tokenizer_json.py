@@ -374,12 +374,15 @@ def tokenizer_document(
     pre_tokenizer: Mapping[str, Any] | None = None,
     post_processor: Mapping[str, Any] | None = None,
     decoder: Mapping[str, Any] | None = None,
+    truncation: Mapping[str, Any] | None = None,
+    padding: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A whole ``tokenizer.json`` (parsed), its sections in the order ``tokenizers`` writes them."""
+    """A whole ``tokenizer.json`` (parsed), its sections in the order ``tokenizers`` writes them (``truncation`` and
+    ``padding`` in the file's form, :func:`truncation_and_padding_json`'s)."""
     return {
         "version": "1.0",
-        "truncation": None,
-        "padding": None,
+        "truncation": truncation,
+        "padding": padding,
         "added_tokens": added_tokens or [],
         "normalizer": normalizer,
         "pre_tokenizer": pre_tokenizer,
@@ -404,11 +407,14 @@ def special_added_tokens(tokens: Iterable[str], vocab: Mapping[str, int]) -> lis
         if token not in ids:
             highest = max(ids.values(), default=-1)
             ids[token] = vocab[token] if token in vocab else highest + 1 if highest >= len(vocab) else len(vocab)
-    return [
-        {"id": token_id, "content": token, "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": True}
-        for token, token_id in sorted(ids.items(), key=lambda item: item[1])
-    ]  # fmt: skip
+    return [special_token_entry(token_id, token) for token, token_id in sorted(ids.items(), key=lambda item: item[1])]
+
+
+def special_token_entry(token_id: int, content: str) -> dict[str, Any]:
+    """An ``added_tokens`` entry of a special token matched on the raw text, as ``AddedToken(content, special=True,
+    normalized=False)`` is written."""
+    return {"id": token_id, "content": content, "single_word": False, "lstrip": False, "rstrip": False,
+            "normalized": False, "special": True}  # fmt: skip
 
 
 def dumps(document: Any) -> str:

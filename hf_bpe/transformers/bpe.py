@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import os
 import tempfile
 from collections.abc import Sequence
@@ -452,7 +451,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         """``tokenizer.json`` for these files, with the truncation and padding sections of the file they came from
         (as the Rust backend writes them before its first call; see :func:`~hf_bpe.transformers.rows.file_defaults`).
         """
-        text = tokenizer_json(
+        return tokenizer_json(
             self.encoder,
             self.merges,
             special_tokens,
@@ -460,10 +459,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             ignore_merges=self.bpe.ignore_merges,
             template=self.template,
             added_tokens=self.added_token_entries(),
+            **self._file_sections,
         )
-        if not any(self._file_sections.values()):
-            return text
-        return json.dumps({**json.loads(text), **self._file_sections}, ensure_ascii=False, separators=(",", ":"))
 
     def train_new_from_iterator(
         self,

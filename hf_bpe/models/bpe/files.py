@@ -37,6 +37,7 @@ from hf_bpe.pipeline.tokenizer_json import (
     only_types,
     refuse_unsupported,
     special_added_tokens,
+    special_token_entry,
     tokenizer_document,
     value_at,
 )
@@ -418,6 +419,8 @@ def tokenizer_json(
     ignore_merges: bool = False,
     template: TemplateProcessing | None = None,
     added_tokens: list[dict[str, Any]] | None = None,
+    truncation: Mapping[str, Any] | None = None,
+    padding: Mapping[str, Any] | None = None,
 ) -> str:
     """``tokenizer.json`` for the same vocabulary, as ``tokenizers`` writes it (``Tokenizer.to_str()``, byte for
     byte; the tests hold the two side by side).
@@ -427,7 +430,7 @@ def tokenizer_json(
     :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`'s ``tokenizer.json`` form; ``ignore_merges`` and
     ``template`` (the special tokens around each sequence) as a file read by :func:`read_tokenizer_json` had them.
     ``added_tokens``: the ``added_tokens`` entries to write (default: each of ``special_tokens`` as
-    ``Tokenizer.add_special_tokens`` adds it).
+    ``Tokenizer.add_special_tokens`` adds it); ``truncation`` and ``padding``: those sections, in the file's form.
     """
     if char_level is not None:
         pre_tokenizer = PreTokenizer.char_level(lowercase=char_level.lowercase)
@@ -454,6 +457,8 @@ def tokenizer_json(
         pre_tokenizer=pre_tokenizer.pre_tokenizer_json(),
         post_processor=post_processor,
         decoder=decoder,
+        truncation=truncation,
+        padding=padding,
     )
     return dumps(document)
 
@@ -543,11 +548,7 @@ def continued_tokenizer_json(
     model = dict(pipeline.document["model"])
     model["vocab"] = continued_model_vocab(pipeline, vocab, merges)
     model["merges"] = [[left, right] if pipeline.merges_as_pairs else f"{left} {right}" for left, right in merges]
-    added = pipeline.added_tokens + [
-        {"id": vocab[token], "content": token, "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": True}
-        for token in new_special_tokens
-    ]  # fmt: skip
+    added = pipeline.added_tokens + [special_token_entry(vocab[token], token) for token in new_special_tokens]
     document = {**pipeline.document, "model": model}
     if "added_tokens" in document or added:
         document["added_tokens"] = added

@@ -18,6 +18,7 @@ from typing import Any
 from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, replaced_files, special_token_roles
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe
 from hf_bpe.pipeline.tokenizer_json import (
     dumps,
     only_types,
@@ -170,8 +171,12 @@ def serde_json_float(text: str) -> float:
 def _recipe_sections() -> dict[str, Any]:
     """The normalizer, pre-tokenizer and decoder of the SentencePiece recipe, as :func:`tokenizer_json` writes them
     (what :class:`~hf_bpe.transformers.unigram.UnigramTokenizer` implements)."""
-    written = json.loads(tokenizer_json([("a", 0.0)], None, []))
-    return {section: written[section] for section in ("normalizer", "pre_tokenizer", "decoder")}
+    recipe = SentencePieceRecipe()
+    return {
+        "normalizer": recipe.normalizer_json(),
+        "pre_tokenizer": recipe.pre_tokenizer_json(),
+        "decoder": recipe.decoder_json(),
+    }
 
 
 def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, float]], int | None, list[str]]:
