@@ -14,6 +14,11 @@ Vocab = dict[str, int]
 #: The merges in the order they apply, as ``merges.txt`` lists them.
 Merges = list[tuple[str, str]]
 
+#: Why training stopped.
+STOP_VOCAB_SIZE = "vocab_size"
+STOP_MIN_FREQUENCY = "min_frequency"
+STOP_NO_PAIRS = "no_pairs"
+
 
 @dataclasses.dataclass(frozen=True)
 class CharLevel:

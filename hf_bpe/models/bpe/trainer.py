@@ -65,7 +65,6 @@ Counting pre-tokens is :mod:`hf_bpe.counting.counting`'s job; file formats are :
 
 from __future__ import annotations
 
-import codecs
 import functools
 import heapq
 import math
@@ -73,28 +72,31 @@ import os
 from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableMapping, MutableSequence, Sequence
-from itertools import islice, repeat
+from itertools import chain, islice, repeat
 
 from hf_bpe.collector import collector_paused
-from hf_bpe.models.bpe.options import BpeOptions, Merges, Vocab
+from hf_bpe.models.bpe.at_scale import CompactWords, merge_tracked
+from hf_bpe.models.bpe.options import (
+    STOP_MIN_FREQUENCY,
+    STOP_NO_PAIRS,
+    STOP_VOCAB_SIZE,
+    BpeOptions,
+    Merges,
+    Vocab,
+)
 from hf_bpe.models.bpe.result import TrainResult
 from hf_bpe.models.options import check_count
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.processes import run_forked
 
-#: Why training stopped.
-STOP_VOCAB_SIZE = "vocab_size"
-STOP_MIN_FREQUENCY = "min_frequency"
-STOP_NO_PAIRS = "no_pairs"
-
 #: From this many distinct words on, the initial pair count is shared with a child process (see ``workers``).
 PARALLEL_MIN_WORDS = 10_000
 
-#: From this many distinct words on, the merge loop keeps the words in one flat buffer (:class:`_Words`): 2 bytes a
-#: symbol instead of a Python string of some 60 bytes more each, for about a third more merge time (measured on 1M
-#: synthetic pre-tokens, ``scripts/bench_scale.py``): below it the memory is small anyway. On the kernel's 1.2 GB
-#: (768,000 distinct pre-tokens) the compact words took the whole training's peak from 415 to 311 MiB for a fifth
-#: more CPU time (165 s against 138; ``tokenizers``: 735 MiB, 348 s).
+#: From this many distinct words on, the words are kept in one flat buffer (:class:`CompactWords`: 2 bytes a symbol
+#: instead of a Python string of some 60 bytes more each) and merged by :func:`merge_tracked`, which keeps a count,
+#: a word list and a queue entry only for the pairs that can still be merged; below it the memory is small anyway.
+#: On a million synthetic Zipf pre-tokens (``scripts/bench_scale.py``) the merge phase takes 143 bytes a pre-token
+#: instead of 335, in the same time.
 COMPACT_MIN_WORDS = 500_000
 
 # The largest id a 2-byte symbol holds: below the UTF-16 surrogates, so that UTF-16 spells every id as one unit.
@@ -215,7 +217,7 @@ def _words(
     characters: set[str],
     size: int,
     affixes: tuple[str, str],
-) -> tuple[list[str] | _Words, Sequence[int]]:
+) -> tuple[list[str] | CompactWords, Sequence[int]]:
     """The words as symbol strings (``BpeTrainer::tokenize_words``) and their counts, for a vocabulary of ``size``
     at most and ``affixes`` (end-of-word suffix, continuing-subword prefix; empty: none). Characters outside the
     vocabulary are dropped. Words of fewer than two symbols have no pair and never change, so they are left out."""
@@ -263,14 +265,14 @@ def _characters(counts: Mapping[str, int]) -> set[str]:
 
 def _plain_words(
     counts: Mapping[str, int], vocab: Vocab, chars: set[str], *, wide: bool
-) -> tuple[list[str] | _Words, Sequence[int]]:
+) -> tuple[list[str] | CompactWords, Sequence[int]]:
     """Words as symbol strings (see :func:`_merge_loop`; characters outside the vocabulary dropped), with their
-    counts: a list, or from :data:`COMPACT_MIN_WORDS` pre-tokens on a :class:`_Words` (``wide``: 4-byte
+    counts: a list, or from :data:`COMPACT_MIN_WORDS` pre-tokens on a :class:`CompactWords` (``wide``: 4-byte
     symbols), made word by word so that the strings never all exist at once."""
     table = {ord(char): chr(vocab[char]) if char in vocab else None for char in chars}
     if len(counts) < COMPACT_MIN_WORDS:
         return _symbol_words(counts, lambda word: word.translate(table))
-    compact = _Words(wide=wide)
+    compact = CompactWords(wide=wide)
     for symbols, count in _spelled_words(counts, lambda word: word.translate(table)):
         compact.append(symbols, count)
     compact.close()
@@ -302,70 +304,6 @@ def _spelled_words(counts: Mapping[str, int], spell: Callable[[str], str]) -> It
         symbols = spell(word)
         if len(symbols) > 1:
             yield symbols, count
-
-
-class _Words:
-    """Symbol strings (see :func:`_merge_loop`) in one flat buffer, each word in its own slot: what the merge loop
-    needs of millions of words, at 2 bytes a symbol (4 where an id reaches the UTF-16 surrogates) instead of a
-    Python string of some 60 bytes more each. A word is read as a string (UTF-16 or UTF-32 decoded in C) and
-    written back shorter into its slot after a merge. Counts are unsigned 64-bit integers (a larger one raises
-    ``OverflowError``; no corpus comes near).
-
-    >>> words = _Words.pack(["ab", "cde"], [3, 1], wide=False)[0]
-    >>> words[1], len(words)
-    ('cde', 2)
-    >>> words[1] = "x"
-    >>> words[0], words[1], list(words.counts)
-    ('ab', 'x', [3, 1])
-    """
-
-    __slots__ = ("codec", "counts", "decode", "encode", "sizes", "starts", "symbols", "view", "width")
-
-    def __init__(self, *, wide: bool) -> None:
-        self.codec = "utf-32-le" if wide else "utf-16-le"
-        self.width = 4 if wide else 2  # bytes a symbol
-        # The codecs' functions themselves: str.encode and bytes.decode look the codec up by name at each call.
-        self.decode = codecs.utf_32_le_decode if wide else codecs.utf_16_le_decode
-        self.encode = codecs.utf_32_le_encode if wide else codecs.utf_16_le_encode
-        self.symbols = array("I" if wide else "H")
-        self.starts = array("Q", [0])  # word i's slot: symbols[starts[i]:starts[i + 1]]
-        self.sizes = array("I")  # symbols word i has now
-        self.counts = array("Q")
-        self.view = memoryview(b"")  # the symbols' bytes, once closed
-
-    @classmethod
-    def pack(cls, words: list[str], counts: Sequence[int], *, wide: bool) -> tuple[_Words, array[int]]:
-        """``words`` and their ``counts`` in a new :class:`_Words`, and its counts; ``words`` is emptied."""
-        packed = cls(wide=wide)
-        for word, count in zip(words, counts, strict=True):
-            packed.append(word, count)
-        words.clear()
-        packed.close()
-        return packed, packed.counts
-
-    def append(self, word: str, count: int) -> None:
-        self.symbols.frombytes(self.encode(word, "surrogatepass")[0])
-        self.starts.append(len(self.symbols))
-        self.sizes.append(len(word))
-        self.counts.append(count)
-
-    def close(self) -> None:
-        """No more words: slots are written in place from now on."""
-        self.view = memoryview(self.symbols).cast("B")
-
-    def __len__(self) -> int:
-        return len(self.sizes)
-
-    def __getitem__(self, index: int) -> str:
-        start = self.starts[index] * self.width
-        return self.decode(self.view[start : start + self.sizes[index] * self.width], "surrogatepass")[0]
-
-    def __setitem__(self, index: int, word: str) -> None:
-        # _merge_pair does the same inline.
-        start = self.starts[index] * self.width
-        data = self.encode(word, "surrogatepass")[0]
-        self.view[start : start + len(data)] = data
-        self.sizes[index] = len(word)
 
 
 def _affixed_words(
@@ -421,7 +359,7 @@ def _check_options(
 
 
 def _merge_pair(
-    words: MutableSequence[str] | _Words,
+    words: MutableSequence[str] | CompactWords,
     indices: Iterable[int],
     word_counts: Sequence[int],
     pair: str,
@@ -442,11 +380,11 @@ def _merge_pair(
     the text before it (``symbol`` where two occurrences touch); the one after it is the start of the text after
     it (``first`` where the next occurrence follows at once). One occurrence is by far the most common case and
     has its own branch: the general loop would cost more than a tenth of the training time. Compact words
-    (:class:`_Words`) are read and written inline: their methods would double what a word costs here.
+    (:class:`CompactWords`) are read and written inline: their methods would double what a word costs here.
 
     Hot loop: one piece on purpose; it runs for every word a merge touches, and its two branches share locals.
     """
-    compact = words if isinstance(words, _Words) else None
+    compact = words if isinstance(words, CompactWords) else None
     if compact is not None:
         starts, sizes, view, width, decode, encode = (
             compact.starts, compact.sizes, compact.view, compact.width, compact.decode, compact.encode
@@ -526,7 +464,7 @@ def _merge_pair(
 
 
 def _count_pairs(
-    words: Sequence[str] | _Words,
+    words: Sequence[str] | CompactWords,
     word_counts: Sequence[int],
     *,
     workers: int,
@@ -558,7 +496,7 @@ def _count_pairs(
 
 
 def _count_pair_range(
-    words: Sequence[str] | _Words,
+    words: Sequence[str] | CompactWords,
     word_counts: Sequence[int],
     start: int,
     stop: int,
@@ -604,7 +542,7 @@ def _count_pair_range(
 
 
 def _merge_loop(
-    words: list[str] | _Words,
+    words: list[str] | CompactWords,
     word_counts: Sequence[int],
     vocab: Vocab,
     tokens: list[str],
@@ -630,7 +568,7 @@ def _merge_loop(
     counted when its token would reach ``max_token_length``: the reference counts such a pair only when it is of
     two initial symbols, and starting from the alphabet it would never have counted the others.
 
-    ``words`` may come as a :class:`_Words` (``word_counts`` its counts); a list of :data:`COMPACT_MIN_WORDS` or
+    ``words`` may come as a :class:`CompactWords` (``word_counts`` its counts); a list of :data:`COMPACT_MIN_WORDS` or
     more is moved into one (the list is emptied). Pairs are keyed ``left id << 21 | right id`` (ints take less
     memory than two-character strings).
 
@@ -642,7 +580,9 @@ def _merge_loop(
     limit = max_token_length if max_token_length is not None else -1
     exact = exact_lengths and max_token_length is not None
     if isinstance(words, list) and len(words) >= COMPACT_MIN_WORDS and not exact:
-        words, word_counts = _Words.pack(words, word_counts, wide=max(vocab_size, len(tokens)) > _NARROW_IDS)
+        packed = CompactWords.pack(words, word_counts, wide=max(vocab_size, len(tokens)) > _NARROW_IDS)
+        words.clear()
+        words, word_counts = packed, packed.counts
 
     stage = getattr(progress, "stage", None)
     pairs_progress = None if stage is None else functools.partial(stage, "pairs")
@@ -651,6 +591,16 @@ def _merge_loop(
         for pair in [p for p in found_in if lengths[ord(p[0])] + lengths[ord(p[1])] >= max_token_length]:
             if lengths[ord(pair[0])] > 1 or lengths[ord(pair[1])] > 1:
                 del pair_counts[pair], found_in[pair]
+    if isinstance(words, CompactWords) and not exact and not continued:
+        initial = frozenset(chain.from_iterable(pair_counts))
+        wanted = max(vocab_size - len(tokens), 0)
+        tracked_merges, tracked_stop = merge_tracked(
+            words, pair_counts, found_in, vocab, tokens, lengths, vocab_size=vocab_size, min_frequency=min_frequency,
+            limit=limit, initial=initial, progress=progress, recount_progress=pairs_progress,
+        )  # fmt: skip
+        if progress is not None:
+            progress(len(tracked_merges), wanted)
+        return _merges_in_order(tracked_merges, tokens, tracked_stop)
     if exact_lengths and max_token_length is not None and isinstance(words, list):
         exact_merges, exact_stop = _exact_merge_loop(
             words, word_counts, vocab, tokens, pair_counts, found_in, vocab_size, min_frequency, max_token_length,

@@ -1,6 +1,8 @@
-"""The merge loop on compact words (``trainer._Words``: one flat buffer of symbols) against ``tokenizers``'
-BpeTrainer, trained in the same test: the compact form is used from ``COMPACT_MIN_WORDS`` words on, so the tests
-lower that to 0 and every training below goes through it."""
+"""The merge loop for many words (``at_scale.merge_tracked`` on ``CompactWords``: one flat buffer of symbols, pairs
+tracked only from a floor count on) against ``tokenizers``' BpeTrainer, trained in the same test: it is used from
+``COMPACT_MIN_WORDS`` words on, so the tests lower that to 0 and every training below goes through it. Small corpora
+start at floor 1 (fewer words than merges wanted); ``floors`` below starts them higher, so that pairs are left
+untracked and counted again, in parts of a few left ids each."""
 
 from __future__ import annotations
 
@@ -9,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from conftest import multilingual_text, ours, reference_train, reference_train_counts
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hf_bpe.models.bpe import trainer
-from hf_bpe.models.bpe.trainer import _Words
+from hf_bpe.models.bpe import at_scale, trainer
+from hf_bpe.models.bpe.at_scale import CompactWords
 from hf_bpe.models.bpe.training import train_from_counts, train_from_files, train_from_iterator
 
 
@@ -28,10 +30,48 @@ def test_words_read_and_write_every_id(wide):
     top = 0x10FFFF if wide else trainer._NARROW_IDS - 1
     ids = [0, 1, 255, 256, 0xD7FF, *([0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xFFFF, top] if wide else [top])]
     word = "".join(map(chr, ids))
-    words, counts = _Words.pack([word, "ab", word[::-1]], [1, 2**40, 7], wide=wide)
-    assert [words[i] for i in range(3)] == [word, "ab", word[::-1]] and list(counts) == [1, 2**40, 7]
+    words = CompactWords.pack([word, "ab", word[::-1]], [1, 2**40, 7], wide=wide)
+    assert [words[i] for i in range(3)] == [word, "ab", word[::-1]] and list(words.counts) == [1, 2**40, 7]
     words[0] = word[2:5]
     assert words[0] == word[2:5] and words[2] == word[::-1]
+
+
+@pytest.fixture
+def floors(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Start at floor ``first[0]`` (set by the test), each recount's parts holding at most 20 pairs; returns the
+    number of parts each recount ended with."""
+    first = [1]
+    parts: list[int] = []
+    counts_in_parts = at_scale._counts_in_parts
+
+    def counted(words, count_parts, *rest):
+        kept = counts_in_parts(words, count_parts, *rest)
+        if kept is not None:
+            parts.append(count_parts)
+        return kept
+
+    monkeypatch.setattr(at_scale, "first_floor", lambda counts, wanted: first[0])
+    monkeypatch.setattr(at_scale, "RECOUNT_BUDGET", 0)
+    monkeypatch.setattr(at_scale, "RECOUNT_MIN_PAIRS", 20)
+    monkeypatch.setattr(at_scale, "_counts_in_parts", counted)
+    return [first, parts]  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("floor", [2, 5, 10**9])
+@pytest.mark.parametrize("max_token_length", [None, 3])
+def test_pairs_left_untracked_are_counted_again_when_the_best_tracked_falls_below_the_floor(
+    tmp_path, floors, floor, max_token_length
+):
+    """A first floor above the counts makes the loop count the pairs again, in parts, until it has merged as many
+    as the reference (which runs out of pairs here: the last recount finds none)."""
+    floors[0][0] = floor
+    path = tmp_path / "corpus.txt"
+    path.write_text(multilingual_text(300, seed=5), encoding="utf-8", newline="")
+    options = {"vocab_size": 2000, "max_token_length": max_token_length}
+    expected = reference_train([path], tmp_path / "ref", **options)
+    result = train_from_files([path], workers=1, progress=False, **options)
+    assert ours(result) == expected and result.stop_reason == "no_pairs"
+    assert floors[1] and max(floors[1]) > 1  # counted again, in parts
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -74,6 +114,24 @@ def test_random_corpora_with_ties_train_identically(
         "max_token_length": max_token_length,
         "special_tokens": special_tokens,
     }
+    with tempfile.TemporaryDirectory() as directory:
+        expected = reference_train(corpus, Path(directory), files=False, **options)
+    assert ours(train_from_iterator(corpus, **options)) == expected
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    corpus=corpora,
+    vocab_size=st.integers(250, 320),
+    min_frequency=st.sampled_from([0, 2, 3]),
+    max_token_length=st.sampled_from([None, 2, 3]),
+    floor=st.sampled_from([2, 3, 100]),
+)
+def test_random_corpora_train_identically_from_any_first_floor(
+    floors, corpus, vocab_size, min_frequency, max_token_length, floor
+):
+    floors[0][0] = floor
+    options = {"vocab_size": vocab_size, "min_frequency": min_frequency, "max_token_length": max_token_length}
     with tempfile.TemporaryDirectory() as directory:
         expected = reference_train(corpus, Path(directory), files=False, **options)
     assert ours(train_from_iterator(corpus, **options)) == expected

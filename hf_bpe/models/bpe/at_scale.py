@@ -1,0 +1,458 @@
+"""The merge loop for millions of distinct pre-tokens: the words in one flat buffer, and a count, a word list and a
+queue entry only for the pairs that can still be merged.
+
+:func:`hf_bpe.models.bpe.trainer._merge_loop` keeps them for every pair that ever occurs. Most pairs made late in
+training are pairs of rare words, counting 1 or 2 and never merged; on a million distinct pre-tokens their counts,
+queue entries and word lists take two thirds of the merge phase's memory. Here a pair is *tracked* (its count, the
+words it occurs in and a queue entry kept) only if its count was at least ``floor`` when it was made.
+
+Why that is exact. :func:`merge_tracked` takes plain words only (byte-level, or characters without affixes), where
+the reference's merges are textbook BPE's: each merge is of the pair with the highest count in the current words
+(occurrences weighted by the words' counts; with ``max_token_length``, a pair whose token would reach it is not
+counted unless both its symbols are initial ones), ties going to the smaller ``(left id, right id)``, applied to
+every word. Its queue's quirks need a token made by two different merges, which plain words never have (the
+"Continuing" part of :mod:`hf_bpe.models.bpe.trainer`'s docstring). And a pair's count grows only in the merge
+that makes one of its two tokens, made once; after that it only falls. So a pair below ``floor`` when it was made
+stays below it: while the best tracked count is at least ``floor``, it is the best of all pairs. When it is not,
+every pair is counted again from the words (:func:`_recount`), ``floor`` is lowered and merging goes on.
+
+``floor`` starts at the count of the ``R``-th most frequent word (``R`` the merges wanted): the last merges of a
+training count more than that on natural text (41 against 8 on a million synthetic Zipf pre-tokens, 32k tokens),
+so training seldom counts again; when it does, the new ``floor`` is half the ``R``-th highest pair count.
+
+The words (:class:`CompactWords`) take 2 bytes a symbol (4 past 55,296 ids), a word's start 4 bytes, its size 2 and
+its count 4, each array widened the first time a value does not fit. A tracked pair's words are an array of 4-byte
+word indices, in increasing order.
+"""
+
+from __future__ import annotations
+
+import codecs
+import functools
+import heapq
+import operator
+from array import array
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from itertools import repeat
+
+from hf_bpe.models.bpe.options import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, Vocab
+
+# A queue entry packs -count, then left id, right id (21 bits each: every id is a code point) into one int: the
+# smallest entry is the highest count, then the smaller pair (the reference's tie-break).
+_ID_BITS = 21
+_ID_MASK = (1 << _ID_BITS) - 1
+_PAIR_MASK = (1 << 2 * _ID_BITS) - 1
+_COUNT_SHIFT = 2 * _ID_BITS
+
+#: Words counted between two progress reports of a count of the pairs.
+REPORT_WORDS = 1 << 16
+
+
+class CompactWords:
+    """Symbol strings (one character per symbol, its code point the symbol's id) in one flat buffer, each word in
+    its own slot: 2 bytes a symbol (4 where an id reaches the UTF-16 surrogates) instead of a Python string of some
+    60 bytes more each. A word is read as a string (UTF-16 or UTF-32 decoded in C) and written back shorter into
+    its slot after a merge. Starts, sizes and counts are kept in the narrowest array that holds them (counts past
+    2**64 raise ``OverflowError``; no corpus comes near).
+
+    >>> words = CompactWords.pack(["ab", "cde"], [3, 1], wide=False)
+    >>> words[1], len(words)
+    ('cde', 2)
+    >>> words[1] = "x"
+    >>> words[0], words[1], list(words.counts), words.counts.typecode
+    ('ab', 'x', [3, 1], 'I')
+    """
+
+    __slots__ = ("codec", "counts", "decode", "encode", "sizes", "starts", "symbols", "view", "width")
+
+    def __init__(self, *, wide: bool) -> None:
+        self.width = 4 if wide else 2  # bytes a symbol
+        # The codecs' functions themselves: str.encode and bytes.decode look the codec up by name at each call.
+        self.decode = codecs.utf_32_le_decode if wide else codecs.utf_16_le_decode
+        self.encode = codecs.utf_32_le_encode if wide else codecs.utf_16_le_encode
+        self.symbols = array("I" if wide else "H")
+        self.starts = array("I", [0])  # word i's slot: symbols[starts[i]:starts[i + 1]]
+        self.sizes = array("H")  # symbols word i has now
+        self.counts = array("I")
+        self.view = memoryview(b"")  # the symbols' bytes, once closed
+
+    @classmethod
+    def pack(cls, words: Iterable[str], counts: Iterable[int], *, wide: bool) -> CompactWords:
+        """``words`` and their ``counts`` in a new, closed :class:`CompactWords`."""
+        packed = cls(wide=wide)
+        for word, count in zip(words, counts, strict=True):
+            packed.append(word, count)
+        packed.close()
+        return packed
+
+    def append(self, word: str, count: int) -> None:
+        self.symbols.frombytes(self.encode(word, "surrogatepass")[0])
+        self.starts = _appended(self.starts, len(self.symbols), "Q")
+        self.sizes = _appended(self.sizes, len(word), "I")
+        self.counts = _appended(self.counts, count, "Q")
+
+    def close(self) -> None:
+        """No more words: slots are written in place from now on."""
+        self.view = memoryview(self.symbols).cast("B")
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def __getitem__(self, index: int) -> str:
+        start = self.starts[index] * self.width
+        return self.decode(self.view[start : start + self.sizes[index] * self.width], "surrogatepass")[0]
+
+    def __setitem__(self, index: int, word: str) -> None:
+        # The merge loops do the same inline.
+        start = self.starts[index] * self.width
+        data = self.encode(word, "surrogatepass")[0]
+        self.view[start : start + len(data)] = data
+        self.sizes[index] = len(word)
+
+
+def _appended(values: array[int], value: int, wider: str) -> array[int]:
+    """``values`` with ``value`` appended: the same array, or a copy of typecode ``wider`` if it does not fit."""
+    try:
+        values.append(value)
+    except OverflowError:
+        if value < 0:
+            raise
+        values = array(wider, values)
+        values.append(value)
+    return values
+
+
+def merge_tracked(
+    words: CompactWords,
+    pair_counts: dict[str, int],
+    found_in: dict[str, array[int]],
+    vocab: Vocab,
+    tokens: list[str],
+    lengths: list[int],
+    *,
+    vocab_size: int,
+    min_frequency: int,
+    limit: int,
+    initial: Collection[str],
+    progress: Callable[[int, int], None] | None = None,
+    recount_progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[str], str]:
+    """Merge ``words`` (symbol strings) until ``vocab_size``, as the module docstring says; ``vocab``, ``tokens``
+    and ``lengths`` (symbols a token spans) grow in place.
+
+    Args:
+        pair_counts, found_in: the initial count of the pairs (two-symbol strings) and the words each occurs in,
+            in increasing order (:func:`hf_bpe.models.bpe.trainer._count_pairs`); both are emptied.
+        limit: ``max_token_length``, or -1.
+        initial: the symbols the words started with (a pair of two is counted whatever ``limit``).
+        progress: called as ``progress(merges_done, merges_wanted)``; ``recount_progress`` as
+            ``(words_done, words)`` while the pairs are counted again.
+
+    Returns:
+        The merged pairs (two-symbol strings, in order) and why training stopped.
+    """
+    wanted = max(vocab_size - len(vocab), 0)
+    floor = first_floor(words.counts, wanted)
+    # Pairs are keyed left id << 21 | right id: an int takes less memory than a two-character string.
+    tracked = {_key(pair): count for pair, count in pair_counts.items() if count >= floor}
+    postings = {_key(pair): found for pair, found in found_in.items() if pair_counts[pair] >= floor}
+    pair_counts.clear()
+    found_in.clear()
+    heap = _queue(tracked)
+    merges: list[str] = []
+    report_every = max(wanted // 200, 1)
+    made = bytearray(len(tokens))  # 1 for each token that has been in the words
+    for symbol in initial:
+        made[ord(symbol)] = 1
+    remade = False  # a token made a second time (never seen): every pair is counted again
+    while len(vocab) < vocab_size:
+        count, key = _best(heap, tracked)
+        if remade or count < floor:
+            if not remade and count and floor <= min_frequency:
+                return merges, STOP_MIN_FREQUENCY  # the best of all pairs counts less than floor
+            if not remade and not count and floor <= 1:
+                return merges, STOP_NO_PAIRS
+            floor, tracked, postings = _recount(words, vocab_size - len(vocab), lengths, limit, initial,
+                                                recount_progress)  # fmt: skip
+            heap = _queue(tracked)
+            remade = False
+            continue
+        if count < min_frequency:
+            return merges, STOP_MIN_FREQUENCY
+        heapq.heappop(heap)
+        left, right = key >> _ID_BITS, key & _ID_MASK
+        token = tokens[left] + tokens[right]
+        new = vocab.get(token)
+        if new is None:
+            new = len(tokens)
+            vocab[token] = new
+            tokens.append(token)
+            lengths.append(lengths[left] + lengths[right])
+            made.append(0)
+        pair = chr(left) + chr(right)
+        merges.append(pair)
+        del tracked[key]
+        changes, gained = _merge_words(words, postings.pop(key), pair, chr(new))
+        remade = bool(made[new])
+        made[new] = 1
+        for key, change in changes.items():
+            if key in tracked:
+                count = tracked[key] + change
+                if count > 0:
+                    tracked[key] = count
+                else:
+                    del tracked[key], postings[key]
+            elif change >= floor and change > 0 and _countable(key, lengths, limit):
+                tracked[key] = change
+                postings[key] = gained[key]
+                heapq.heappush(heap, -change << _COUNT_SHIFT | key)
+        if progress is not None and len(merges) % report_every == 0:
+            progress(len(merges), wanted)
+    return merges, STOP_VOCAB_SIZE
+
+
+def first_floor(word_counts: Iterable[int], wanted: int) -> int:
+    """The count of the ``wanted``-th most frequent word (1 if there are fewer): see the module docstring."""
+    return _kth_largest(word_counts, wanted)
+
+
+def _key(pair: str) -> int:
+    return ord(pair[0]) << _ID_BITS | ord(pair[1])
+
+
+def _queue(tracked: Mapping[int, int]) -> list[int]:
+    """A heap of entries ``-count << 42 | pair key``: the smallest is the highest count, then the smaller pair
+    (the reference's tie-break)."""
+    heap = [-count << _COUNT_SHIFT | key for key, count in tracked.items()]
+    heapq.heapify(heap)
+    return heap
+
+
+def _best(heap: list[int], tracked: Mapping[int, int]) -> tuple[int, int]:
+    """The count and key of the tracked pair with the highest count (ties: the smaller pair), or ``(0, 0)``:
+    entries whose count is stale are pushed back with the current one, those of pairs gone are dropped."""
+    while heap:
+        top = heap[0]
+        key = top & _PAIR_MASK
+        count = tracked.get(key, 0)
+        if -(top >> _COUNT_SHIFT) == count:
+            return count, key
+        if count > 0:
+            heapq.heapreplace(heap, -count << _COUNT_SHIFT | key)
+        else:
+            heapq.heappop(heap)
+    return 0, 0
+
+
+def _countable(key: int, lengths: Sequence[int], limit: int) -> bool:
+    """Whether a pair a merge made is counted: its token is shorter than ``max_token_length`` (``limit``)."""
+    return limit < 0 or lengths[key >> _ID_BITS] + lengths[key & _ID_MASK] < limit
+
+
+def _kth_largest(values: Iterable[int], k: int) -> int:
+    """The ``k``-th largest of ``values``, or 1 if there are fewer (and at least 1)."""
+    top = heapq.nlargest(k, values) if k > 0 else []
+    return max(top[-1], 1) if len(top) == k and top else 1
+
+
+def _merge_words(
+    words: CompactWords, indices: Iterable[int], pair: str, symbol: str
+) -> tuple[defaultdict[int, int], dict[int, array[int]]]:
+    """Word::merge of ``pair`` into ``symbol`` in each of the words at ``indices`` (increasing): every occurrence,
+    left to right. Returns how the count of each pair around the occurrences changes, and for each pair made with
+    ``symbol`` the words it was made in (increasing); pairs by key.
+
+    Every occurrence with ``left`` before it turns one ``(left, first)`` into ``(left, symbol)``, and every one
+    with ``right`` after it ``(second, right)`` into ``(symbol, right)``. The symbol before an occurrence is the
+    end of the text before it (``symbol`` where two occurrences touch); the one after it is the start of the text
+    after it (``first`` where the next occurrence follows at once).
+
+    Hot loop: one piece on purpose (it runs for every word a merge touches); one occurrence, by far the most
+    common case, has its own branch.
+    """
+    starts, sizes, view, width, decode, encode = (
+        words.starts, words.sizes, words.view, words.width, words.decode, words.encode
+    )  # fmt: skip
+    word_counts = words.counts
+    typecode = _index_type(words)
+    before_counts: defaultdict[str, int] = defaultdict(int)
+    before_words: defaultdict[str, array[int]] = defaultdict(functools.partial(array, typecode))
+    after_counts: defaultdict[str, int] = defaultdict(int)
+    after_words: defaultdict[str, array[int]] = defaultdict(functools.partial(array, typecode))
+    for index in indices:
+        start = starts[index] * width
+        word = decode(view[start : start + sizes[index] * width], "surrogatepass")[0]
+        parts = word.split(pair)
+        occurrences = len(parts) - 1
+        if not occurrences:
+            continue  # the pair has left this word since it was listed
+        data = encode(symbol.join(parts), "surrogatepass")[0]
+        view[start : start + len(data)] = data
+        sizes[index] = len(word) - occurrences
+        count = word_counts[index]
+        if occurrences == 1:
+            before, after = parts
+            if before:
+                left = before[-1]
+                before_counts[left] += count
+                before_words[left].append(index)
+            if after:
+                right = after[0]
+                after_counts[right] += count
+                after_words[right].append(index)
+            continue
+        left = parts[0][-1:]
+        for m in range(1, occurrences + 1):
+            part = parts[m]
+            if left:
+                before_counts[left] += count
+                listed = before_words[left]
+                if not listed or listed[-1] != index:
+                    listed.append(index)
+            right = part[:1] or (pair[0] if m < occurrences else "")
+            if right:
+                after_counts[right] += count
+                listed = after_words[right]
+                if not listed or listed[-1] != index:
+                    listed.append(index)
+            left = part[-1:] or symbol
+
+    changes: defaultdict[int, int] = defaultdict(int)
+    gained: dict[int, array[int]] = {}
+    first, second, new = ord(pair[0]), ord(pair[1]) << _ID_BITS, ord(symbol)
+    for left, count in before_counts.items():
+        key = ord(left) << _ID_BITS
+        changes[key | first] -= count
+        changes[key | new] += count
+        gained[key | new] = before_words[left]
+    new <<= _ID_BITS
+    for right, count in after_counts.items():
+        changes[second | ord(right)] -= count
+        key = new | ord(right)
+        changes[key] += count
+        also = gained.get(key)  # (symbol, symbol): made before and after occurrences
+        listed = after_words[right]
+        gained[key] = listed if also is None else array(typecode, sorted({*also, *listed}))
+    return changes, gained
+
+
+def _index_type(words: CompactWords) -> str:
+    """The typecode of arrays of word indices."""
+    return "I" if len(words) <= 1 << 32 else "Q"
+
+
+def _recount(
+    words: CompactWords,
+    wanted: int,
+    lengths: Sequence[int],
+    limit: int,
+    initial: Collection[str],
+    progress: Callable[[int, int], None] | None,
+) -> tuple[int, dict[int, int], dict[int, array[int]]]:
+    """Every pair's count in the current ``words`` (with ``limit``, only the countable ones), a new floor (half the
+    ``wanted``-th highest count, at least 1), and the pairs counting at least that with their words.
+
+    The pairs are counted in parts, a range of left ids at a time, so that the counts of all pairs (a million on a
+    million distinct pre-tokens late in training) are never in memory at once: one part to start with, four
+    times as many each time a part's pairs pass :data:`RECOUNT_BUDGET` a word, down to one left id a part."""
+    initial_ids = frozenset(map(ord, initial))
+    parts = 1
+    while (kept := _counts_in_parts(words, parts, wanted, lengths, limit, initial_ids, progress)) is None:
+        parts *= 4
+    floor = max(_kth_largest(kept.values(), wanted) // 2, 1)
+    tracked = {key: count for key, count in kept.items() if count >= floor}
+    del kept
+    return floor, tracked, _pair_words(words, tracked)
+
+
+#: Pairs a part of a recount may hold: this many for each word, and at least RECOUNT_MIN_PAIRS.
+RECOUNT_BUDGET = 0.25
+RECOUNT_MIN_PAIRS = 1 << 20
+
+
+def _counts_in_parts(
+    words: CompactWords,
+    parts: int,
+    wanted: int,
+    lengths: Sequence[int],
+    limit: int,
+    initial_ids: Collection[int],
+    progress: Callable[[int, int], None] | None,
+) -> dict[int, int] | None:
+    """The counts of the pairs that may be tracked (each part's, down to half its ``wanted``-th highest), or None
+    if a part's pairs pass the budget."""
+    kept: dict[int, int] = {}
+    top = len(lengths)
+    # Parts of one left id each cannot be cut further: no budget then.
+    budget = max(int(RECOUNT_BUDGET * len(words)), RECOUNT_MIN_PAIRS) if parts < top else _PAIR_MASK
+    for part in range(parts):
+        low, high = (part * top // parts) << _ID_BITS, ((part + 1) * top // parts) << _ID_BITS
+        totals = _pair_totals(words, low, high, budget, progress)
+        if totals is None:
+            return None
+        if limit >= 0:
+            for key in [k for k in totals if k >> _ID_BITS not in initial_ids or k & _ID_MASK not in initial_ids]:
+                if not _countable(key, lengths, limit):
+                    del totals[key]
+        part_floor = max(_kth_largest(totals.values(), wanted) // 2, 1)
+        kept.update((key, count) for key, count in totals.items() if count >= part_floor)
+    return kept
+
+
+def _word_keys(words: CompactWords, low: int, high: int) -> Iterator[tuple[int, Iterable[int], int]]:
+    """Each word's index, the keys of its pairs (overlapping windows) from ``low`` to below ``high``, and its
+    count: made in C from the symbols' array."""
+    symbols, starts, sizes, word_counts = words.symbols, words.starts, words.sizes, words.counts
+    everything = low == 0 and high > _PAIR_MASK
+    for index in range(len(words)):
+        start = starts[index]
+        ids = symbols[start : start + sizes[index]]
+        keys: Iterable[int] = map(operator.or_, map(operator.lshift, ids[:-1], repeat(_ID_BITS)), ids[1:])
+        if not everything:
+            keys = filter(high.__gt__, filter(low.__le__, keys))
+        yield index, keys, word_counts[index]
+
+
+def _pair_totals(
+    words: CompactWords, low: int, high: int, budget: int, progress: Callable[[int, int], None] | None
+) -> dict[int, int] | None:
+    """The count of every pair in ``words`` keyed from ``low`` to below ``high`` (the pairs of words seen once
+    counted in C, a batch at a time), or None once there are more than ``budget`` of them."""
+    totals: defaultdict[int, int] = defaultdict(int)
+    seen_once: Counter[int] = Counter()
+    batch: list[int] = []
+    for index, keys, count in _word_keys(words, low, high):
+        if count == 1:
+            batch += keys
+            if len(batch) >= 1 << 16:
+                seen_once.update(batch)
+                batch.clear()
+        else:
+            for key in keys:
+                totals[key] += count
+        if not index % REPORT_WORDS:
+            if len(totals) + len(seen_once) > budget:
+                return None
+            if progress is not None:
+                progress(index, len(words))
+    seen_once.update(batch)
+    for key, count in seen_once.items():
+        totals[key] += count
+    if progress is not None:
+        progress(len(words), len(words))
+    return None if len(totals) > budget else dict(totals)
+
+
+def _pair_words(words: CompactWords, tracked: Mapping[int, int]) -> dict[int, array[int]]:
+    """The words each pair of ``tracked`` occurs in, in increasing order (appended in C: pairs not tracked go to
+    an array emptied at each word)."""
+    typecode = _index_type(words)
+    listed = {key: array(typecode) for key in tracked}
+    find = listed.get
+    elsewhere = array(typecode)
+    consume = deque[object](maxlen=0).extend
+    for index, keys, _ in _word_keys(words, 0, _PAIR_MASK + 1):
+        consume(map(array.append, map(find, dict.fromkeys(keys), repeat(elsewhere)), repeat(index)))
+        del elsewhere[:]
+    return listed
