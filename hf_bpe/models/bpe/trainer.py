@@ -69,10 +69,12 @@ import functools
 import heapq
 import math
 import os
+import tempfile
 from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableMapping, MutableSequence, Sequence
 from itertools import chain, islice, repeat
+from typing import BinaryIO
 
 from hf_bpe.collector import collector_paused
 from hf_bpe.models.bpe.at_scale import CompactWords, merge_tracked
@@ -481,18 +483,35 @@ def _count_pairs(
     if workers < 2 or len(words) < PARALLEL_MIN_WORDS:
         return here(words, word_counts, 0, len(words))
     half = len(words) // 2
-    (counted, found), (pair_counts, where) = run_forked(
-        [
-            functools.partial(_count_pair_range, words, word_counts, half, len(words)),
-            functools.partial(here, words, word_counts, 0, half),
-        ],
-        "hf_bpe pair count",
-    )
-    for pair, count in counted.items():
-        pair_counts[pair] += count
-    for pair, indices in found.items():
-        where[pair] += indices
+    with tempfile.TemporaryFile() as spill:
+        (counted, found), (pair_counts, where) = run_forked(
+            [
+                functools.partial(_count_pairs_spilled, words, word_counts, half, len(words), spill),
+                functools.partial(here, words, word_counts, 0, half),
+            ],
+            "hf_bpe pair count",
+        )
+        for pair, count in counted.items():
+            pair_counts[pair] += count
+        spill.seek(0)
+        for pair, size in found:
+            where[pair].fromfile(spill, size)
     return pair_counts, where
+
+
+def _count_pairs_spilled(
+    words: Sequence[str] | CompactWords, word_counts: Sequence[int], start: int, stop: int, spill: BinaryIO
+) -> tuple[defaultdict[str, int], list[tuple[str, int]]]:
+    """:func:`_count_pair_range`, the words of each pair written to ``spill`` one after the other instead of
+    returned: pickled back they would be in the parent's memory twice at once (the pickle's bytes and the arrays
+    made from them). Returns the counts, and each pair with how many words it has in ``spill``."""
+    counted, found = _count_pair_range(words, word_counts, start, stop)
+    sizes = []
+    for pair, indices in found.items():
+        indices.tofile(spill)
+        sizes.append((pair, len(indices)))
+    spill.flush()
+    return counted, sizes
 
 
 def _count_pair_range(
