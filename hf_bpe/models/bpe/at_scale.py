@@ -224,9 +224,9 @@ def merge_tracked(
         for key, change in changes.items():
             if key in tracked:
                 count = tracked[key] + change
-                if count > 0:
+                if count >= floor:
                     tracked[key] = count
-                else:
+                else:  # never merged before the pairs are counted again, which finds it again
                     del tracked[key], postings[key]
             elif change >= floor and change > 0 and _countable(key, lengths, limit):
                 tracked[key] = change
