@@ -3,8 +3,8 @@ queue entry only for the pairs that can still be merged.
 
 :func:`hf_bpe.models.bpe.trainer._merge_loop` keeps them for every pair that ever occurs. Most pairs made late in
 training are pairs of rare words, counting 1 or 2 and never merged; on a million distinct pre-tokens their counts,
-queue entries and word lists take two thirds of the merge phase's memory. Here a pair is *tracked* (its count, the
-words it occurs in and a queue entry kept) only while its count is at least ``floor``.
+queue entries and word lists take two thirds of the merge phase's memory. Here a pair is *tracked* (its count and
+the words it occurs in kept in one array, and a queue entry) only while its count is at least ``floor``.
 
 Why that is exact. :func:`merge_tracked` takes plain words only (byte-level, or characters without affixes), where
 the reference's merges are textbook BPE's: each merge is of the pair with the highest count in the current words
@@ -17,10 +17,15 @@ only falls. So a pair below ``floor`` when it was made, or fallen below it since
 tracked count is at least ``floor``, it is the best of all pairs. When it is not, every pair is counted again from
 the words (:func:`_recount`), ``floor`` is lowered and merging goes on.
 
-``floor`` starts at the count of the ``R``-th most frequent word (``R`` the merges wanted): the last merges count
-more than that (32k tokens: 41 against 8 on a million synthetic Zipf pre-tokens, 382 against 241 on the kernel
-source's 1.2 GB), so training seldom counts again; when it does, the new ``floor`` is half the ``R``-th highest
-pair count.
+``floor`` starts where no merge of a full training can be below it, so a training that fills its vocabulary never
+counts again: at the count of the ``(R + T)``-th most frequent word, ``R`` the new tokens wanted and ``T`` the
+tokens there are (words of fewer symbols than ``max_token_length``, if set). Once the last merge, of count ``c``,
+is made, no pair counts more than ``c`` (it was the highest, and a pair made since counts at most the pair merged),
+so every word counting more than ``c`` is one token by then: each a token of its own, new unless it is a special
+token, so there are fewer than ``R + T`` of them, and the ``(R + T)``-th most frequent word counts at most ``c``.
+The last merges count more than that (32k tokens: 41 against 8 on a million synthetic Zipf pre-tokens, 382
+against 241 on the kernel source's 1.2 GB). Training counts again only where it would run out of pairs or reach
+``min_frequency``; the new ``floor`` is half the ``R``-th highest pair count then.
 
 The words (:class:`CompactWords`) take 2 bytes a symbol (4 past 55,296 ids), a word's start 4 bytes, its size 2 and
 its count 4, each array widened the first time a value does not fit. A tracked pair's words are an array of 4-byte
@@ -39,7 +44,7 @@ import operator
 from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from itertools import repeat
+from itertools import islice, repeat
 
 from hf_bpe.models.bpe.options import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, Vocab
 
@@ -181,10 +186,13 @@ def merge_tracked(
         The merged pairs (two-symbol strings, in order) and why training stopped.
     """
     wanted = max(vocab_size - len(vocab), 0)
-    floor = first_floor(words.counts, wanted)
+    floor = first_floor(words, wanted + len(tokens), limit)
     # Pairs are keyed left id << 21 | right id: an int takes less memory than a two-character string.
-    tracked = {_key(pair): count for pair, count in pair_counts.items() if count >= floor}
-    postings = {_key(pair): found for pair, found in found_in.items() if pair_counts[pair] >= floor}
+    # A tracked pair, keyed left id << 21 | right id (an int takes less memory than a two-character string), has
+    # one array: its count, then the words it occurs in.
+    tracked = {
+        _key(pair): _counted(found, pair_counts[pair]) for pair, found in found_in.items() if pair_counts[pair] >= floor
+    }
     pair_counts.clear()
     found_in.clear()
     heap = _queue(tracked)
@@ -201,7 +209,7 @@ def merge_tracked(
                 return merges, STOP_MIN_FREQUENCY  # the best of all pairs counts less than floor
             if not remade and not count and floor <= 1:
                 return merges, STOP_NO_PAIRS
-            floor, tracked, postings = _recount(words, vocab_size - len(vocab), lengths, limit, initial,
+            floor, tracked = _recount(words, vocab_size - len(vocab), lengths, limit, initial,
                                                 recount_progress)  # fmt: skip
             heap = _queue(tracked)
             remade = False
@@ -221,20 +229,21 @@ def merge_tracked(
             made.append(0)
         pair = chr(left) + chr(right)
         merges.append(pair)
-        del tracked[key]
-        changes, gained = _merge_words(words, postings.pop(key), pair, chr(new))
+        changes, gained = _merge_words(words, islice(tracked.pop(key), 1, None), pair, chr(new))
         remade = bool(made[new])
         made[new] = 1
         for key, change in changes.items():
-            if key in tracked:
-                count = tracked[key] + change
-                if count >= floor:
-                    tracked[key] = count
-                else:  # never merged before the pairs are counted again, which finds it again
-                    del tracked[key], postings[key]
+            found = tracked.get(key)
+            if found is not None:
+                count = found[0] + change
+                if count < floor:  # never merged before the pairs are counted again, which finds it again
+                    del tracked[key]
+                elif count <= _LARGEST[found.typecode]:
+                    found[0] = count
+                else:
+                    tracked[key] = _counted(found[1:], count)
             elif change >= floor and change > 0 and _countable(key, lengths, limit):
-                tracked[key] = change
-                postings[key] = gained[key]
+                tracked[key] = _counted(gained[key], change)
                 heapq.heappush(heap, -change << _COUNT_SHIFT | key)
         if len(merges) % RELEASE_EVERY == 0:
             _release_free_memory()
@@ -243,30 +252,47 @@ def merge_tracked(
     return merges, STOP_VOCAB_SIZE
 
 
-def first_floor(word_counts: Iterable[int], wanted: int) -> int:
-    """The count of the ``wanted``-th most frequent word (1 if there are fewer): see the module docstring."""
-    return _kth_largest(word_counts, wanted)
+def first_floor(words: CompactWords, rank: int, limit: int) -> int:
+    """The count of the ``rank``-th most frequent of ``words`` (as yet unmerged) that can become one token
+    (shorter than ``limit`` unless it is -1), or 1 if there are fewer: see the module docstring."""
+    if limit < 0:
+        return _kth_largest(words.counts, rank)
+    return _kth_largest((count for count, size in zip(words.counts, words.sizes, strict=True) if size < limit), rank)
 
 
 def _key(pair: str) -> int:
     return ord(pair[0]) << _ID_BITS | ord(pair[1])
 
 
-def _queue(tracked: Mapping[int, int]) -> list[int]:
+# The largest count an array of each typecode of word indices holds.
+_LARGEST = {"i": 2**31 - 1, "I": 2**32 - 1, "q": 2**63 - 1, "Q": 2**64 - 1}
+
+
+def _counted(found: array[int], count: int) -> array[int]:
+    """A tracked pair's array: ``count``, then the words of ``found`` (itself, or a copy of wider typecode if the
+    count does not fit)."""
+    if count > _LARGEST[found.typecode]:
+        found = array("Q", found)
+    found.insert(0, count)
+    return found
+
+
+def _queue(tracked: Mapping[int, array[int]]) -> list[int]:
     """A heap of entries ``-count << 42 | pair key``: the smallest is the highest count, then the smaller pair
     (the reference's tie-break)."""
-    heap = [-count << _COUNT_SHIFT | key for key, count in tracked.items()]
+    heap = [-found[0] << _COUNT_SHIFT | key for key, found in tracked.items()]
     heapq.heapify(heap)
     return heap
 
 
-def _best(heap: list[int], tracked: Mapping[int, int]) -> tuple[int, int]:
+def _best(heap: list[int], tracked: Mapping[int, array[int]]) -> tuple[int, int]:
     """The count and key of the tracked pair with the highest count (ties: the smaller pair), or ``(0, 0)``:
     entries whose count is stale are pushed back with the current one, those of pairs gone are dropped."""
     while heap:
         top = heap[0]
         key = top & _PAIR_MASK
-        count = tracked.get(key, 0)
+        found = tracked.get(key)
+        count = 0 if found is None else found[0]
         if -(top >> _COUNT_SHIFT) == count:
             return count, key
         if count > 0:
@@ -380,7 +406,7 @@ def _recount(
     limit: int,
     initial: Collection[str],
     progress: Callable[[int, int], None] | None,
-) -> tuple[int, dict[int, int], dict[int, array[int]]]:
+) -> tuple[int, dict[int, array[int]]]:
     """Every pair's count in the current ``words`` (with ``limit``, only the countable ones), a new floor (half the
     ``wanted``-th highest count, at least 1), and the pairs counting at least that with their words.
 
@@ -394,7 +420,7 @@ def _recount(
     floor = max(_kth_largest(kept.values(), wanted) // 2, 1)
     tracked = {key: count for key, count in kept.items() if count >= floor}
     del kept
-    return floor, tracked, _pair_words(words, tracked)
+    return floor, {key: _counted(found, tracked[key]) for key, found in _pair_words(words, tracked).items()}
 
 
 #: Pairs a part of a recount may hold: this many for each word, and at least RECOUNT_MIN_PAIRS.

@@ -50,7 +50,7 @@ def floors(monkeypatch: pytest.MonkeyPatch) -> list[int]:
             parts.append(count_parts)
         return kept
 
-    monkeypatch.setattr(at_scale, "first_floor", lambda counts, wanted: first[0])
+    monkeypatch.setattr(at_scale, "first_floor", lambda words, rank, limit: first[0])
     monkeypatch.setattr(at_scale, "RECOUNT_BUDGET", 0)
     monkeypatch.setattr(at_scale, "RECOUNT_MIN_PAIRS", 20)
     monkeypatch.setattr(at_scale, "_counts_in_parts", counted)
@@ -165,3 +165,24 @@ def test_progress_reports_the_initial_pair_count_then_the_merges(monkeypatch, wo
     assert len(pairs) > 2 and pairs[-1][0] == pairs[-1][1] == len(counts) // workers
     assert calls[-1] == ("merge", len(result.merges), 280 - 256)
     assert result.merges == trainer.train_bpe(counts, vocab_size=280, workers=workers).merges
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    counts=st.dictionaries(st.text(alphabet="abcd", min_size=2, max_size=7), st.integers(1, 30), min_size=1),
+    merges=st.integers(1, 40),
+    max_token_length=st.sampled_from([None, 3, 5]),
+)
+def test_the_first_floor_is_never_above_a_merge_of_a_training_that_fills_its_vocabulary(
+    monkeypatch, counts, merges, max_token_length
+):
+    """The module docstring's bound: the (R + T)-th most frequent word that can become one token counts at most
+    the last merge, so a training that fills its vocabulary never counts the pairs again."""
+    recounts = []
+    recount = at_scale._recount
+    monkeypatch.setattr(at_scale, "_recount", lambda *args: recounts.append(args) or recount(*args))
+    options = {"vocab_size": 256 + merges, "max_token_length": max_token_length}
+    result = train_from_counts(counts, **options)
+    with tempfile.TemporaryDirectory() as directory:
+        assert ours(result) == reference_train_counts(counts, Path(directory), **options)
+    assert result.stop_reason != "vocab_size" or not recounts
