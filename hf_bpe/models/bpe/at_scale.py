@@ -219,32 +219,14 @@ def merge_tracked(
             return merges, STOP_MIN_FREQUENCY
         heapq.heappop(heap)
         left, right = key >> _ID_BITS, key & _ID_MASK
-        token = tokens[left] + tokens[right]
-        new = vocab.get(token)
-        if new is None:
-            new = len(tokens)
-            vocab[token] = new
-            tokens.append(token)
-            lengths.append(lengths[left] + lengths[right])
-            made.append(0)
+        new = _token(vocab, tokens, lengths, left, right)
+        made.extend(bytes(len(tokens) - len(made)))
         pair = chr(left) + chr(right)
         merges.append(pair)
         changes, gained = _merge_words(words, islice(tracked.pop(key), 1, None), pair, chr(new))
         remade = bool(made[new])
         made[new] = 1
-        for key, change in changes.items():
-            found = tracked.get(key)
-            if found is not None:
-                count = found[0] + change
-                if count < floor:  # never merged before the pairs are counted again, which finds it again
-                    del tracked[key]
-                elif count <= _LARGEST[found.typecode]:
-                    found[0] = count
-                else:
-                    tracked[key] = _counted(found[1:], count)
-            elif change >= floor and change > 0 and _countable(key, lengths, limit):
-                tracked[key] = _counted(gained[key], change)
-                heapq.heappush(heap, -change << _COUNT_SHIFT | key)
+        _track(tracked, heap, changes, gained, floor, lengths, limit)
         if len(merges) % RELEASE_EVERY == 0:
             _release_free_memory()
         if progress is not None and len(merges) % report_every == 0:
@@ -262,6 +244,44 @@ def first_floor(words: CompactWords, rank: int, limit: int) -> int:
 
 def _key(pair: str) -> int:
     return ord(pair[0]) << _ID_BITS | ord(pair[1])
+
+
+def _token(vocab: Vocab, tokens: list[str], lengths: list[int], left: int, right: int) -> int:
+    """The id of the token ``left`` and ``right`` make: a new one, unless the token is there already."""
+    token = tokens[left] + tokens[right]
+    new = vocab.get(token)
+    if new is None:
+        new = len(tokens)
+        vocab[token] = new
+        tokens.append(token)
+        lengths.append(lengths[left] + lengths[right])
+    return new
+
+
+def _track(
+    tracked: dict[int, array[int]],
+    heap: list[int],
+    changes: Mapping[int, int],
+    gained: Mapping[int, array[int]],
+    floor: int,
+    lengths: Sequence[int],
+    limit: int,
+) -> None:
+    """A merge's ``changes`` to the pair counts (and the words of the pairs it made, ``gained``) applied to the
+    tracked pairs: those falling below ``floor`` are let go, those made at or above it are tracked and queued."""
+    for key, change in changes.items():
+        found = tracked.get(key)
+        if found is not None:
+            count = found[0] + change
+            if count < floor:  # never merged before the pairs are counted again, which finds it again
+                del tracked[key]
+            elif count <= _LARGEST[found.typecode]:
+                found[0] = count
+            else:
+                tracked[key] = _counted(found[1:], count)
+        elif change >= floor and change > 0 and _countable(key, lengths, limit):
+            tracked[key] = _counted(gained[key], change)
+            heapq.heappush(heap, -change << _COUNT_SHIFT | key)
 
 
 # The largest count an array of each typecode of word indices holds.
