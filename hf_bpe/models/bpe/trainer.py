@@ -74,7 +74,7 @@ from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableMapping, MutableSequence, Sequence
 from itertools import chain, islice, repeat
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from hf_bpe.collector import collector_paused
 from hf_bpe.models.bpe.at_scale import CompactWords, merge_tracked
@@ -484,13 +484,11 @@ def _count_pairs(
         return here(words, word_counts, 0, len(words))
     half = len(words) // 2
     with tempfile.TemporaryFile() as spill:
-        (counted, found), (pair_counts, where) = run_forked(
-            [
-                functools.partial(_count_pairs_spilled, words, word_counts, half, len(words), spill),
-                functools.partial(here, words, word_counts, 0, half),
-            ],
-            "hf_bpe pair count",
-        )
+        jobs: list[Callable[[], Any]] = [
+            functools.partial(_count_pairs_spilled, words, word_counts, half, len(words), spill),
+            functools.partial(here, words, word_counts, 0, half),
+        ]
+        (counted, found), (pair_counts, where) = run_forked(jobs, "hf_bpe pair count")
         for pair, count in counted.items():
             pair_counts[pair] += count
         spill.seek(0)
