@@ -30,7 +30,7 @@ against 241 on the kernel source's 1.2 GB). Training counts again only where it 
 The words (:class:`CompactWords`) take 2 bytes a symbol (4 past 55,296 ids), a word's start 4 bytes, its size 2 and
 its count 4, each array widened the first time a value does not fit. A tracked pair's words are an array of 4-byte
 word indices, in increasing order. Measured (``scripts/bench_scale.py``, the merge phase alone over the loaded
-counts): 97 bytes a distinct pre-token on a million synthetic ones (335 with ``_merge_loop``, in the same time),
+counts): 89 bytes a distinct pre-token on a million synthetic ones (336 with ``_merge_loop``, 22 s against 23),
 74 on the kernel source's 1.2 GB.
 """
 

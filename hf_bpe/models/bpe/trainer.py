@@ -97,8 +97,8 @@ PARALLEL_MIN_WORDS = 10_000
 #: From this many distinct words on, the words are kept in one flat buffer (:class:`CompactWords`: 2 bytes a symbol
 #: instead of a Python string of some 60 bytes more each) and merged by :func:`merge_tracked`, which keeps a count,
 #: a word list and a queue entry only for the pairs that can still be merged; below it the memory is small anyway.
-#: On a million synthetic Zipf pre-tokens (``scripts/bench_scale.py``) the merge phase takes 143 bytes a pre-token
-#: instead of 335, in the same time.
+#: On a million synthetic Zipf pre-tokens (``scripts/bench_scale.py``) the merge phase takes 89 bytes a pre-token
+#: instead of 336, in the same time.
 COMPACT_MIN_WORDS = 500_000
 
 # The largest id a 2-byte symbol holds: below the UTF-16 surrogates, so that UTF-16 spells every id as one unit.
