@@ -184,6 +184,15 @@ def merge_tracked(
 
     Returns:
         The merged pairs (two-symbol strings, in order) and why training stopped.
+
+    >>> tokens = ["a", "b", "c"]
+    >>> a, b, c = map(chr, range(3))  # the symbols of ids 0, 1 and 2
+    >>> words = CompactWords.pack([a + b, a + b + c, b + c], [3, 2, 1], wide=False)
+    >>> pairs, found = {a + b: 5, b + c: 3}, {a + b: array("I", [0, 1]), b + c: array("I", [1, 2])}
+    >>> merged, stop = merge_tracked(words, pairs, found, {"a": 0, "b": 1, "c": 2}, tokens, [1, 1, 1], vocab_size=5,
+    ...                              min_frequency=0, limit=-1, initial=a + b + c)
+    >>> tokens[3:], stop, [ord(symbol) for symbol in words[1]]
+    (['ab', 'abc'], 'vocab_size', [4])
     """
     wanted = max(vocab_size - len(vocab), 0)
     floor = first_floor(words, wanted + len(tokens), limit)
