@@ -185,8 +185,7 @@ def merge_tracked(
     Returns:
         The merged pairs (two-symbol strings, in order) and why training stopped.
 
-    >>> tokens = ["a", "b", "c"]
-    >>> a, b, c = map(chr, range(3))  # the symbols of ids 0, 1 and 2
+    >>> tokens, (a, b, c) = ["a", "b", "c"], map(chr, range(3))  # the symbols of ids 0, 1 and 2
     >>> words = CompactWords.pack([a + b, a + b + c, b + c], [3, 2, 1], wide=False)
     >>> pairs, found = {a + b: 5, b + c: 3}, {a + b: array("I", [0, 1]), b + c: array("I", [1, 2])}
     >>> merged, stop = merge_tracked(words, pairs, found, {"a": 0, "b": 1, "c": 2}, tokens, [1, 1, 1], vocab_size=5,
@@ -196,7 +195,6 @@ def merge_tracked(
     """
     wanted = max(vocab_size - len(vocab), 0)
     floor = first_floor(words, wanted + len(tokens), limit)
-    # Pairs are keyed left id << 21 | right id: an int takes less memory than a two-character string.
     # A tracked pair, keyed left id << 21 | right id (an int takes less memory than a two-character string), has
     # one array: its count, then the words it occurs in.
     tracked = {
@@ -207,9 +205,7 @@ def merge_tracked(
     heap = _queue(tracked)
     merges: list[str] = []
     report_every = max(wanted // 200, 1)
-    made = bytearray(len(tokens))  # 1 for each token that has been in the words
-    for symbol in initial:
-        made[ord(symbol)] = 1
+    made = bytearray(chr(i) in initial for i in range(len(tokens)))  # 1 for each token that has been in the words
     remade = False  # a token made a second time (never seen): every pair is counted again
     while len(vocab) < vocab_size:
         count, key = _best(heap, tracked)
@@ -218,8 +214,7 @@ def merge_tracked(
                 return merges, STOP_MIN_FREQUENCY  # the best of all pairs counts less than floor
             if not remade and not count and floor <= 1:
                 return merges, STOP_NO_PAIRS
-            floor, tracked = _recount(words, vocab_size - len(vocab), lengths, limit, initial,
-                                                recount_progress)  # fmt: skip
+            floor, tracked = _recount(words, vocab_size - len(vocab), lengths, limit, initial, recount_progress)
             heap = _queue(tracked)
             remade = False
             _release_free_memory()
