@@ -56,6 +56,9 @@ os.makedirs(out, exist_ok=True)
 tokenizer.model.save(out)
 """
 
+#: Above this many distinct pre-tokens the merge phase is not measured alone (only the whole --from-counts run).
+MERGE_PHASE_MAX = 20_000_000
+
 # The merge phase alone: the counts loaded first (their RSS measured), then train_bpe.
 MERGE_PHASE = """
 import json, os, resource, sys, time
@@ -356,6 +359,10 @@ def merge_phase(directory: Path, vocab_size: int, choices: list[bool | None]) ->
                           out, "--vocab-size", str(vocab_size), "--no-progress"])  # fmt: skip
     print(f"  hf-bpe train --from-counts: wall {whole['wall']:.1f} s  CPU {whole['cpu']:.1f} s  peak RSS "
           f"{whole['rss'] / 2**20:.0f} MiB ({whole['rss'] / distinct:.0f} bytes a distinct pre-token)")  # fmt: skip
+    if distinct > MERGE_PHASE_MAX:
+        print(f"  merge phase alone: not run above {MERGE_PHASE_MAX:,} pre-tokens (the counts loaded as one dict, some "
+              "150 bytes each, and then trained on, would not fit)")  # fmt: skip
+        return
     for choice in choices:
         script = MERGE_PHASE
         if choice is not None:
