@@ -97,7 +97,7 @@ class CompactWords:
     ('ab', 'x', [3, 1], 'I')
     """
 
-    __slots__ = ("codec", "counts", "decode", "encode", "sizes", "starts", "symbols", "view", "width")
+    __slots__ = ("counts", "decode", "encode", "sizes", "starts", "symbols", "view", "width")
 
     def __init__(self, *, wide: bool) -> None:
         self.width = 4 if wide else 2  # bytes a symbol

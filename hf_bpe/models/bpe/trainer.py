@@ -586,8 +586,9 @@ def _merge_loop(
     two initial symbols, and starting from the alphabet it would never have counted the others.
 
     ``words`` may come as a :class:`CompactWords` (``word_counts`` its counts); a list of :data:`COMPACT_MIN_WORDS` or
-    more is moved into one (the list is emptied). Pairs are keyed ``left id << 21 | right id`` (ints take less
-    memory than two-character strings).
+    more is moved into one (the list is emptied); compact words are merged by :func:`merge_tracked` unless
+    ``continued`` or with exact lengths. Pairs are keyed ``left id << 21 | right id`` (ints take less memory than
+    two-character strings).
 
     Hot loop: one piece on purpose. Each round pops the queue, merges and requeues in the same locals; split into
     functions, every round would pay for the calls and for passing a dozen pieces of state between them.
