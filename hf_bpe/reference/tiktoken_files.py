@@ -3,16 +3,18 @@
 A tiktoken file lists every token as base64 bytes and a rank; the rank is both the token's id and its merge
 priority. ``merges.txt`` instead lists the merges that build each token. This module recovers them: a token's
 merge is the last step of byte-pair encoding its own bytes with only the tokens ranked below it, which leaves
-exactly two parts. :func:`convert_tiktoken` writes a whole tokenizer directory for a rank file and its split
-pattern; :func:`export_tiktoken` goes the other way, and says where tiktoken's rule (merge by the rank of the
-merged bytes) would not give the directory's merges. Reading and writing the GPT-2 files is
-:mod:`hf_bpe.models.bpe.files`' job.
+exactly two parts; a token that step does not build (Llama-3's ``b'.:.:'``) gets every split of it into two
+ranked tokens, and the directory ``ignore_merges``, as tiktoken takes a whole piece that is a rank.
+:func:`convert_tiktoken` writes a whole tokenizer directory for a rank file and its split pattern;
+:func:`export_tiktoken` goes the other way, and says where tiktoken's rule (merge by the rank of the merged bytes)
+would not give the directory's merges. Reading and writing the GPT-2 files is :mod:`hf_bpe.models.bpe.files`' job.
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,13 +24,23 @@ from hf_bpe.models.bpe.files import (
     CHAR_TOKENIZER_CLASS,
     MERGES_FILE,
     VOCAB_FILE,
+    format_merges,
+    format_vocab,
     read_merges,
     read_tokenizer_json,
     read_vocab,
-    write_tokenizer_dir,
+    tokenizer_config,
+    tokenizer_json,
 )
 from hf_bpe.models.bpe.options import Merges, Vocab
-from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE, named_special_tokens, read_tokenizer_config
+from hf_bpe.models.directory import (
+    GPT2_SPECIAL_TOKEN,
+    TOKENIZER_CONFIG_FILE,
+    TOKENIZER_FILE,
+    named_special_tokens,
+    read_tokenizer_config,
+    replaced_files,
+)
 from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
 
@@ -68,8 +80,9 @@ def _spell(token: bytes) -> str:
     return "".join(BYTE_TO_UNICODE[byte] for byte in token)
 
 
-def _last_merge(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes]:
-    """The two parts BPE over lower-ranked tokens leaves of ``token`` (tiktoken's merge rule: lowest rank first)."""
+def _last_merge(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes] | None:
+    """The two parts BPE over lower-ranked tokens leaves of ``token`` (tiktoken's merge rule: lowest rank first), or
+    None when it leaves more (Llama-3's ``b'.:.:'``: ``b':.'`` ranks below ``b'.:'``, leaving ``. :. :``)."""
     limit = ranks[token]
     parts = [token[i : i + 1] for i in range(len(token))]
     while len(parts) > 2:
@@ -79,11 +92,25 @@ def _last_merge(token: bytes, ranks: dict[bytes, int]) -> tuple[bytes, bytes]:
             if rank is not None and rank < limit and (best_rank is None or rank < best_rank):
                 best_rank, best = rank, i
         if best_rank is None:
-            break
+            return None
         parts[best : best + 2] = [parts[best] + parts[best + 1]]
-    if len(parts) != 2:
-        raise ValueError(f"token {token!r} (rank {limit}) cannot be built from two lower-ranked tokens")
-    return parts[0], parts[1]
+    return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+def _token_merges(token: bytes, ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """The merges that make ``token``: its last merge, or, for a token BPE over lower-ranked tokens does not build,
+    every split of it into two ranked tokens (none: the token is only ever a whole pre-token).
+
+    tiktoken (``CoreBPE::encode_ordinary``) looks a whole piece up before merging, which ``ignore_merges`` does, and
+    its ``byte_pair_merge`` joins any two neighbouring parts whose bytes are ranked, at that rank, whatever the parts'
+    own ranks; these splits, listed at the token's place, let the BPE model join them there too. They are ordered
+    as transformers' ``TikTokenConverter.extract_vocab_merges_from_model`` orders them (by the parts' ranks).
+    """
+    last = _last_merge(token, ranks)
+    if last is not None:
+        return [last]
+    splits = [(token[:i], token[i:]) for i in range(1, len(token)) if token[:i] in ranks and token[i:] in ranks]
+    return sorted(splits, key=lambda pair: (ranks[pair[0]], ranks[pair[1]]))
 
 
 def ranks_to_vocab_and_merges(
@@ -95,8 +122,11 @@ def ranks_to_vocab_and_merges(
         ranks: token bytes to rank (= id).
         special_tokens: special token text to id, added to the vocabulary as is.
 
+    A token that BPE over lower-ranked tokens does not build gets every split of it into two ranked tokens, or no
+    merge (:func:`_token_merges`): the tokenizer must then have ``ignore_merges``, as :func:`convert_tiktoken`'s has.
+
     Raises:
-        ValueError: if a single byte is missing or a token cannot be built from lower-ranked ones.
+        ValueError: if a single byte is missing.
 
     >>> ranks = {bytes([b]): b for b in range(256)}
     >>> ranks.update({b"ab": 256, b" ab": 257})
@@ -111,8 +141,7 @@ def ranks_to_vocab_and_merges(
     merges: Merges = []
     for token, _rank in sorted(ranks.items(), key=lambda item: item[1]):
         if len(token) > 1:
-            left, right = _last_merge(token, ranks)
-            merges.append((_spell(left), _spell(right)))
+            merges.extend((_spell(left), _spell(right)) for left, right in _token_merges(token, ranks))
     for text, token_id in (special_tokens or {}).items():
         vocab[text] = token_id
     return vocab, merges
@@ -150,7 +179,16 @@ def convert_tiktoken(
             raise ValueError(f"special token {text!r} has id {token_id}, which is already a rank of {ranks_path}")
     vocab, merges = ranks_to_vocab_and_merges(ranks, specials)
     ordered = sorted(specials, key=specials.__getitem__)
-    return write_tokenizer_dir(output, vocab, merges, special_tokens=ordered, pre_tokenizer=pre_tokenizer)
+    config = tokenizer_config(ordered, None, pre_tokenizer=pre_tokenizer)
+    files = {
+        VOCAB_FILE: format_vocab(vocab),
+        MERGES_FILE: format_merges(merges),
+        TOKENIZER_CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
+        # tiktoken's CoreBPE::encode_ordinary takes a piece that is a rank whole, before merging: ignore_merges.
+        TOKENIZER_FILE: tokenizer_json(vocab, merges, ordered, pre_tokenizer=pre_tokenizer, ignore_merges=True),
+    }
+    write_files(output, files, remove=replaced_files(output, files, force=False))
+    return [Path(output) / name for name in files]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,9 +199,10 @@ class TiktokenExport:
         path: the rank file.
         ranks: how many tokens it ranks (special tokens are not ranks in tiktoken).
         special_tokens: the directory's special tokens and their ids, for ``tiktoken.Encoding(special_tokens=...)``.
-        differing: ``(token, merges.txt's merge, tiktoken's merge)`` for each token whose merge, as tiktoken derives it
-            from the ranks (the last step of byte-pair encoding the token with lower-ranked tokens only), is not the
-            one ``merges.txt`` lists (None: no such merge).
+        differing: ``(token, merges.txt's merge, tiktoken's merge)`` for each token whose merges, as tiktoken derives
+            them from the ranks (the last step of byte-pair encoding the token with lower-ranked tokens only, or
+            :func:`_token_merges`' splits where that leaves more than two parts), are not the ones ``merges.txt``
+            lists; the first of each (None: no merge).
         same_order: whether ``merges.txt`` lists the merges in the order of their tokens' ranks.
     """
 
@@ -221,22 +260,28 @@ def export_tiktoken(directory: str | os.PathLike[str], output: str | os.PathLike
     output = Path(output)
     write_files(output.parent, {output.name: text})
     implied = _implied_merges(ranks)
-    listed = {left + right: (left, right) for left, right in merges}
-    differing = [(token, listed.get(token), pair) for token, pair in implied.items() if listed.get(token) != pair]
-    by_rank = [_spell(token) for token, _rank in lines if len(token) > 1]
-    same_order = by_rank == [left + right for left, right in merges]
+    listed: dict[str, list[tuple[str, str]]] = {}
+    for left, right in merges:
+        listed.setdefault(left + right, []).append((left, right))
+    differing = [
+        (token, _first(listed.get(token, [])), _first(pairs))
+        for token, pairs in implied.items()
+        if listed.get(token, []) != pairs
+    ]
+    by_rank = [_spell(token) for token, _rank in lines if implied.get(_spell(token))]
+    same_order = by_rank == list(listed)
     return TiktokenExport(output, len(ranks), specials, differing, same_order)
 
 
-def _implied_merges(ranks: dict[bytes, int]) -> dict[str, tuple[str, str] | None]:
-    """Each multi-byte token's merge as tiktoken's rule implies it (None: it cannot be built from two lower-ranked
-    tokens, so tiktoken never produces it from its bytes)."""
-    implied: dict[str, tuple[str, str] | None] = {}
-    for token in ranks:
-        if len(token) > 1:
-            try:
-                left, right = _last_merge(token, ranks)
-                implied[_spell(token)] = (_spell(left), _spell(right))
-            except ValueError:
-                implied[_spell(token)] = None
-    return implied
+def _implied_merges(ranks: dict[bytes, int]) -> dict[str, list[tuple[str, str]]]:
+    """Each multi-byte token's merges as tiktoken's rule implies them (:func:`_token_merges`; none: tiktoken makes
+    the token only from a whole pre-token)."""
+    return {
+        _spell(token): [(_spell(left), _spell(right)) for left, right in _token_merges(token, ranks)]
+        for token in ranks
+        if len(token) > 1
+    }
+
+
+def _first(pairs: list[tuple[str, str]]) -> tuple[str, str] | None:
+    return pairs[0] if pairs else None

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import base64
+import random
 import subprocess
 import sys
 
 import pytest
 import tiktoken
 from conftest import multilingual_text
-from transformers import GPT2Tokenizer
+from transformers import GPT2Tokenizer, TokenizersBackend
 
+import hf_bpe
 from hf_bpe.models.bpe.files import write_tokenizer_dir
 from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE
+from hf_bpe.pipeline.pre_tokenizers import PRESETS
 from hf_bpe.reference.gpt2 import TIKTOKEN_PATTERN
-from hf_bpe.reference.tiktoken_files import ranks_to_vocab_and_merges, read_tiktoken_ranks
+from hf_bpe.reference.openai_ranks import SPECIAL_TOKENS, openai_ranks
+from hf_bpe.reference.tiktoken_files import convert_tiktoken, ranks_to_vocab_and_merges, read_tiktoken_ranks
 
 
 def write_ranks(path, ranks):
@@ -68,13 +72,86 @@ def test_malformed_rank_file_names_line(tmp_path, content, message):
         read_tiktoken_ranks(path)
 
 
-def test_missing_byte_and_unbuildable_token_are_refused(small_ranks):
+def test_missing_byte_is_refused(small_ranks):
     without_z = {token: rank for token, rank in small_ranks.items() if token != b"z"}
     with pytest.raises(ValueError, match=r"lack single bytes \[122\]"):
         ranks_to_vocab_and_merges(without_z)
-    small_ranks[b"xyz"] = len(small_ranks)  # no "xy" or "yz" below it
-    with pytest.raises(ValueError, match=r"token b'xyz' \(rank 264\) cannot be built"):
-        ranks_to_vocab_and_merges(small_ranks)
+
+
+def test_tokens_not_built_from_lower_ranks_encode_like_tiktoken(tmp_path):
+    """ "xyz" has no ranked split; "abab" splits into ab + ab, but BPE over lower ranks joins "ba" (rank 256) first
+    and is left with a + ba + b (Llama-3's b'.:.:'). tiktoken takes either whole as a piece; the converter lists
+    the splits there are and writes ignore_merges."""
+    ranks = {bytes([byte]): byte for byte in range(256)}
+    for token in (b"ba", b"ab", b"abab", b"xyz"):
+        ranks[token] = len(ranks)
+    _vocab, merges = ranks_to_vocab_and_merges(ranks)
+    assert merges == [("b", "a"), ("a", "b"), ("ab", "ab")]
+    write_ranks(tmp_path / "odd.tiktoken", ranks)
+    convert_tiktoken(tmp_path / "odd.tiktoken", tmp_path / "out", pattern=TIKTOKEN_PATTERN)
+    reference = tiktoken.Encoding("odd", pat_str=TIKTOKEN_PATTERN, mergeable_ranks=ranks, special_tokens={})
+    ours = hf_bpe.BPETokenizer.from_pretrained(str(tmp_path / "out"))
+    rust = TokenizersBackend.from_pretrained(str(tmp_path / "out"))
+    for text in ("xyz", "abab", " abab", "ababab", "xabab", "abab abab xyzxyz", "bababa"):
+        assert ours(text)["input_ids"] == rust(text)["input_ids"] == reference.encode(text), text
+    assert reference.encode("abab") == [258] and reference.encode("xyz") == [259]
+
+
+#: tiktoken's own tests' edge cases (tests/test_encoding.py): repeated digits, contractions, line ends, empty text,
+#: emoji and surrogates, and its catastrophically repetitive texts; then the odd tokens whole, inside words, repeated.
+TIKTOKEN_EDGE_CASES = [
+    "hello world",
+    "hello <|endoftext|>",
+    "rer",
+    "'rer",
+    "today\n ",
+    "today\n \n",
+    "today\n  \n",
+    " \x850",
+    "",
+    "👍",
+    "\ud83d\udc4d",
+    "\ud83d",
+    *("0" * n for n in range(1, 18)),
+    *(text for c in ("^", "0", "a", "'s", " ", "\n") for text in (c * 10000, " " + c * 10000, c * 10000 + " ")),
+    ".:.:",
+    " .:.:",
+    ".:.:.:.:",
+    "a.:.:b",
+    "x.:.:.:",
+    "..:.:.",
+    ".:.:" * 2500,
+    "\x00\x01\x02",
+    "\x00\x01\x02\x00\x01\x02",
+    "日本.:.:語 aaaぁ aaaぁ.:.",
+]
+
+
+def test_cl100k_with_tokens_not_built_from_lower_ranks_encodes_like_tiktoken(tmp_path):
+    """Llama-3's b'.:.:' (rank 100421 there): b':.' ranks below b'.:', so BPE over lower ranks leaves . + :. + :.
+    Added to cl100k with a token of no ranked split, one built from a higher-ranked part (b'.:.' + b':'), and one
+    that BPE builds; judged by tiktoken with the same ranks, on real text, tiktoken's edge cases and random text."""
+    ranks = read_tiktoken_ranks(openai_ranks("cl100k_base"))
+    for offset, token in enumerate((b".:.:", b"\x00\x01\x02", b".:.", b"aaa\xe3\x81")):
+        assert token not in ranks
+        ranks[token] = 100300 + offset
+    write_ranks(tmp_path / "odd.tiktoken", ranks)
+    specials = SPECIAL_TOKENS["cl100k_base"]
+    convert_tiktoken(tmp_path / "odd.tiktoken", tmp_path / "out", pattern="cl100k", special_tokens=specials)
+    reference = tiktoken.Encoding(
+        "odd", pat_str=PRESETS["cl100k"].splits[0], mergeable_ranks=ranks, special_tokens=specials
+    )
+    ours = hf_bpe.BPETokenizer.from_pretrained(str(tmp_path / "out"))
+    rust = TokenizersBackend.from_pretrained(str(tmp_path / "out"))
+    rng = random.Random(5)
+    alphabet = [".", ":", " ", "a", "\x00", "\x01", "\x02", "\n", "ぁ"]
+    random_texts = ["".join(rng.choices(alphabet, k=rng.randint(1, 14))) for _ in range(2000)]
+    for text in [multilingual_text(300, seed=6), *TIKTOKEN_EDGE_CASES, *random_texts]:
+        expected = reference.encode(text, allowed_special="all")
+        assert ours(text)["input_ids"] == expected, text[:40]
+        if not any("\ud800" <= char <= "\udfff" for char in text):  # the Rust backend takes no lone surrogate
+            assert rust(text)["input_ids"] == expected, text[:40]
+    assert reference.encode(".:.:") == [100300] and reference.encode("\x00\x01\x02") == [100301]
 
 
 # -- export: a directory's vocabulary as a rank file -------------------------------------------------------------
