@@ -24,8 +24,10 @@ from hf_bpe.models.bpe.encoder import BytePairEncoder
 from hf_bpe.models.bpe.files import (
     MERGES_FILE,
     VOCAB_FILE,
+    KeptPipeline,
     format_merges,
     format_vocab,
+    loaded_tokenizer_json,
     read_merges,
     read_tokenizer_json,
     read_vocab,
@@ -111,16 +113,28 @@ class VocabularyFilesTokenizer(PreTrainedTokenizer):
         raise NotImplementedError
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
-        """Write ``vocab.json``, ``merges.txt`` and, for loading without hf_bpe, ``tokenizer.json``."""
+        """Write ``vocab.json``, ``merges.txt`` and, for loading without hf_bpe, ``tokenizer.json``; loaded from a
+        ``tokenizer.json``, that file alone, as ``TokenizersBackend`` saves it."""
         prefix = f"{filename_prefix}-" if filename_prefix else ""
         specials = [token for token in self._added_tokens_encoder if token in self.encoder]
-        files = {
-            prefix + VOCAB_FILE: format_vocab(self.encoder),
-            prefix + MERGES_FILE: format_merges(self.merges),
-            prefix + TOKENIZER_FILE: self._tokenizer_json(specials),
-        }
+        files = {prefix + TOKENIZER_FILE: self._tokenizer_json(specials)}
+        if getattr(self, "_file_pipeline", None) is None:
+            files = {prefix + VOCAB_FILE: format_vocab(self.encoder), prefix + MERGES_FILE: format_merges(self.merges)}
+            files[prefix + TOKENIZER_FILE] = self._tokenizer_json(specials)
         write_files(save_directory, files)
         return tuple(os.path.join(save_directory, name) for name in files)
+
+    def _save_pretrained(
+        self,
+        save_directory: str | os.PathLike[str],
+        file_names: tuple[str, ...],
+        legacy_format: bool | None = None,
+        filename_prefix: str | None = None,
+    ) -> tuple[str, ...]:
+        """The files of :meth:`save_vocabulary`, without the legacy ``added_tokens.json``
+        (``PreTrainedTokenizer._save_pretrained`` writes one): ``tokenizer.json`` and ``tokenizer_config.json``'s
+        ``added_tokens_decoder`` hold the added tokens, and ``TokenizersBackend`` writes none for the same file."""
+        return tuple(file_names) + self.save_vocabulary(str(save_directory), filename_prefix=filename_prefix)
 
 
 class BPETokenizerConfig(PretrainedConfig):
@@ -204,6 +218,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     ) -> None:
         self._file_added_tokens: list[dict[str, Any]] = []
         self._file_sections: dict[str, Any] = {}
+        self._file_pipeline: tuple[KeptPipeline, tuple[Any, ...]] | None = None
         loaded: _LoadedFiles | None = None
         if pad_token is not FILE_PAD:
             kwargs["pad_token"] = pad_token
@@ -261,6 +276,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             post_processor=post_processor,
             **kwargs,
         )
+        if tokenizer_file is not None and loaded is not None and loaded.pipeline is not None:
+            self._file_pipeline = (loaded.pipeline, loaded.basis)
 
     def _take_file_settings(
         self, loaded: _LoadedFiles, tokenizer_file: str | os.PathLike[str], kwargs: dict[str, Any]
@@ -450,7 +467,20 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     def _tokenizer_json(self, special_tokens: list[str]) -> str:
         """``tokenizer.json`` for these files, with the truncation and padding sections of the file they came from
         (as the Rust backend writes them before its first call; see :func:`~hf_bpe.transformers.rows.file_defaults`).
+
+        Loaded from a ``tokenizer.json`` and cutting, merging and post-processing as it says, the file's own sections
+        are written back (:func:`~hf_bpe.models.bpe.files.loaded_tokenizer_json`), as ``TokenizersBackend`` saves
+        them: rebuilt from the settings, a ``null`` post-processor would become ``ByteLevel`` and Qwen's decoder
+        flags GPT-2's. Loaded with other settings (``add_prefix_space=True``), they are rebuilt from these.
         """
+        if self._file_pipeline is not None and self._file_pipeline[1] == self._basis():
+            return loaded_tokenizer_json(
+                self._file_pipeline[0],
+                self.encoder,
+                self.merges,
+                added_tokens=self.added_token_entries(),
+                **self._file_sections,
+            )
         return tokenizer_json(
             self.encoder,
             self.merges,
@@ -541,6 +571,10 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             self.save_pretrained(directory)
             return dataclasses.replace(read_base(directory), source=str(self.name_or_path))
 
+    def _basis(self) -> tuple[Any, ...]:
+        """What the ``tokenizer.json`` sections follow from: the cut, ``ignore_merges`` and the template."""
+        return (self.pre_tokenization, self.bpe.ignore_merges, self.template)
+
     def save_pretrained(self, save_directory: str | os.PathLike[str], *args: Any, **kwargs: Any) -> tuple[str, ...]:
         """transformers' ``save_pretrained``; after ``register_for_auto_class()`` it also writes the module file.
 
@@ -580,7 +614,16 @@ class _LoadedFiles:
     #: The ``truncation`` and ``padding`` sections as ``tokenizers``' Python binding gives them (None: absent).
     truncation: dict[str, Any] | None = None
     padding: dict[str, Any] | None = None
+    #: The ``tokenizer.json`` as read, to save it back (None: read from ``vocab.json`` + ``merges.txt``).
+    pipeline: KeptPipeline | None = None
     _encoders: dict[tuple[PreTokenizer, bool], BytePairEncoder] = dataclasses.field(default_factory=dict)
+
+    @property
+    def basis(self) -> tuple[Any, ...]:
+        """The file's own cut, ``ignore_merges`` and template (:meth:`BPETokenizer._basis` of a tokenizer loaded
+        with the file's settings)."""
+        cut = PreTokenizer.from_settings({**(self.pre_tokenizer or {}), "add_prefix_space": self.add_prefix_space})
+        return (cut, self.ignore_merges, self.template)
 
     def encoder(self, pre_tokenizer: PreTokenizer, ignore_merges: bool) -> BytePairEncoder:
         """The encoder for these files and ``pre_tokenizer``, made once: building GPT-2's merge tables takes most
@@ -623,4 +666,5 @@ def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
         found.template,
         truncation,
         padding,
+        found.pipeline,
     )

@@ -555,6 +555,57 @@ def continued_tokenizer_json(
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
 
 
+#: The post-processor transformers' ``TokenizersBackend`` sets where a file has none
+#: (``update_post_processor``, without ``add_bos_token``/``add_eos_token``): a template adding nothing.
+NO_TEMPLATE: Mapping[str, Any] = {
+    "type": "TemplateProcessing",
+    "single": [{"Sequence": {"id": "A", "type_id": 0}}],
+    "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+    "special_tokens": {},
+}
+
+
+def loaded_tokenizer_json(
+    pipeline: KeptPipeline,
+    vocab: Mapping[str, int],
+    merges: Merges,
+    *,
+    added_tokens: list[dict[str, Any]],
+    truncation: Mapping[str, Any] | None = None,
+    padding: Mapping[str, Any] | None = None,
+) -> str:
+    """The ``tokenizer.json`` a tokenizer loaded from ``pipeline``'s file saves: the file's normalizer,
+    pre-tokenizer, post-processor and decoder as read (a ``Split`` ``"Removed"`` and inverted stays so; a
+    ``null`` post-processor becomes :data:`NO_TEMPLATE`), its model's settings, this ``vocab`` and ``merges``, and
+    the added tokens, truncation and padding of now.
+
+    That is what transformers' ``TokenizersBackend.save_pretrained`` writes for the same file (``Tokenizer::save``
+    serializes the sections it deserialized; merges as pairs, the model's missing settings at their defaults).
+
+    >>> pipeline = KeptPipeline.of({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a b"]},
+    ...                             "post_processor": None, "decoder": {"type": "ByteLevel"}})
+    >>> data = json.loads(loaded_tokenizer_json(pipeline, {"a": 0, "b": 1, "ab": 2}, [("a", "b")], added_tokens=[]))
+    >>> data["post_processor"]["single"], data["decoder"], data["model"]["merges"], data["model"]["ignore_merges"]
+    ([{'Sequence': {'id': 'A', 'type_id': 0}}], {'type': 'ByteLevel'}, [['a', 'b']], False)
+    """
+    read = pipeline.document
+    settings = {key: value for key, value in read["model"].items() if key not in REWRITTEN_MODEL_KEYS}
+    model = {**bpe_model_json(vocab, merges), **settings}
+    model["vocab"], model["merges"] = dict(sorted(vocab.items(), key=lambda item: item[1])), [list(m) for m in merges]
+    document = tokenizer_document(
+        model,
+        added_tokens=added_tokens,
+        normalizer=read.get("normalizer"),
+        pre_tokenizer=read.get("pre_tokenizer"),
+        # TokenizersBackend.update_post_processor gives a file without one the template of its bos/eos flags.
+        post_processor=read.get("post_processor") or NO_TEMPLATE,
+        decoder=read.get("decoder"),
+        truncation=truncation,
+        padding=padding,
+    )
+    return dumps(document)
+
+
 def continued_model_vocab(pipeline: KeptPipeline, vocab: Mapping[str, int], merges: Merges) -> Vocab:
     """The model's vocabulary of a continued tokenizer, ordered by id: ``vocab``, but the base's added tokens its
     model did not hold that no model token comes after.
