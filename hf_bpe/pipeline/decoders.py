@@ -118,11 +118,21 @@ class ByteLevel:
     def decode_chain(self, tokens: list[str]) -> list[str]:
         data = bytearray()
         for token in tokens:
-            try:
-                data += bytes(UNICODE_TO_BYTE[char] for char in token)
-            except KeyError:
-                data += token.encode("utf-8", "surrogatepass")
+            data += byte_level_bytes(token)
         return [data.decode("utf-8", "replace")]
+
+
+def byte_level_bytes(token: str) -> bytes:
+    r"""The bytes one token stands for in ``ByteLevel::decode_chain``: a byte per character of the byte alphabet, or,
+    where any character is outside it (a 200k code vocabulary's ``'\U000f54ff'``), the token's own UTF-8.
+
+    >>> byte_level_bytes("Ġh"), byte_level_bytes("Ã©"), byte_level_bytes("a\U000f54ff")
+    (b' h', b'\xc3\xa9', b'a\xf3\xb5\x93\xbf')
+    """
+    try:
+        return bytes(UNICODE_TO_BYTE[char] for char in token)
+    except KeyError:
+        return token.encode("utf-8", "surrogatepass")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -83,6 +83,29 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         """The tokens of text with no added tokens in it (transformers' own path matches those)."""
         return [self.decoder[token_id] for token_id in self.encode_ordinary(text)]
 
+    def tokenize(
+        self, text: str, pair: str | None = None, add_special_tokens: bool = False, **kwargs: Any
+    ) -> list[str]:
+        """``TokenizersBackend.tokenize``: the tokens of the Rust backend's ``Encoding`` (a Unigram file's unknown
+        stretch as its text, an added token that strips with the white space it took); see
+        :meth:`~hf_bpe.transformers.rows.EncodingRowsTokenizer.encoding_tokens`."""
+        return self.encoding_tokens(text, pair, add_special_tokens, **kwargs)
+
+    def stretch_tokens(self, text: str, start: int, end: int, **options: Any) -> list[str]:
+        """The tokens of a stretch between added tokens as the file's model names them: a Unigram model's unknown
+        stretch is the text it covers (``Unigram::tokenize``), any other token its vocabulary entry; an added
+        token matched in the normalized text is that text (``AddedVocabulary::split_with_indices``)."""
+        named = getattr(self.pipeline.model, "tokens", None)
+        out: list[str] = []
+        for piece, _, added in self.pipeline.pieces(text[start:end], start):
+            if added is not None:
+                out.append(piece)
+            elif named is not None:
+                out += [token for _, token in named(piece)]
+            else:
+                out += [self.decoder[token_id] for token_id, _ in self.pipeline.model.tokenize(piece)]
+        return out
+
     def encode_ordinary(self, text: str, **options: Any) -> list[int]:
         """The ids of text with no added tokens in it (no offsets: ``tok(texts)``'s path)."""
         return self.pipeline.encode(text)

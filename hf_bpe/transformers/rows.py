@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -30,6 +31,8 @@ with quiet_transformers_import():
     from transformers import AddedToken, BatchEncoding, PreTrainedTokenizer
     from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
 
+#: How deep this thread is in transformers' own encoding path (:meth:`EncodingRowsTokenizer._fallback_encode_plus`).
+_FALLBACK = threading.local()
 #: ``(before A, after A, before B, after B)``: the special-token ids a template puts around each sequence.
 Template = tuple[list[int], list[int], list[int], list[int]]
 
@@ -195,13 +198,66 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             offsets += part_offsets
         return ids, offsets
 
+    def stretch_tokens(self, text: str, start: int, end: int, **options: Any) -> list[str]:
+        """The tokens of ``text[start:end]``, a stretch between added tokens, as the model names them in an
+        ``Encoding`` (its ids' vocabulary tokens here; a subclass whose model names some otherwise overrides it)."""
+        return cast("list[str]", self.convert_ids_to_tokens(self.encode_stretch(text, start, end, **options)))
+
+    def encoding_tokens(
+        self, text: str, pair: str | None = None, add_special_tokens: bool = False, **kwargs: Any
+    ) -> list[str]:
+        """``TokenizersBackend.tokenize``: the tokens of the ``Encoding`` of ``text`` (and ``pair``), an added token
+        as the text it took (with the white space it strips), the model's as :meth:`stretch_tokens` names them;
+        inside transformers' own path (:meth:`_fallback_encode_plus`), transformers' ``tokenize``.
+
+        Raises:
+            ValueError: naming an option of the call it does not take (truncation, padding, ...).
+        """
+        if getattr(_FALLBACK, "depth", 0):
+            return PreTrainedTokenizer.tokenize(self, text, **kwargs)
+        split = kwargs.pop("split_special_tokens", None)
+        call = {key: kwargs.pop(key) for key in self.call_options if key in kwargs}
+        unknown = [key for key, value in kwargs.items() if value]
+        if unknown:
+            raise ValueError(
+                f"tokenize() takes pair, add_special_tokens, split_special_tokens and {list(self.call_options)}; "
+                f"got {unknown}: call the tokenizer with them and read input_ids instead"
+            )
+        split = self.split_special_tokens if split is None else split
+        sequences = [self._sequence_tokens(part, bool(split), call) for part in (text, pair) if part is not None]
+        if not add_special_tokens:
+            return [token for tokens in sequences for token in tokens]
+        a_before, a_after, b_before, b_after = self.special_tokens_template(pair=len(sequences) > 1)
+        around = [(a_before, a_after), (b_before, b_after)]
+        out: list[str] = []
+        for tokens, (before, after) in zip(sequences, around, strict=False):
+            out += [*self.convert_ids_to_tokens(before), *tokens, *self.convert_ids_to_tokens(after)]
+        return out
+
+    def _sequence_tokens(self, text: str, split_special_tokens: bool, call: dict[str, Any]) -> list[str]:
+        """One sequence's tokens (:meth:`encoding_tokens`); an added token matched in the raw text is named by
+        the text it took (``AddedVocabulary::split_with_indices``)."""
+        out: list[str] = []
+        for start, end, token in self._added_spans(text, split_special_tokens):
+            if token is not None:
+                out.append(text[start:end])
+            else:
+                out += self.stretch_tokens(text, start, end, **call)
+        return out
+
     def _added_spans(self, text: str, split_special_tokens: bool) -> list[tuple[int, int, str | None]]:
         """``text`` cut around the added tokens, matched whole and longest first (none if ``split_special_tokens``),
         as ``(start, end, token or None)``."""
         if not isinstance(text, str):
             raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
         pattern = None if split_special_tokens else self._added_matcher.pattern(self.raw_added_tokens())
-        return list(split_around(text, pattern))
+        if pattern is None or not self._strips_added_tokens():
+            return list(split_around(text, pattern))
+        return added_token_spans(text, pattern, self._added_tokens_encoder, self._added_tokens_decoder)
+
+    def _strips_added_tokens(self) -> bool:
+        """Whether some added token strips the white space beside it or matches single words only."""
+        return any(token.lstrip or token.rstrip or token.single_word for token in self._added_tokens_decoder.values())
 
     def raw_added_tokens(self) -> dict[str, int]:
         """The added tokens matched in the raw text, before any normalizer: all of them, unless a subclass's
@@ -227,10 +283,15 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
     def _fallback_encode_plus(
         self, text: Any, text_pair: Any, is_split_into_words: bool, options: dict[str, Any], kwargs: dict[str, Any]
     ) -> BatchEncoding:
-        """transformers' own path, for ids and added tokens that strip (``lstrip``/``rstrip``/``single_word``)."""
-        return super()._encode_plus(
-            cast(Any, text), text_pair=text_pair, is_split_into_words=is_split_into_words, **options, **kwargs
-        )
+        """transformers' own path, for ids (and pre-split words, where the class does not encode them); there,
+        ``tokenize`` is transformers' (whose tokens it turns into ids), not :meth:`encoding_tokens`."""
+        _FALLBACK.depth = getattr(_FALLBACK, "depth", 0) + 1
+        try:
+            return super()._encode_plus(
+                cast(Any, text), text_pair=text_pair, is_split_into_words=is_split_into_words, **options, **kwargs
+            )
+        finally:
+            _FALLBACK.depth -= 1
 
     # -- the special tokens, from the template ------------------------------------------------------------------
 
@@ -297,12 +358,6 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
 
     # -- encoding -----------------------------------------------------------------------------------------------
 
-    def _fast_path_ok(self) -> bool:
-        """Whether no added token needs transformers' own handling (lstrip/rstrip/single_word)."""
-        return not any(
-            token.lstrip or token.rstrip or token.single_word for token in self._added_tokens_decoder.values()
-        )
-
     def _encode_plus(  # type: ignore[override]
         self,
         text: Any,
@@ -347,10 +402,9 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             (self.encodes_split_words or not is_split_into_words)
             and _inputs_ours(texts, text_pair, batched, is_split_into_words)
             and not any(value for key, value in kwargs.items() if key not in known)
-            and self._fast_path_ok()
         )
         if not ours:
-            # Pre-split words (where not ours), ids, and added tokens that strip: transformers' own path.
+            # Pre-split words (where not ours) and ids: transformers' own path.
             return self._fallback_encode_plus(text, text_pair, is_split_into_words, options, kwargs)
         split = kwargs.get("split_special_tokens")
         call = {
@@ -438,8 +492,9 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         """
         total = sum(map(len, texts))
         processes = min(fork_processes(), int(total / (FORK_MIN_CHARS * (1 + resident_gib()))), len(texts))
+        encode = self._ids_of_text
         if processes < 2:
-            return [self.encode_text(text, **call) for text in texts]
+            return [encode(text, **call) for text in texts]
         stripe = total // (processes * STRIPES_PER_PROCESS) + 1
         shares: list[list[int]] = [[] for _ in range(processes)]
         turn = size = 0
@@ -448,7 +503,6 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             size += len(text)
             if size >= stripe:
                 turn, size = (turn + 1) % processes, 0
-        encode = self.encode_text
 
         def job(share: list[int]) -> Callable[[], list[list[int]]]:
             return lambda: [encode(texts[index], **call) for index in share]
@@ -458,6 +512,14 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             for index, ids in zip(share, share_ids, strict=True):
                 encoded[index] = ids
         return encoded
+
+    def _ids_of_text(self, text: str, **call: Any) -> list[int]:
+        """:meth:`encode_text`'s ids; where an added token strips white space or matches single words only, those
+        of :meth:`encode_text_with_offsets`, which cuts the text around added tokens here (:meth:`_added_spans`)
+        where a subclass's own ``encode_text`` may not."""
+        if type(self).encode_text is not EncodingRowsTokenizer.encode_text and self._strips_added_tokens():
+            return self.encode_text_with_offsets(text, **call)[0]
+        return self.encode_text(text, **call)
 
     def _wants(self, name: str, asked: bool | None) -> bool:
         return name in self.model_input_names if asked is None else bool(asked)
@@ -476,7 +538,7 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
                 part_ids, part_spans = self.encode_text_with_offsets(part, **call)
                 spans += part_spans
             else:
-                part_ids = self.encode_text(part, **call)
+                part_ids = self._ids_of_text(part, **call)
             ids += part_ids
         if not offsets:
             spans = [(0, 0)] * len(ids)
@@ -643,6 +705,48 @@ def _is_words(item: Any) -> bool:
 
 def _is_words_pair(item: Any) -> bool:
     return isinstance(item, (list, tuple)) and len(item) == 2 and all(map(_is_words, item))
+
+
+#: Rust regex's ``\s`` and ``\w`` (Unicode's White_Space; Alphabetic, marks, digits, connectors, joiners), what
+#: ``AddedVocabulary::find_matches`` strips and takes for a word character.
+_SPACES_AT_END = regex.compile(r"\p{White_Space}*\Z")
+_SPACES_AT_START = regex.compile(r"\p{White_Space}*")
+_WORD_CHAR = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
+
+
+def added_token_spans(
+    text: str, pattern: regex.Pattern[str], encoder: Mapping[str, int], decoder: Mapping[int, AddedToken]
+) -> list[tuple[int, int, str | None]]:
+    """``text`` cut around the added tokens as ``AddedVocabulary::find_matches`` cuts it, with their flags: a
+    ``single_word`` token touching a word character is no match (the text goes on after it, not inside it), an
+    ``lstrip`` token takes the white space before it (not what the previous token took) and an ``rstrip`` token
+    the white space after it. ``(start, end, token or None)``, covering ``text``.
+
+    >>> tokens = {"<m>": 5}
+    >>> flags = {5: AddedToken("<m>", lstrip=True, rstrip=True)}
+    >>> added_token_spans("a  <m> b", whole_tokens_pattern(tokens), tokens, flags)
+    [(0, 1, None), (1, 7, '<m>'), (7, 8, None)]
+    """
+    spans: list[tuple[int, int, str | None]] = []
+    done = 0
+    for match in pattern.finditer(text):
+        start, stop, token = match.start(), match.end(), match.group()
+        flags = decoder[encoder[token]]
+        if flags.single_word and (
+            (start > 0 and _WORD_CHAR.match(text, start - 1)) or (stop < len(text) and _WORD_CHAR.match(text, stop))
+        ):
+            continue
+        if flags.lstrip:
+            start = max(cast(regex.Match[str], _SPACES_AT_END.search(text, done, start)).start(), done)
+        if flags.rstrip:
+            stop = cast(regex.Match[str], _SPACES_AT_START.match(text, stop)).end()
+        if done < start:
+            spans.append((done, start, None))
+        spans.append((start, stop, token))
+        done = stop
+    if done < len(text):
+        spans.append((done, len(text), None))
+    return spans
 
 
 class AddedTokenMatcher:

@@ -126,6 +126,18 @@ class UnigramTokenizer(EncodingRowsTokenizer):
         """The tokens (surface strings; a fused run of unknown characters is one) of text without special tokens."""
         return [token for _, token in self.encoder.encode(text)]
 
+    def tokenize(
+        self, text: str, pair: str | None = None, add_special_tokens: bool = False, **kwargs: Any
+    ) -> list[str]:
+        """``TokenizersBackend.tokenize``: the tokens of the Rust backend's ``Encoding`` (an unknown stretch as its
+        text, an added token that strips with the white space it took); see
+        :meth:`~hf_bpe.transformers.rows.EncodingRowsTokenizer.encoding_tokens`."""
+        return self.encoding_tokens(text, pair, add_special_tokens, **kwargs)
+
+    def stretch_tokens(self, text: str, start: int, end: int, **options: Any) -> list[str]:
+        """The tokens of a stretch between added tokens: pieces, and each unknown stretch as its text."""
+        return [token for _, token in self.encoder.encode(text[start:end])]
+
     def _convert_token_to_id(self, token: str) -> int:
         found = self.piece_ids.get(token, self.unk_id)
         if found is None:

@@ -22,6 +22,7 @@ import regex
 from hf_bpe.models.bpe.options import Merges
 from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
 from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE, from_byte_level, replace_surrogates
+from hf_bpe.pipeline.decoders import byte_level_bytes
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 #: Pre-tokens of more bytes than this are merged with a heap over a linked list (n log n) instead of the simple loop.
@@ -245,7 +246,8 @@ class BytePairEncoder:
                 if not skip_special_tokens:
                     out += token.encode("utf-8")
             else:
-                out += from_byte_level(token)
+                # A token outside the byte alphabet stands for its own text (ByteLevel::decode_chain).
+                out += byte_level_bytes(token)
         return bytes(out)
 
     def decode(self, ids: Sequence[int], *, errors: str = "replace", skip_special_tokens: bool = False) -> str:

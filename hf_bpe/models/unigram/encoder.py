@@ -180,6 +180,20 @@ class UnigramEncoder:
             start = end
         return out
 
+    def tokens(self, word: str) -> list[tuple[int, str]]:
+        """``(id, token)`` of each token of one word as ``Unigram::tokenize`` names them: a piece its own text, an
+        unknown stretch the text it covers (not the unknown piece's name), a byte-fallback token ``<0xXX>``.
+
+        >>> UnigramEncoder([("<unk>", 0.0), ("▁a", -1.0), ("<0xC3>", -5.0), ("<0xA9>", -5.0)], unk_id=0,
+        ...     byte_fallback=True).tokens("▁aéü")
+        [(1, '▁a'), (0, 'éü')]
+        """
+        out: list[tuple[int, str]] = []
+        for token_id, surface in self.encode_word(word):
+            byte_ids = self._fallback(token_id, surface.encode("utf-8"))
+            out += [(byte_id, self.pieces[byte_id][0]) for byte_id in byte_ids] if byte_ids else [(token_id, surface)]
+        return out
+
     def _fallback(self, token_id: int, encoded: bytes) -> list[int]:
         """The ``<0xXX>`` ids of an unknown stretch's bytes, with byte fallback and all of them in the vocabulary
         (else none: the stretch stays the unknown token)."""
