@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import os
 import tempfile
 from collections.abc import Sequence
@@ -35,7 +36,6 @@ from hf_bpe.models.bpe.files import (
 )
 from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE
 from hf_bpe.pipeline.byte_level import from_byte_level, replace_surrogates
-from hf_bpe.pipeline.decoders import byte_level_bytes
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.processors import TemplateProcessing, Types
 from hf_bpe.pipeline.tokenizer_json import read_truncation_and_padding, truncation_and_padding_json
@@ -430,8 +430,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         data = bytearray()
         added = self._added_tokens_encoder
         for token in tokens:
-            # A token outside the byte alphabet stands for its own text (ByteLevel::decode_chain).
-            data += token.encode("utf-8") if token in added else byte_level_bytes(token)
+            data += token.encode("utf-8") if token in added else from_byte_level(token)
         return data.decode("utf-8", self.errors)
 
     def _decode(
@@ -456,7 +455,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
                 token = decoder.get(token_id)
                 if token is None:
                     raise IndexError(f"id {token_id} is not in the vocabulary (size {len(self)})")
-                data += byte_level_bytes(token)
+                data += from_byte_level(token)
         return self.cleaned(data.decode("utf-8", self.errors), clean_up_tokenization_spaces)
 
     # -- saving and pickling ------------------------------------------------------------------------------------
@@ -499,68 +498,188 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         text_iterator: Any,
         vocab_size: int,
         length: int | None = None,
-        new_special_tokens: list[str] | None = None,
+        new_special_tokens: list[Any] | None = None,
         special_tokens_map: dict[str, str] | None = None,
         continue_from: Any = None,
         **kwargs: Any,
     ) -> BPETokenizer:
-        """Train a new tokenizer like this one (prefix space, special tokens and their roles) with hf_bpe's trainer.
+        """Train a new tokenizer like this one with hf_bpe's trainer: the vocabulary, merges, added tokens and ids
+        ``TokenizersBackend.train_new_from_iterator`` gives for the same tokenizer and texts.
+
+        As the Rust backend does it: this tokenizer's special added tokens (renamed by ``special_tokens_map``) and
+        then ``new_special_tokens`` go to the trainer, first in the vocabulary and counted in ``vocab_size``; its
+        non-special added tokens are dropped, except those ``from_pretrained`` loaded (transformers' ``init_kwargs``
+        keeps them), which come back after the vocabulary with any special-token role missing from it; the
+        pre-tokenizer, normalizer, ``ignore_merges`` and post-processor (its ids renumbered) are kept.
 
         Args:
             text_iterator: strings, or batches (lists) of strings; each string is one sequence.
             vocab_size: the new vocabulary's size, special tokens and the 256 byte characters included.
             length: ignored (the number of items, for transformers' progress bar).
-            new_special_tokens: special tokens to add after this tokenizer's own.
+            new_special_tokens: special tokens (strings or ``AddedToken``) to add after this tokenizer's own.
             special_tokens_map: renames of special tokens (old text to new text).
             continue_from: ``True`` to continue training this tokenizer (every id, merge, special token and role
                 kept; new merges after its own; see :func:`hf_bpe.models.bpe.continuing.continue_bpe`), or a directory
                 to continue from, as in :func:`hf_bpe.train_from_iterator`.
-            kwargs: ``min_frequency``, ``max_token_length``, ``limit_alphabet``, as in
-                :func:`hf_bpe.train_from_iterator`.
+            kwargs: ``min_frequency``, ``max_token_length``, ``limit_alphabet``, ``show_progress`` (or
+                ``progress``), as in :func:`hf_bpe.train_from_iterator`.
+
+        Raises:
+            ValueError: a post-processor's special token is not in the new vocabulary (as the Rust backend).
         """
         from hf_bpe.models.bpe.training import train_from_iterator
 
         renames = special_tokens_map or {}
+        if continue_from:
+            return self._continued(text_iterator, vocab_size, new_special_tokens, renames, continue_from, kwargs)
+        kwargs.setdefault("progress", kwargs.pop("show_progress", True))
+        trained = self._trainer_special_tokens(renames, new_special_tokens)
+        result = train_from_iterator(
+            text_iterator,
+            vocab_size=vocab_size,
+            special_tokens=[token.content for token in trained],
+            pre_tokenizer=self.pre_tokenization,
+            **kwargs,
+        )
+        vocab = dict(result.vocab)
+        # Tokenizer::train adds the trainer's special tokens (all at their ids in the new vocabulary) ...
+        added: dict[int, AddedToken] = {}
+        for token in trained:
+            _add_like_rust(added, vocab, token)
+        post_processor = self._renumbered_template(renames, vocab)
+        # ... then TokenizersBackend.__init__ adds what init_kwargs and the roles name that is not there yet.
+        extra = [*(self.extra_special_tokens or []), *(new_special_tokens or [])]
+        roles = self._renamed_roles(renames)
+        for token in self._tokens_to_add(added, roles, extra):
+            _add_like_rust(added, vocab, token)
+        settings: dict[str, Any] = {
+            key: value for key, value in self.init_kwargs.items() if key not in _REBUILT_SETTINGS
+        }
+        settings.update({role: roles.get(role) for role in self.SPECIAL_TOKENS_ATTRIBUTES})
+        if extra:
+            settings["extra_special_tokens"] = extra
+        new = type(self)(
+            vocab=vocab, merges=result.merges, post_processor=post_processor, added_tokens_decoder=added, **settings
+        )
+        new._file_sections = dict(self._file_sections)
+        return new
+
+    def _trainer_special_tokens(
+        self, renames: dict[str, str], new_special_tokens: list[Any] | None
+    ) -> list[AddedToken]:
+        """The special tokens ``TokenizersBackend.train_new_from_iterator`` gives the trainer: this tokenizer's
+        special added tokens by id (renamed), then the new ones, each marked special (as tokenizers' Python trainers
+        mark them); the trainer skips a repeat."""
+        tokens = []
+        for entry in self.added_token_entries():
+            if entry["special"]:
+                flags = {key: bool(entry[key]) for key in ("single_word", "lstrip", "rstrip", "normalized")}
+                tokens.append(AddedToken(renames.get(entry["content"], entry["content"]), special=True, **flags))
+        for token in new_special_tokens or []:
+            tokens.append(_special(token))
+        return tokens
+
+    def _renumbered_template(self, renames: dict[str, str], vocab: dict[str, int]) -> dict[str, Any] | None:
+        """This tokenizer's post-processor with its special tokens renamed and their ids in ``vocab``, as
+        ``TokenizersBackend.train_new_from_iterator`` rewrites ``post_processor["special_tokens"]``."""
+        if self.template is None:
+            return None
+        template = self.template.to_json()
+        if self._template_in_sequence():
+            # The Rust backend renumbers only a post-processor with "special_tokens" at its top: inside a Sequence
+            # (Llama-3's ByteLevel + TemplateProcessing) the old ids stay, and hf_bpe gives the same ids.
+            return template
+        for key, entry in template.get("special_tokens", {}).items():
+            tokens = [renames.get(token, token) for token in entry["tokens"]]
+            missing = [token for token in tokens if token not in vocab]
+            if missing:
+                raise ValueError(
+                    f"post_processor.special_tokens[{key!r}]: {missing[0]!r} is not in the new vocabulary; "
+                    "name it in new_special_tokens or special_tokens_map"
+                )
+            template["special_tokens"][key] = {**entry, "tokens": tokens, "ids": [vocab[token] for token in tokens]}
+        return template
+
+    def _template_in_sequence(self) -> bool:
+        """Whether the ``tokenizer.json`` this tokenizer was loaded from nests its post-processor in a Sequence."""
+        path = self.init_kwargs.get("tokenizer_file")
+        if not path or not os.path.isfile(path):
+            return False
+        with open(path, encoding="utf-8") as file:
+            post_processor = json.load(file).get("post_processor") or {}
+        return isinstance(post_processor, dict) and post_processor.get("type") == "Sequence"
+
+    def _renamed_roles(self, renames: dict[str, str]) -> dict[str, AddedToken]:
+        """Each special-token role this tokenizer has, renamed, with its flags, marked special."""
+        roles = {}
+        for role in self.SPECIAL_TOKENS_ATTRIBUTES:
+            value = getattr(self, role, None)
+            if value is None:
+                continue
+            full = self._special_tokens_map.get(role)
+            # A string role: TokenizersBackend.__init__ makes it AddedToken(s, special=True), not normalized.
+            flags: dict[str, bool] = {"normalized": False}
+            if isinstance(full, AddedToken):
+                flags = {key: getattr(full, key) for key in ("single_word", "lstrip", "rstrip", "normalized")}
+            roles[role] = AddedToken(renames.get(str(value), str(value)), special=True, **flags)
+        return roles
+
+    def _tokens_to_add(
+        self, added: dict[int, AddedToken], roles: dict[str, AddedToken], extra: list[Any]
+    ) -> list[AddedToken]:
+        """What ``TokenizersBackend.__init__`` adds to the trained tokenizer, in order: the added tokens
+        ``from_pretrained`` put in ``init_kwargs`` (the loaded file's; none for a tokenizer built directly) that are
+        not there as they are, then the roles and extra special tokens whose text is not an added token yet."""
+        current = {_flags(token) for token in added.values()}
+        loaded = self._file_added_tokens if "name_or_path" in self.init_kwargs else []
+        tokens = [_entry_token(entry) for entry in sorted(loaded, key=lambda entry: int(entry.get("id", 0)))]
+        tokens = [token for token in tokens if _flags(token) not in current]
+        present = {token.content for token in added.values()} | {token.content for token in tokens}
+        for token in [*roles.values(), *map(_special, extra)]:
+            if token.content not in present:
+                tokens.append(token)
+                present.add(token.content)
+        return tokens
+
+    def _continued(
+        self,
+        text_iterator: Any,
+        vocab_size: int,
+        new_special_tokens: list[Any] | None,
+        renames: dict[str, str],
+        continue_from: Any,
+        kwargs: dict[str, Any],
+    ) -> BPETokenizer:
+        """``train_new_from_iterator(..., continue_from=...)``: hf_bpe's continued training (no Rust twin)."""
+        from hf_bpe.models.bpe.training import train_from_iterator
+
+        if renames:
+            raise ValueError("special_tokens_map renames special tokens; continuing training keeps them: leave it out")
         specials = sorted(
             {token for token in self.all_special_tokens if token in self.encoder}, key=self.encoder.__getitem__
         )
-        specials = [renames.get(token, token) for token in specials]
-        specials += [token for token in new_special_tokens or [] if token not in specials]
+        specials += [str(token) for token in new_special_tokens or [] if str(token) not in specials]
         roles = {
-            role: renames.get(str(getattr(self, role)), str(getattr(self, role)))
+            role: str(getattr(self, role))
             for role in ("bos_token", "eos_token", "unk_token", "pad_token")
             if getattr(self, role) is not None
         }
-        if continue_from is True:
-            if renames:
-                raise ValueError(
-                    "special_tokens_map renames special tokens; continuing training keeps them: leave it out"
-                )
-            continue_from = self._as_base()
         result = train_from_iterator(
             text_iterator,
             vocab_size=vocab_size,
             special_tokens=specials,
-            pre_tokenizer=None if continue_from else self.pre_tokenization,
-            continue_from=continue_from or None,
+            continue_from=self._as_base() if continue_from is True else continue_from,
             **kwargs,
         )
         with tempfile.TemporaryDirectory(prefix="hf-bpe-new-") as directory:
             result.save(directory, roles=roles)
             new = type(self).from_pretrained(directory, errors=self.errors, add_bos_token=self.add_bos_token)
-        # As the Rust backend's train_new_from_iterator: the added tokens this tokenizer was loaded with (from a
-        # tokenizer.json) come back; one renamed away is then missing from the new vocabulary and is added after it.
+        # The added tokens this tokenizer was loaded with come back; those not in the new vocabulary go after it.
         vocab = new.get_vocab()
-        entries = self._file_added_tokens
-        loaded_from = self.init_kwargs.get("tokenizer_file")
-        if not entries and loaded_from and os.path.isfile(loaded_from):
-            entries = read_tokenizer_json(loaded_from).added_tokens
-        for entry in entries:
-            content = str(entry.get("content", ""))
-            if content and content not in vocab:
-                flags = {key: bool(entry.get(key)) for key in ("lstrip", "rstrip", "single_word", "normalized")}
-                special = bool(entry.get("special"))
-                new.add_tokens([AddedToken(content, special=special, **flags)], special_tokens=special)
+        for entry in self._file_added_tokens:
+            token = _entry_token(entry)
+            if token.content and token.content not in vocab:
+                new.add_tokens([token], special_tokens=token.special)
         return new
 
     def _as_base(self) -> Any:
@@ -589,6 +708,57 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             module = os.path.join(save_directory, os.path.basename(__file__))
             write_files(save_directory, {os.path.basename(module): REMOTE_CODE_MODULE})
         return tuple(saved)
+
+
+#: ``init_kwargs`` that ``train_new_from_iterator`` gives the new tokenizer anew (files, model, added tokens, roles).
+_REBUILT_SETTINGS = frozenset(
+    {
+        "vocab_file",
+        "merges_file",
+        "tokenizer_file",
+        "vocab",
+        "merges",
+        "post_processor",
+        "added_tokens_decoder",
+        "extra_special_tokens",
+        "backend",
+        *PreTrainedTokenizer.SPECIAL_TOKENS_ATTRIBUTES,
+    }
+)
+
+
+def _special(token: Any) -> AddedToken:
+    """A new special token as tokenizers' Python trainers take it: a string becomes ``AddedToken(s, special=True)``
+    (not normalized); an ``AddedToken`` is marked special and keeps its flags, but for ``normalized``, which the
+    trainer keeps only where it was given: a non-special token's ``normalized=True`` is taken for its default."""
+    if isinstance(token, AddedToken):
+        flags = {key: bool(getattr(token, key)) for key in ("single_word", "lstrip", "rstrip")}
+        return AddedToken(token.content, special=True, normalized=bool(token.special and token.normalized), **flags)
+    if not isinstance(token, str):
+        raise TypeError(f"new_special_tokens: {token!r} is a {type(token).__name__}; give strings or AddedTokens")
+    return AddedToken(token, special=True, normalized=False)
+
+
+def _entry_token(entry: dict[str, Any]) -> AddedToken:
+    """A ``tokenizer.json`` ``added_tokens`` entry as an ``AddedToken``."""
+    flags = {key: bool(entry.get(key)) for key in ("single_word", "lstrip", "rstrip", "normalized", "special")}
+    return AddedToken(str(entry.get("content", "")), **flags)
+
+
+def _flags(token: AddedToken) -> tuple[Any, ...]:
+    """What makes two added tokens the same for ``TokenizersBackend.__init__`` (it compares their ``repr``)."""
+    return tuple(getattr(token, key) for key in ("content", "single_word", "lstrip", "rstrip", "normalized", "special"))
+
+
+def _add_like_rust(added: dict[int, AddedToken], vocab: dict[str, int], token: AddedToken) -> None:
+    """Add ``token`` to ``added`` (id to token) as tokenizers' ``AddedVocabulary::add_tokens`` does: a text already
+    added is skipped, a text of the model's ``vocab`` takes its id, any other the id after both."""
+    if not token.content or any(other.content == token.content for other in added.values()):
+        return
+    token_id = vocab.get(token.content)
+    if token_id is None:
+        token_id = max(len(vocab), max(added, default=-1) + 1)
+    added[token_id] = token
 
 
 def _no_files(
