@@ -160,3 +160,24 @@ def test_decode_gives_a_foreign_tokens_own_text(tmp_path: Path) -> None:
         assert ours.convert_tokens_to_string(ours.convert_ids_to_tokens(ids)) == expected
         assert encoder.decode(ids) == expected
     assert ours.decode([space_h, foreign]) == " h\U000f54ff"
+
+
+def test_unigram_tokenizer_tokenizes_and_strips_as_the_rust_backend(tmp_path: Path) -> None:
+    from transformers import TokenizersBackend
+
+    from hf_bpe.models.unigram.files import write_unigram_dir
+    from hf_bpe.models.unigram.trainer import UnigramOptions, train_unigram
+    from hf_bpe.pipeline import sentencepiece as recipe
+
+    counts = recipe.count_words(recipe.lines("\n".join(CORPUS)))
+    result = train_unigram(counts, UnigramOptions(vocab_size=60, unk_token="<unk>", special_tokens=("<pad>",)))
+    write_unigram_dir(tmp_path, result.pieces, result.unk_id, result.special_tokens)
+    ours, rust = hf_bpe.from_pretrained(tmp_path), TokenizersBackend.from_pretrained(tmp_path)
+    assert type(ours).__name__ == "UnigramTokenizer"
+    for tokenizer in (ours, rust):
+        tokenizer.add_tokens(list(STRIPPING), special_tokens=True)
+    options = {"return_offsets_mapping": True, "return_special_tokens_mask": True}
+    for text in TEXTS:
+        assert ours.tokenize(text) == rust.tokenize(text), text
+        assert ours.tokenize(text, text, add_special_tokens=True) == rust.tokenize(text, text, add_special_tokens=True)
+        assert dict(ours(text, **options)) == dict(rust(text, **options)), text
