@@ -37,6 +37,7 @@ from hf_bpe.pipeline.tokenizer_json import (
     tokenizer_document,
     truncation_and_padding_json,
     unsupported,
+    with_model_type,
 )
 
 OWNER = "PipelineTokenizer"
@@ -95,7 +96,7 @@ def read_json(path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"), parse_float=serde_json_float)
+        data = with_model_type(json.loads(path.read_text(encoding="utf-8"), parse_float=serde_json_float))
     except UnicodeDecodeError as e:
         raise ValueError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except json.JSONDecodeError as e:

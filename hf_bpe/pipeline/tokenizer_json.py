@@ -22,6 +22,45 @@ class UnsupportedComponent(ValueError):
     JSON path and the value)."""
 
 
+def model_type(model: Any) -> Any:
+    """A ``model`` section's type as ``tokenizers`` reads it: its ``"type"``; for a section without one (a file
+    written before ``tokenizers`` tagged its models: LaTeX-OCR's), the first of BPE, WordPiece, WordLevel and
+    Unigram whose fields it holds, the order ``ModelWrapper``'s deserializer tries them in (its untagged
+    ``ModelUntagged``); None when none fits.
+
+    >>> model_type({"vocab": {"a": 0}, "merges": []}), model_type({"vocab": {"a": 0}, "unk_token": "a"})
+    ('BPE', 'WordLevel')
+    """
+    if not isinstance(model, Mapping):
+        return None
+    if "type" in model:
+        return model["type"]
+    vocab = model.get("vocab")
+    if isinstance(vocab, list):
+        return "Unigram"
+    if not isinstance(vocab, Mapping):
+        return None
+    if "merges" in model:
+        return "BPE"
+    # WordPiece before WordLevel: a WordLevel section's fields are a part of a WordPiece one's (models/mod.rs).
+    if all(key in model for key in ("unk_token", "continuing_subword_prefix", "max_input_chars_per_word")):
+        return "WordPiece"
+    return "WordLevel" if "unk_token" in model else None
+
+
+def with_model_type(data: Any) -> Any:
+    """A parsed ``tokenizer.json`` whose ``model`` section has its type, as :func:`model_type` reads it (the same
+    object where it already had one, or where none fits, so that the reader names the missing type).
+
+    >>> with_model_type({"model": {"vocab": {"a": 0}, "merges": []}})["model"]["type"]
+    'BPE'
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("model"), dict) or "type" in data["model"]:
+        return data
+    kind = model_type(data["model"])
+    return data if kind is None else {**data, "model": {"type": kind, **data["model"]}}
+
+
 def first_difference(found: Any, expected: Any, path: str) -> str | None:
     """The JSON path where ``found`` first differs from ``expected`` (None where they are equal).
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, read_json_object, read_tokenizer_config
 from hf_bpe.models.pipeline_files import is_byte_level
+from hf_bpe.pipeline.tokenizer_json import with_model_type
 
 #: hf_bpe's classes, by the name ``tokenizer_config.json`` gives them.
 CLASSES = {
@@ -87,7 +88,7 @@ def _first_that_reads(names: list[str], load: Callable[[Any], Any]) -> Any:
 
 def _classes_for_json(path: Path) -> list[str]:
     """hf_bpe's classes that may read a ``tokenizer.json``, the fastest first."""
-    data = read_json_object(path)
+    data = with_model_type(read_json_object(path))
     model = data.get("model")
     kind = model.get("type") if isinstance(model, dict) else None
     if kind == "BPE" and is_byte_level(data):

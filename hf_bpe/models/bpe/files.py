@@ -40,6 +40,7 @@ from hf_bpe.pipeline.tokenizer_json import (
     special_token_entry,
     tokenizer_document,
     value_at,
+    with_model_type,
 )
 from hf_bpe.pipeline.tokenizer_json import unsupported as unsupported_component
 from hf_bpe.utf8 import decode_utf8
@@ -313,7 +314,7 @@ def read_bpe_json(path: Path, reader: str) -> tuple[dict[str, Any], dict[str, An
         ValueError: naming the file, if it is not JSON or its model is not BPE.
     """
     try:
-        data = json.loads(_read_text(path))
+        data = with_model_type(json.loads(_read_text(path)))
     except json.JSONDecodeError as e:
         raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
     model = data.get("model") if isinstance(data, dict) else None

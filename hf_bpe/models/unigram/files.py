@@ -26,6 +26,7 @@ from hf_bpe.pipeline.tokenizer_json import (
     refuse_unsupported,
     special_added_tokens,
     tokenizer_document,
+    with_model_type,
 )
 
 #: The transformers class that ``tokenizer_config.json`` names (:class:`hf_bpe.transformers.unigram.UnigramTokenizer`).
@@ -186,7 +187,7 @@ def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, flo
         ValueError: the file is not a Unigram ``tokenizer.json``.
     """
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"), parse_float=serde_json_float)
+        data = with_model_type(json.loads(Path(path).read_text(encoding="utf-8"), parse_float=serde_json_float))
         model = data["model"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(f"{path}: not a readable tokenizer.json ({error})") from error
