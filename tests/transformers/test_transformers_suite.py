@@ -202,3 +202,21 @@ class WordPieceVocabTxtTest(_HfBpeSuite, unittest.TestCase):
     def tearDownClass(cls) -> None:
         super().tearDownClass()
         shutil.rmtree(cls._scratch, ignore_errors=True)
+
+
+def test_the_full_signature_is_stored_when_the_files_name_no_pad_token(tmp_path: Path) -> None:
+    """The mixin's ``test_tokenizer_store_full_signature`` on GPT-2's files saved with no pad token (the suite's
+    class above gives one): every argument of ``__init__`` is in ``init_kwargs`` all the same."""
+    BPETokenizer.from_pretrained(str(gpt2_files())).save_pretrained(tmp_path / "gpt2")
+
+    class NoPadToken(TokenizerTesterMixin, unittest.TestCase):  # type: ignore[misc, valid-type]
+        tokenizer_class = BPETokenizer
+        from_pretrained_id = [str(tmp_path / "gpt2")]
+
+    NoPadToken.setUpClass()
+    try:
+        case = NoPadToken("test_tokenizer_store_full_signature")
+        assert case.get_tokenizer().pad_token is None
+        case.test_tokenizer_store_full_signature()
+    finally:
+        NoPadToken.tearDownClass()

@@ -86,7 +86,11 @@ class BytePairEncoder:
         self.special_tokens: dict[str, int] = {}
         self._special_pattern: regex.Pattern[str] | None = None
         self.set_special_tokens(special_tokens)
+        # Two caches, never one: a whole pre-token's ids (``ignore_merges`` looked at) and a cut part's (merged alone,
+        # see :meth:`_cut`). A part read back as a whole pre-token would skip the whole-word lookup: the ids of
+        # " дажеx" depended on whether " даже)" was encoded first.
         self._cache: dict[str, list[int]] = {}
+        self._part_cache: dict[str, list[int]] = {}
 
     def set_special_tokens(self, tokens: Iterable[str]) -> None:
         """Match these strings whole in text (each must be in the vocabulary)."""
@@ -195,11 +199,13 @@ class BytePairEncoder:
         if len(data) > LONG_PIECE or not piece.isascii():
             parts = self._cut(piece)
             if len(parts) > 1:
-                cache = self._cache
+                cache = self._part_cache
                 ids: list[int] = []
                 for part in parts:
                     hit = cache.get(part)
                     if hit is None:
+                        if len(cache) >= CACHE_SIZE:
+                            _forget_older_half(cache)
                         hit = cache[part] = self._encode_one(part, part.encode("utf-8"))
                     ids += hit
                 return ids
@@ -257,6 +263,7 @@ class BytePairEncoder:
     def clear_cache(self) -> None:
         """Forget what was learned from text: the ids of pre-tokens and the verdicts on pairs of characters."""
         self._cache.clear()
+        self._part_cache.clear()
         if self._boundaries is not None:
             self._boundaries.clear()
 
@@ -265,6 +272,7 @@ class BytePairEncoder:
         # encoded before.
         state = self.__dict__.copy()
         state["_cache"] = {}
+        state["_part_cache"] = {}
         state["_boundaries"] = None
         return state
 
