@@ -36,6 +36,7 @@ from hf_bpe.models.bpe.files import (
 )
 from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE
 from hf_bpe.pipeline.byte_level import from_byte_level, replace_surrogates
+from hf_bpe.pipeline.decoders import byte_level_bytes
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.processors import TemplateProcessing, Types
 from hf_bpe.pipeline.tokenizer_json import read_truncation_and_padding, truncation_and_padding_json
@@ -433,7 +434,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         data = bytearray()
         added = self._added_tokens_encoder
         for token in tokens:
-            data += token.encode("utf-8") if token in added else from_byte_level(token)
+            # A token outside the byte alphabet stands for its own text (ByteLevel::decode_chain).
+            data += token.encode("utf-8") if token in added else byte_level_bytes(token)
         return data.decode("utf-8", self.errors)
 
     def _decode(
@@ -458,7 +460,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
                 token = decoder.get(token_id)
                 if token is None:
                     raise IndexError(f"id {token_id} is not in the vocabulary (size {len(self)})")
-                data += from_byte_level(token)
+                data += byte_level_bytes(token)
         return self.cleaned(data.decode("utf-8", self.errors), clean_up_tokenization_spaces)
 
     # -- saving and pickling ------------------------------------------------------------------------------------
