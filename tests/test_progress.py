@@ -65,3 +65,16 @@ def test_verify_train_shows_progress_unless_told_not_to(corpus, model, capsys):
     assert "counting: 100%" in capsys.readouterr().err.replace("\r", "\n")
     assert main([*args, "--no-progress"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_an_iterators_counting_bar_counts_texts_not_bytes(capsys):
+    """The iterator's counting reports how many texts it has counted: the bar says so in texts (seq), where it
+    once labelled 6,683 texts as 6.68 kB."""
+    lines = multilingual_text(6000, seed=11).splitlines()
+    calls = []
+    hf_bpe.train_from_iterator(lines, vocab_size=300, progress=lambda *call: calls.append(call))
+    counted = [call for call in calls if call[0] in ("count", "sequences")]
+    assert counted[-1][:2] == ("sequences", len(lines)) and all(stage == "sequences" for stage, *_ in counted)
+    hf_bpe.train_from_iterator(lines, vocab_size=300)
+    shown = capsys.readouterr().err.replace("\r", "\n")
+    assert f"counting: {len(lines)}seq " in shown and "B/s" not in shown, shown[:300]

@@ -29,9 +29,9 @@ from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.progress import Progress, ProgressOption, StageCallback, callback, with_progress
 
-# Progress: called as ``progress(stage, done, total)``: stage ``"count"`` (bytes for files, sequences for iterators,
-# where ``total`` is 0 when unknown), then stage ``"merge"`` (merges made, merges wanted). The front ends take
-# ``progress=True`` (tqdm bars, the default), ``False`` or a callable (:func:`hf_bpe.progress.with_progress`).
+# Progress: called as ``progress(stage, done, total)``: stage ``"count"`` (bytes of files) or ``"sequences"`` (texts
+# of an iterator; ``total`` is 0 when unknown), then stage ``"merge"`` (merges made, merges wanted). The front ends
+# take ``progress=True`` (tqdm bars, the default), ``False`` or a callable (:func:`hf_bpe.progress.with_progress`).
 
 
 def shortfall(
@@ -65,8 +65,9 @@ def count_paths(paths: Iterable[str | os.PathLike[str]], progress: ProgressOptio
     return count_files(paths, progress=_count_progress(progress, total), **options)
 
 
-def _count_progress(progress: ProgressOption, total: int) -> Callable[[int], None]:
-    """Turn counting's ``step`` callbacks into ``progress("count", done, total)`` calls."""
+def _count_progress(progress: ProgressOption, total: int, stage: str = "count") -> Callable[[int], None]:
+    """Turn counting's ``step`` callbacks into ``progress(stage, done, total)`` calls: ``"count"`` for bytes of
+    files, ``"sequences"`` for an iterator's texts (its bar counts texts, not bytes)."""
     done = 0
     report = callback(progress)
 
@@ -74,7 +75,7 @@ def _count_progress(progress: ProgressOption, total: int) -> Callable[[int], Non
         nonlocal done
         done += amount
         if report is not None:
-            report("count", done, total)
+            report(stage, done, total)
 
     return step
 
@@ -377,7 +378,7 @@ def _train_from_sequences(
 ) -> TrainResult:
     """Count ``sequences`` (``total`` of them, 0 if unknown) cut as the keywords say, and train on the counts."""
     base, cut = training_cut(continue_from, options, **cutting)
-    counts = count_sequences(sequences, pre_tokenizer=cut, progress=_count_progress(progress, total))
+    counts = count_sequences(sequences, pre_tokenizer=cut, progress=_count_progress(progress, total, "sequences"))
     return train_from_counts(
         counts,
         options=options,
