@@ -199,3 +199,24 @@ def test_trust_remote_code_without_hf_bpe_says_what_to_install(trained_dir, tmp_
     )
     assert done.returncode != 0
     assert "hf_bpe" in done.stderr and "pip install" in done.stderr
+
+
+def test_a_models_own_directory_loads_as_the_readme_says(tmp_path):
+    """README's promise, exactly: after ``import hf_bpe``, ``AutoTokenizer`` on a directory holding only a model's
+    ``tokenizer.json`` keeps transformers' Rust backend (nothing names hf_bpe's class there), while
+    ``hf_bpe.from_pretrained`` gives hf_bpe's class, with the same ids."""
+    import shutil
+
+    from real_tokenizers import model_tokenizer_json
+
+    shutil.copy(model_tokenizer_json("qwen3"), tmp_path / "tokenizer.json")
+    lines = run_python(
+        f"""
+import hf_bpe
+from transformers import AutoTokenizer
+auto, ours = AutoTokenizer.from_pretrained({str(tmp_path)!r}), hf_bpe.from_pretrained({str(tmp_path)!r})
+print(type(auto).__name__, type(ours).__module__ + "." + type(ours).__name__)
+print(auto({TEXT!r})["input_ids"] == ours({TEXT!r})["input_ids"])
+"""
+    )
+    assert lines == ["TokenizersBackend hf_bpe.transformers.bpe.BPETokenizer", "True"]
