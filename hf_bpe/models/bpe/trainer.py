@@ -597,7 +597,10 @@ def _merge_loop(
     """
     limit = max_token_length if max_token_length is not None else -1
     exact = exact_lengths and max_token_length is not None
-    if isinstance(words, list) and len(words) >= COMPACT_MIN_WORDS and not exact:
+    # Affixed words (exact_lengths: "##b", "a</w>") never take the loop at scale: it joins two tokens' spellings
+    # whole (a##a where the reference makes aa) and merges a pair that makes an existing symbol once where the
+    # reference's queue merges it twice. Its argument of exactness holds for plain words only.
+    if isinstance(words, list) and len(words) >= COMPACT_MIN_WORDS and not exact_lengths:
         packed = CompactWords.pack(words, word_counts, wide=max(vocab_size, len(tokens)) > _NARROW_IDS)
         words.clear()
         words, word_counts = packed, packed.counts
@@ -609,7 +612,7 @@ def _merge_loop(
         for pair in [p for p in found_in if lengths[ord(p[0])] + lengths[ord(p[1])] >= max_token_length]:
             if lengths[ord(pair[0])] > 1 or lengths[ord(pair[1])] > 1:
                 del pair_counts[pair], found_in[pair]
-    if isinstance(words, CompactWords) and not exact and not continued:
+    if isinstance(words, CompactWords) and not exact_lengths and not continued:
         initial = frozenset(chain.from_iterable(pair_counts))
         wanted = max(vocab_size - len(tokens), 0)
         tracked_merges, tracked_stop = merge_tracked(
