@@ -596,7 +596,6 @@ def _merge_loop(
     Returns merges, merges made, stop reason.
     """
     limit = max_token_length if max_token_length is not None else -1
-    exact = exact_lengths and max_token_length is not None
     # Affixed words (exact_lengths: "##b", "a</w>") never take the loop at scale: it joins two tokens' spellings
     # whole (a##a where the reference makes aa) and merges a pair that makes an existing symbol once where the
     # reference's queue merges it twice. Its argument of exactness holds for plain words only.
