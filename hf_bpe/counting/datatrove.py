@@ -42,12 +42,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from hf_bpe.atomic import write_files
+from hf_bpe.counting import counting as _counting
 from hf_bpe.counting.counting import _shard_ranges, count_byte_range, counting_settings, spelled_counts
 from hf_bpe.counting.counts_dir import (
     DEFAULT_BUCKETS,
@@ -179,22 +181,43 @@ def _first_error(logs: Path) -> str:
     return "no error message in the task logs"
 
 
-def plan_shards(paths: Sequence[str | os.PathLike[str]]) -> list[tuple[str, int, int]]:
-    """``(path, start, end)`` byte ranges covering the files, each starting just after a ``\\n``.
+def plan_shards(paths: Sequence[str | os.PathLike[str]], tasks: int = 1) -> list[tuple[str, int, int]]:
+    """``(path, start, end)`` byte ranges covering the files, each starting just after a ``\\n``: of about
+    :data:`~hf_bpe.counting.counting.SHARD_BYTES`, or smaller (down to ``MIN_SHARD_BYTES``) so that each of
+    ``tasks`` tasks has one to count.
 
     Raises:
         FileNotFoundError: naming a missing file.
         IsADirectoryError: naming a directory given as a file.
     """
-    shards: list[tuple[str, int, int]] = []
+    files: list[Path] = []
     for name in paths:
         path = Path(name)
         if path.is_dir():
             raise IsADirectoryError(f"{path}: is a directory, expected a text file")
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such file")
-        shards.extend((str(path.resolve()), start, end) for start, end in _shard_ranges(path, path.stat().st_size))
-    return shards
+        files.append(path)
+    sizes = [path.stat().st_size for path in files]
+    # Read at call time: the module's sizes, as count_files reads them.
+    shard_bytes = min(_counting.SHARD_BYTES, max(_counting.MIN_SHARD_BYTES, -(-sum(sizes) // max(tasks, 1))))
+    return [
+        (str(path.resolve()), start, end)
+        for path, size in zip(files, sizes, strict=True)
+        for start, end in _shard_ranges(path, size, shard_bytes)
+    ]
+
+
+def _say_capped_tasks(tasks: int, shards: int, buckets: int) -> None:
+    """Warn where fewer tasks run than asked for: one byte range per counting task, one bucket per summing task."""
+    if tasks <= min(shards, buckets):
+        return
+    warnings.warn(
+        f"tasks={tasks}: {min(tasks, shards)} counting tasks run, one per byte range of the input "
+        f"({shards} ranges of at least {_counting.MIN_SHARD_BYTES} bytes; a compressed file is one), "
+        f"and {min(tasks, buckets)} summing tasks, one per bucket (buckets={buckets})",
+        stacklevel=3,
+    )
 
 
 # A Unix socket's path holds at most 107 bytes; the local executor's process manager opens one at
@@ -580,7 +603,7 @@ def count_with_datatrove(
     output: str | os.PathLike[str],
     *,
     counting: PreTokenizer | None = None,
-    tasks: int = 4,
+    tasks: int | None = None,
     workers: int = 2,
     buckets: int = DEFAULT_BUCKETS,
     executor: str = "local",
@@ -593,7 +616,9 @@ def count_with_datatrove(
         paths: the input files (line semantics of ``tokenizers``: cut on ``\\n``, line endings kept).
         output: the counts directory to write (must not hold an earlier run's manifest).
         counting: how text is cut into pre-tokens (default: GPT-2's pattern, no prefix space).
-        tasks: datatrove tasks for the counting stage (and at most that many for the summing stage).
+        tasks: datatrove tasks for the counting stage (and at most that many for the summing stage; default: 4 per
+            worker); the input is cut into that many byte ranges where it is large enough, and where it is not, a
+            warning says how many run (for tasks given, not for the default).
         workers: tasks run at once (local and Ray executors).
         buckets: how many bucket files the counts are spread over.
         executor: ``"local"``, ``"ray"`` (needs a running or local Ray) or ``"slurm"`` (submits jobs and waits
@@ -620,7 +645,10 @@ def count_with_datatrove(
     _check_executor_options(executor, options)
     counting = counting or PreTokenizer()
     output = Path(output).resolve()
-    shards = plan_shards(paths)
+    asked, tasks = tasks, tasks or 4 * workers
+    shards = plan_shards(paths, tasks)
+    if asked is not None:
+        _say_capped_tasks(asked, len(shards), buckets)
     count_tasks = max(1, min(tasks, len(shards)))
     sum_tasks = max(1, min(tasks, buckets))
     sources = [str(Path(p)) for p in paths]

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import pytest
@@ -203,7 +204,7 @@ def test_the_cli_counts_on_datatrove_quietly_and_leaves_only_the_counts(tmp_path
     """datatrove's own log (a pipeline and statistics per task, ~90 lines) stays in files that a successful run
     removes; the output holds the manifest and its buckets, the temporary directory nothing new."""
     corpus = tmp_path / "corpus.txt"
-    corpus.write_text("".join(TRAPS * 40), encoding="utf-8")
+    corpus.write_text("".join(TRAPS * 3000), encoding="utf-8")  # 576 kB: two byte ranges for --tasks 2
     # a short directory: multiprocessing's manager puts a socket in it, and a socket's path has at most 107 bytes
     temporary = Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))
     done = count_on_datatrove(corpus, tmp_path / "counts", temporary, "--buckets", "3")
@@ -235,3 +236,27 @@ def test_a_temporary_directory_too_long_for_the_workers_socket_is_named(tmp_path
     assert f"the temporary directory {temporary} has a {len(str(temporary))}-byte path" in done.stderr
     assert "set TMPDIR to a directory with a path of at most 75 bytes" in done.stderr
     assert not (tmp_path / "counts").exists()
+
+
+def test_asked_tasks_run_where_the_input_allows_and_a_cap_is_named(tmp_path, monkeypatch):
+    """tasks=N cuts the input into N byte ranges (it ran one task per 4 MiB range whatever N was: 64 asked, 3 run);
+    where the input has fewer ranges than that, a warning says how many tasks run. Counts as one process counts."""
+    import hf_bpe.counting.datatrove as datatrove
+
+    monkeypatch.setattr(hf_bpe.counting.counting, "MIN_SHARD_BYTES", 64)
+    path = tmp_path / "corpus.txt"
+    path.write_bytes("".join(TRAPS * 4).encode("utf-8"))  # 768 bytes: 9 ranges, cut at line ends
+    ran = []
+    original = datatrove._executor
+    monkeypatch.setattr(datatrove, "_executor", lambda *a, **kw: ran.append(kw["tasks"]) or original(*a, **kw))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        count_with_datatrove([path], tmp_path / "four", tasks=4, workers=2, buckets=4)
+    assert ran == [4, 4]
+    assert dict(iter_counts(tmp_path / "four")) == dict(count_files([path], workers=1).counts)
+    ran.clear()
+    with pytest.warns(UserWarning, match=r"tasks=64: 9 counting tasks run, one per byte range of the input") as w:
+        count_with_datatrove([path], tmp_path / "many", tasks=64, workers=2, buckets=4)
+    assert "and 4 summing tasks, one per bucket (buckets=4)" in str(w[0].message)
+    assert ran[0] == len(datatrove.plan_shards([path], 64)) > 4 and ran[1] == 4
+    assert dict(iter_counts(tmp_path / "many")) == dict(count_files([path], workers=1).counts)

@@ -489,7 +489,7 @@ def count_to_directory(
             paths,
             output,
             counting=cut,
-            tasks=tasks or 4 * parallel,
+            tasks=tasks,
             workers=parallel,
             buckets=buckets,
             executor=executor,
