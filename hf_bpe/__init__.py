@@ -16,8 +16,7 @@ The packages, in the order data flows through them (``pyproject.toml``'s import-
 Importing ``hf_bpe`` does not import transformers (training never needs it): ``BPETokenizer``,
 ``CharBPETokenizer``, ``WordPieceTokenizer`` and ``UnigramTokenizer`` are imported on first access, and
 :mod:`hf_bpe.transformers.auto` registers them with ``AutoTokenizer`` as soon as transformers loads it, before or
-after ``hf_bpe``. The modules' paths before they moved into these packages (``hf_bpe.tokenizer``,
-``hf_bpe.trainer``, ...) still import: :mod:`hf_bpe._moved` maps them.
+after ``hf_bpe``.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from __future__ import annotations
 import importlib as _importlib
 import typing as _typing
 
-from hf_bpe import _moved
 from hf_bpe.models.bpe.files import read_merges, read_vocab, write_merges, write_vocab
 from hf_bpe.models.bpe.options import BpeOptions, CharLevel, Merges, Vocab
 from hf_bpe.models.bpe.trainer import TrainResult
@@ -65,7 +63,6 @@ _LAZY_CLASSES = {
     "WordPieceTokenizer": "hf_bpe.transformers.wordpiece",
 }
 
-_moved.install()
 _auto.register_when_transformers_is_loaded()
 
 

@@ -191,9 +191,7 @@ def _anchors(document: Path) -> set[str]:
 
 
 def _stale_names(text: str) -> list[str]:
-    """Paths of the repository and ``hf_bpe.`` names in backticks that do not exist, or use a module's old path."""
-    from hf_bpe._moved import MOVED
-
+    """Paths of the repository and ``hf_bpe.`` names in backticks that do not exist."""
     stale = []
     for quoted in re.findall(r"`([^`\n]+)`", text):
         for path in re.findall(r"(?<![\w./])((?:hf_bpe|tests|scripts|configs)/[\w./*-]*[\w*])", quoted):
@@ -202,9 +200,6 @@ def _stale_names(text: str) -> list[str]:
         for name in re.findall(r"(?<![\w./])(hf_bpe(?:\.\w+)+)", quoted):
             parts = name.split(".")
             modules = [".".join(parts[:cut]) for cut in range(len(parts), 0, -1)]
-            if any(module in MOVED for module in modules):
-                stale.append(name)
-                continue
             for cut, module_name in zip(range(len(parts), 0, -1), modules, strict=True):
                 try:
                     found: object = importlib.import_module(module_name)
@@ -235,7 +230,7 @@ def test_the_documents_links_lead_to_files_and_headings_that_exist():
                 assert anchor in _anchors(linked), f"{document}: link to {target}: no such heading"
 
 
-def test_the_stale_name_check_finds_old_and_missing_names():
+def test_the_stale_name_check_finds_missing_names():
     text = "`hf_bpe.training.TrainingWarning` `hf_bpe/nowhere.py` `hf_bpe.models.bpe.trainer.train_bpe` `tests/cli/`"
     assert _stale_names(text) == ["hf_bpe.training.TrainingWarning", "hf_bpe/nowhere.py"]
 

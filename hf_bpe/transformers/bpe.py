@@ -52,7 +52,7 @@ REMOTE_CODE_MODULE = """\
 # Written by hf_bpe for AutoTokenizer.from_pretrained(..., trust_remote_code=True).
 # The tokenizer class is hf_bpe's BPETokenizer, from the installed package.
 try:
-    from hf_bpe.transformers.bpe import BPETokenizer
+    from hf_bpe import BPETokenizer
 except ImportError as error:
     raise ImportError("this tokenizer needs the hf_bpe package: pip install hf-bpe") from error
 
@@ -196,6 +196,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     """
 
     call_options = ("add_prefix_space",)
+    encodes_split_words = True
 
     def __init__(
         self,
@@ -415,6 +416,28 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
                     offsets.append((owner[byte][0], owner[byte + size - 1][1]))
                     byte += size
         return ids, offsets
+
+    def _stretch_pre_tokens(self, text: str, start: int, end: int, add_prefix_space: bool | None) -> list[list[int]]:
+        """The ids of each pre-token of ``text[start:end]``, a stretch between added tokens, as
+        :meth:`encode_text_with_offsets` cuts it."""
+        prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
+        cut = self.bpe.pre_tokenizer
+        normalized, char_spans = cut.normalize_with_spans(replace_surrogates(text[start:end]), start)
+        return [
+            self.bpe.encode_pre_token(piece)
+            for piece, _ in cut.pre_tokenize_with_spans(normalized, char_spans, add_prefix_space=prefix)
+        ]
+
+    def stretch_tokens(self, text: str, start: int, end: int, **options: Any) -> list[str]:
+        """The byte-level tokens of a stretch between added tokens (an ``Encoding``'s tokens)."""
+        decoder = self.decoder
+        pieces = self._stretch_pre_tokens(text, start, end, options.get("add_prefix_space"))
+        return [decoder[token_id] for ids in pieces for token_id in ids]
+
+    def stretch_words(self, text: str, start: int, end: int, **options: Any) -> tuple[list[int], int]:
+        """Each token's pre-token in a stretch between added tokens, and how many pre-tokens it has."""
+        pieces = self._stretch_pre_tokens(text, start, end, options.get("add_prefix_space"))
+        return [word for word, ids in enumerate(pieces) for _ in ids], len(pieces)
 
     def special_tokens_types(self, pair: bool = False) -> Types | None:
         """The type ids the template gives its special tokens and the sequences (None: no template)."""

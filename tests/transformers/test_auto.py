@@ -163,7 +163,7 @@ def test_trust_remote_code_gives_the_installed_class(trained_dir, tmp_path):
     tok.save_pretrained(tmp_path / "remote")
     config = json.loads((tmp_path / "remote" / "tokenizer_config.json").read_text(encoding="utf-8"))
     assert config["auto_map"]["AutoTokenizer"][0] == "bpe.BPETokenizer"
-    assert "from hf_bpe.transformers.bpe import BPETokenizer" in (tmp_path / "remote" / "bpe.py").read_text()
+    assert "from hf_bpe import BPETokenizer" in (tmp_path / "remote" / "bpe.py").read_text()
     lines = run_python(
         f"""
         from transformers import AutoTokenizer
