@@ -5,6 +5,7 @@ it, options of another model, binary input, a special token that is a file name,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,13 +26,30 @@ def require(module: str, feature: str, requirement: str, extra: str) -> None:
         ) from None
 
 
-def check_output(path: str, *, force: bool = False, tokenizer: str | None = "bpe") -> None:
+def check_output(
+    path: str,
+    *,
+    force: bool = False,
+    tokenizer: bool = True,
+    source: str | None = None,
+    source_option: str = "--continue-from",
+) -> None:
     """Refuse, before any work is done, an output path that cannot become a writable directory, and (for a
-    ``tokenizer`` directory of that kind, without ``force``) one holding another tokenizer's files that would be
-    loaded with ours: the model writes them away with ``force``.
-    """
-    from hf_bpe.models.directory import MODEL_FILES, check_no_stale_files
+    ``tokenizer`` directory, without ``force``) one that holds a tokenizer already: every command that writes a
+    tokenizer directory asks here, so none leaves two tokenizers mixed in one directory, or replaces one unasked.
 
+    Args:
+        path: the output directory, as given.
+        force: replace what the directory holds (the writers remove the other tokenizer's files in the same
+            all-or-nothing write).
+        tokenizer: whether a tokenizer is written there (``count`` writes a counts directory).
+        source: the tokenizer the command reads (``--continue-from``), refused as the output without ``force``.
+        source_option: how the command names ``source``, for the message.
+
+    Raises:
+        UsageError: naming what the directory holds, and ``--force``.
+        NotADirectoryError, PermissionError: for a path that cannot be written.
+    """
     target = Path(path)
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"{path}: is a file, not a directory; choose another output path")
@@ -47,8 +65,69 @@ def check_output(path: str, *, force: bool = False, tokenizer: str | None = "bpe
         where = "" if existing == target else f" ({existing}, where it would be made)"
         raise PermissionError(f"{path}: cannot write there{where}: {e.strerror}; choose another output path") from None
     Path(probe).rmdir()
-    if tokenizer and target.is_dir() and not force:
-        check_no_stale_files(target, MODEL_FILES[tokenizer])
+    if not tokenizer or not target.is_dir() or force:
+        return
+    if source is not None and same_directory(source, target):
+        raise UsageError(
+            f"{path}: is the tokenizer {source_option} reads; writing there replaces it: choose another output "
+            "directory, or pass --force to replace it"
+        )
+    held = holds(target)
+    if held:
+        raise UsageError(
+            f"{path}: holds {held}; writing there would replace it or leave two tokenizers mixed: choose another "
+            "output directory, or pass --force to replace it"
+        )
+
+
+def check_output_file(path: str, *, force: bool = False) -> None:
+    """Refuse, before any work, an output file that is a directory, or (without ``force``) one that exists: a
+    command writing one file replaces nothing unasked either (``export tiktoken DIR -o DIR/tokenizer.json``).
+
+    Raises:
+        UsageError: naming the file, and ``--force``.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{path}: is a directory; give the file to write (e.g. {target / 'vocab.tiktoken'})")
+    if target.exists() and not force:
+        raise UsageError(f"{path}: exists already; choose another file name, or pass --force to replace it")
+
+
+def holds(directory: Path) -> str:
+    """What tokenizer ``directory`` holds, in words (``a byte-level BPE tokenizer (tokenizer.json,
+    tokenizer_config.json with a chat template)``); ``""`` for none."""
+    from hf_bpe.cli.directories import KINDS, kind_of
+    from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, read_tokenizer_config, tokenizer_files
+
+    files = tokenizer_files(directory)
+    if not files:
+        return ""
+    config: dict[str, Any] = {}
+    with contextlib.suppress(ValueError, OSError):
+        config = read_tokenizer_config(directory)
+    kind = None
+    with contextlib.suppress(ValueError, OSError):
+        kind = kind_of(directory)
+    named = config.get("tokenizer_class")
+    what = f"a {KINDS[kind][0]} tokenizer" if kind is not None else "another tokenizer's files"
+    if isinstance(named, str) and named not in KINDS:
+        what += f" ({named})"
+    shown = [
+        f"{path.name} with a chat template" if path.name == TOKENIZER_CONFIG_FILE and config.get("chat_template")
+        else path.name
+        for path in files
+    ]  # fmt: skip
+    return f"{what}: {', '.join(shown)}"
+
+
+def same_directory(source: str, target: Path) -> bool:
+    """Whether ``source`` (a tokenizer directory or a file in one) is the directory ``target``."""
+    read = Path(source).expanduser()
+    read = read.parent if read.is_file() else read
+    with contextlib.suppress(OSError):
+        return read.resolve() == target.resolve()
+    return False
 
 
 def refuse_bpe_options(args: argparse.Namespace, model: str, recipe: str) -> None:

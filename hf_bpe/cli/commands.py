@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.cli.checks import check_output
+from hf_bpe.cli.checks import check_output, check_output_file
 from hf_bpe.cli.directories import BYTE_LEVEL, TokenizerDir, load_tokenizer, token_text, tokenizer_dir
 from hf_bpe.cli.errors import UsageError
 
@@ -55,9 +55,9 @@ def convert_command(args: argparse.Namespace) -> int:
     ranks_path = openai_ranks.openai_ranks(args.ranks) if named else Path(args.ranks)
     if not ranks_path.is_file():
         raise FileNotFoundError(f"{ranks_path}: no such file (or give cl100k_base or o200k_base)")
-    check_output(args.output)
+    check_output(args.output, force=args.force)
     start = time.perf_counter()
-    written = convert_tiktoken(ranks_path, args.output, pattern=pattern, special_tokens=specials)
+    written = convert_tiktoken(ranks_path, args.output, pattern=pattern, special_tokens=specials, force=args.force)
     print(
         f"converted {ranks_path.name} with pattern {pattern} and {len(specials)} special tokens, "
         f"{time.perf_counter() - start:.1f} s: {', '.join(path.name for path in written)} in {args.output}"
@@ -70,6 +70,7 @@ def export_command(args: argparse.Namespace) -> int:
 
     found = tokenizer_dir(args.directory, gpt2=False)
     found.require((BYTE_LEVEL,), "export tiktoken", "a .tiktoken file holds the ranks of byte-level BPE")
+    check_output_file(args.output, force=args.force)
     exported = export_tiktoken(found.path, args.output)
     specials = ", ".join(f"{token}={token_id}" for token, token_id in exported.special_tokens.items()) or "none"
     print(f"wrote {exported.path}: {exported.ranks} ranks; special tokens (pass them to tiktoken): {specials}")

@@ -20,7 +20,7 @@ from typing import Any
 
 from hf_bpe.cli.errors import UsageError
 from hf_bpe.models.directory import read_tokenizer_config
-from hf_bpe.models.pipeline_files import is_byte_level
+from hf_bpe.models.pipeline_files import is_byte_level, read_json
 
 #: ``tokenizer_class`` -> (what the kind is called in messages, the files its directory must hold).
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -74,6 +74,7 @@ def tokenizer_dir(name: str, option: str = "", *, gpt2: bool = True) -> Tokenize
 
     Raises:
         FileNotFoundError: for a missing directory (NotADirectoryError: a file).
+        ValueError: naming its ``tokenizer.json``, line and column, where that is not valid JSON.
         UsageError: for a directory without the files of any kind, or without its kind's.
     """
     if gpt2 and name == "gpt2" and not Path(name).is_dir():
@@ -92,6 +93,8 @@ def tokenizer_dir(name: str, option: str = "", *, gpt2: bool = True) -> Tokenize
             + (_near(name, directory) or f"; give a tokenizer directory{or_gpt2}")
         )
     kind = kind_of(directory)
+    if kind is None and (directory / "tokenizer.json").is_file():
+        read_json(directory / "tokenizer.json")  # a truncated file is named with its line and column, not missed
     if kind is None:
         wanted = "; ".join(f"{' + '.join(files)} ({label})" for label, files in dict(KINDS.values()).items())
         raise UsageError(f"{given}: not a tokenizer directory hf-bpe reads: it holds none of {wanted}")

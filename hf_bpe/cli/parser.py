@@ -306,8 +306,8 @@ def _add_train(commands: Any) -> None:
     output = groups["output"]
     output.add_argument("--output", "-o", required=True, metavar="DIR", help="the tokenizer directory to write")
     output.add_argument("--force", action="store_true",
-                        help="remove another tokenizer's special_tokens_map.json, added_tokens.json or chat "
-                        "templates from DIR (they would load with the new one); else they are refused")  # fmt: skip
+                        help="replace the tokenizer DIR holds (its files, chat templates included, are removed "
+                        "or overwritten); else a DIR holding one is refused")  # fmt: skip
     output.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     output.add_argument("--no-progress", action="store_true", help="no progress bars")
     _add_training_options(groups)
@@ -385,7 +385,7 @@ def _add_download(commands: Any) -> None:
     )  # fmt: skip
     download.add_argument("name", choices=("gpt2",), help="the tokenizer (gpt2)")
     download.add_argument("output", metavar="DIR", help="the directory to write")
-    download.add_argument("--force", action="store_true", help="remove another tokenizer's extra files from DIR")
+    download.add_argument("--force", action="store_true", help="replace the tokenizer DIR holds")
 
 
 def _add_convert(commands: Any) -> None:
@@ -408,6 +408,7 @@ def _add_convert(commands: Any) -> None:
     )  # fmt: skip
     tiktoken.add_argument("ranks", metavar="RANKS_FILE|cl100k_base|o200k_base", help="a .tiktoken file, or a name")
     tiktoken.add_argument("--output", "-o", required=True, metavar="DIR", help="directory to write")
+    tiktoken.add_argument("--force", action="store_true", help="replace the tokenizer DIR holds")
     split = tiktoken.add_mutually_exclusive_group()
     split.add_argument(
         "--pattern",
@@ -444,6 +445,7 @@ def _add_export(commands: Any) -> None:
     )  # fmt: skip
     to_tiktoken.add_argument("directory", metavar="DIR", help="a tokenizer directory (vocab.json + merges.txt)")
     to_tiktoken.add_argument("--output", "-o", required=True, metavar="FILE", help="the .tiktoken file to write")
+    to_tiktoken.add_argument("--force", action="store_true", help="replace FILE if it exists")
 
 
 def _add_report(commands: Any) -> None:
@@ -480,7 +482,7 @@ def _add_trim(commands: Any) -> None:
     trim.add_argument("--vocab-size", type=positive, required=True, metavar="N",
                       help="the most tokens to keep, added tokens and the 256 bytes included")  # fmt: skip
     trim.add_argument("--output", "-o", required=True, metavar="DIR", help="the directory to write")
-    trim.add_argument("--force", action="store_true", help="remove another tokenizer's extra files from DIR")
+    trim.add_argument("--force", action="store_true", help="replace the tokenizer DIR holds")
 
 
 def _add_verify(commands: Any) -> None:

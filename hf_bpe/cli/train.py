@@ -54,8 +54,10 @@ def train_command(args: argparse.Namespace) -> int:
     if settings["model"] == "unigram":
         return train_unigram(args, settings)
     _check_bpe_command(args, settings)
+    check_output(args.output, force=args.force, source=args.continue_from)
+    for size in settings["vocab_sizes"] if len(settings["vocab_sizes"]) > 1 else ():
+        check_output(str(Path(args.output) / str(size)), force=args.force, source=args.continue_from)
     base = _continued_base(args, settings)
-    check_output(args.output, force=args.force)
     roles = {role: settings[role] for role in ROLES}
     if base is not None:
         roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}
@@ -128,9 +130,12 @@ def _continued_base(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
     """The tokenizer ``--continue-from`` names (None without it), checked against the options."""
     if not args.continue_from:
         return None
-    from hf_bpe.models.bpe.continuing import read_base
+    from hf_bpe.models.bpe.continuing import NOT_TOKENIZER_JSON, not_a_base, read_base
 
-    kind = kind_of(Path(args.continue_from))
+    given = Path(args.continue_from)
+    if given.is_file() and (given.suffix != ".json" or given.name in NOT_TOKENIZER_JSON):
+        raise UsageError(f"--continue-from {not_a_base(given)}")
+    kind = kind_of(given)
     if kind not in (None, BYTE_LEVEL):
         raise UsageError(
             f"--continue-from {args.continue_from}: a {KINDS[kind][0]} tokenizer; training continues byte-level "
@@ -254,7 +259,7 @@ def train_unigram(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     if bool(args.files) == bool(args.from_counts):
         raise UsageError("--model unigram trains on text FILEs or on --from-counts DIR (hf-bpe count --model unigram)")
     options = unigram_options(args, settings)
-    check_output(args.output, force=args.force, tokenizer="unigram")
+    check_output(args.output, force=args.force)
     start = time.perf_counter()
     progress = Progress(not args.no_progress)
     with warnings.catch_warnings(), contextlib.closing(progress):
@@ -295,7 +300,7 @@ def train_wordpiece(args: argparse.Namespace, settings: dict[str, Any]) -> int:
     unk = settings["unk_token"]
     if unk not in settings["special_tokens"]:
         raise UsageError(f"--unk-token {unk!r} is not among the special tokens {settings['special_tokens']}")
-    check_output(args.output, force=args.force, tokenizer="wordpiece")
+    check_output(args.output, force=args.force)
     recipe = BertRecipe(
         clean_text=settings["clean_text"],
         handle_chinese_chars=settings["handle_chinese_chars"],
@@ -337,7 +342,7 @@ def count_command(args: argparse.Namespace) -> int:
 
     check_special_tokens(args)
     refuse_binary(args.files, args.encoding_errors)
-    check_output(args.output, tokenizer=None)
+    check_output(args.output, tokenizer=False)
     counting = None
     if args.model == "wordpiece":
         from hf_bpe.models.wordpiece.training import wordpiece_counting

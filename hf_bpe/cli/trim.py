@@ -6,7 +6,8 @@ import argparse
 import time
 from pathlib import Path
 
-from hf_bpe.cli.checks import check_output
+from hf_bpe.cli.checks import check_output, same_directory
+from hf_bpe.cli.errors import UsageError
 
 
 def trim_command(args: argparse.Namespace) -> int:
@@ -17,9 +18,11 @@ def trim_command(args: argparse.Namespace) -> int:
         raise FileNotFoundError(
             f"{args.source}: no such file or directory; give a byte-level BPE tokenizer.json or its directory"
         )
+    if same_directory(args.source, Path(args.output)):
+        raise UsageError(f"{args.output}: is the tokenizer being trimmed; write the trimmed one elsewhere")
     check_output(args.output, force=args.force)
     start = time.perf_counter()
-    found = trim(source, args.sample, vocab_size=args.vocab_size, output=args.output)
+    found = trim(source, args.sample, vocab_size=args.vocab_size, output=args.output, force=args.force)
     passed = f", {found.passed_over} passed over for room" if found.passed_over else ""
     whole = f"; {found.whole_only} given whole only (ignore_merges)" if found.whole_only else ""
     print(

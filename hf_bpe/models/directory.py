@@ -85,9 +85,27 @@ FOREIGN_TOKENIZER_FILES = (
 MODEL_FILES = {"bpe": ("vocab.json", "merges.txt"), "wordpiece": ("vocab.txt",), "unigram": ()}
 
 
+def tokenizer_files(directory: str | os.PathLike[str]) -> list[Path]:
+    """The files in ``directory`` that make a tokenizer, its own or another's: ``tokenizer.json``,
+    ``tokenizer_config.json``, :data:`FOREIGN_TOKENIZER_FILES` and every kind's :data:`MODEL_FILES`.
+
+    >>> import tempfile, pathlib
+    >>> directory = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("notes.txt", "tokenizer.json", "chat_template.jinja"):
+    ...     _ = (directory / name).write_text("{}")
+    >>> [path.name for path in tokenizer_files(directory)]
+    ['tokenizer.json', 'chat_template.jinja']
+    """
+    directory = Path(directory)
+    models = [name for names in MODEL_FILES.values() for name in names]
+    names = [TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, *FOREIGN_TOKENIZER_FILES, *models]
+    return [directory / name for name in names if os.path.lexists(directory / name)]
+
+
 def stale_tokenizer_files(directory: str | os.PathLike[str], writing: Collection[str] = ()) -> list[Path]:
     """The files in ``directory`` that would be loaded along with (or instead of) a tokenizer hf_bpe writes there:
-    :data:`FOREIGN_TOKENIZER_FILES`, and the :data:`MODEL_FILES` that are not among the names it is ``writing``.
+    the :func:`tokenizer_files` that are not among the names it is ``writing`` (a ``tokenizer_config.json`` left
+    beside a new ``tokenizer.json`` would give it another tokenizer's class and roles).
 
     >>> import tempfile, pathlib
     >>> directory = pathlib.Path(tempfile.mkdtemp())
@@ -98,10 +116,7 @@ def stale_tokenizer_files(directory: str | os.PathLike[str], writing: Collection
     >>> [path.name for path in stale_tokenizer_files(directory, writing=["vocab.txt"])]
     ['added_tokens.json', 'vocab.json', 'merges.txt']
     """
-    directory = Path(directory)
-    models = (name for names in MODEL_FILES.values() for name in names if name not in writing)
-    names = [*FOREIGN_TOKENIZER_FILES, *models]
-    return [directory / name for name in names if os.path.lexists(directory / name)]
+    return [path for path in tokenizer_files(directory) if path.name not in writing]
 
 
 def check_no_stale_files(directory: str | os.PathLike[str], writing: Collection[str] = ()) -> None:

@@ -153,6 +153,7 @@ def convert_tiktoken(
     *,
     pattern: str,
     special_tokens: Mapping[str, int] | None = None,
+    force: bool = False,
 ) -> list[Path]:
     """Write a complete tokenizer directory (``vocab.json``, ``merges.txt``, ``tokenizer_config.json``,
     ``tokenizer.json``) for a tiktoken rank file, all files or none.
@@ -163,6 +164,7 @@ def convert_tiktoken(
         pattern: the split: a preset's name (``"cl100k"``, ``"o200k"``, ``"gpt2"``, ...), or a regex read as
             tiktoken reads it.
         special_tokens: special token text to id (their ids must not be ranks of the file).
+        force: remove another tokenizer's files there (:func:`hf_bpe.models.directory.replaced_files`).
 
     Returns:
         The paths written.
@@ -187,7 +189,7 @@ def convert_tiktoken(
         # tiktoken's CoreBPE::encode_ordinary takes a piece that is a rank whole, before merging: ignore_merges.
         TOKENIZER_FILE: tokenizer_json(vocab, merges, ordered, pre_tokenizer=pre_tokenizer, ignore_merges=True),
     }
-    write_files(output, files, remove=replaced_files(output, files, force=False))
+    write_files(output, files, remove=replaced_files(output, files, force=force))
     return [Path(output) / name for name in files]
 
 

@@ -117,7 +117,7 @@ def test_force_removes_another_tokenizers_files_for_wordpiece_and_unigram(traine
     (out / "added_tokens.json").write_text(json.dumps({"<eos>": 500, "<pad>": 501}), encoding="utf-8")
     (out / "notes.txt").write_text("mine", encoding="utf-8")
     argv = ["train", str(trained["sample"]), "-o", str(out), "--no-progress", "--workers", "1", *KINDS[kind]]
-    assert main(argv) == 1
+    assert main(argv) == 2
     error = capsys.readouterr().err
     assert "special_tokens_map.json, added_tokens.json" in error and "--force" in error
     assert sorted(path.name for path in out.iterdir()) == ["added_tokens.json", "notes.txt", "special_tokens_map.json"]

@@ -45,7 +45,7 @@ def test_retraining_as_another_kind_leaves_only_the_new_kinds_files(corpus, tmp_
     (out / "notes.txt").write_text("mine", encoding="utf-8")
     before = {path.name: path.read_bytes() for path in out.iterdir()}
 
-    assert train(corpus, out, second) == 1
+    assert train(corpus, out, second) == 2  # a usage error: --force, or another directory
     error = capsys.readouterr().err
     assert "--force" in error and str(out) in error
     for name in KINDS[first][1] - KINDS[second][1]:

@@ -114,6 +114,8 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
     (('<s>',), [('u', 'g'), ('h', 'ug')], 260)
     """
     directory = Path(directory)
+    if directory.is_file() and (directory.suffix != ".json" or directory.name in NOT_TOKENIZER_JSON):
+        raise ValueError(not_a_base(directory))
     named_file = directory.is_file() and directory.suffix == ".json"
     json_file = directory if named_file else directory / TOKENIZER_FILE
     if named_file:
@@ -158,7 +160,9 @@ def read_base(directory: str | os.PathLike[str]) -> BaseTokenizer:
     ordered = tuple(sorted(specials, key=vocab.__getitem__))
     roles = {role: token_content(config.get(role)) for role in SPECIAL_TOKEN_ROLES}
     roles = {role: token if token in specials else None for role, token in roles.items()}
-    if not any(roles.values()):
+    if not any(roles.values()) and source.name == VOCAB_FILE:
+        # GPT2Tokenizer gives GPT-2's bare files <|endoftext|> as bos, eos and unk; a tokenizer.json has only the
+        # roles its tokenizer_config.json names (TokenizersBackend loads a bare one with none), so none are invented.
         roles = special_token_roles(ordered)
     return BaseTokenizer(vocab, merges, ordered, roles, pre_tokenizer.for_encoding(), str(source), pipeline)
 
@@ -180,6 +184,30 @@ def _with_tokenizer_json(
     return {**vocab, **full}, specials | added, pipeline if keeps else None
 
 
+#: The files of a tokenizer directory that are not its ``tokenizer.json`` (given by mistake for the directory).
+NOT_TOKENIZER_JSON = frozenset(
+    {VOCAB_FILE, "tokenizer_config.json", "added_tokens.json", "special_tokens_map.json", "chat_template.json"}
+)
+
+
+def not_a_base(path: Path) -> str:
+    """The refusal of a file that is no tokenizer.json given as the base (``DIR/vocab.json``)."""
+    return (
+        f"{path}: a {path.name} file, not a tokenizer; continuing takes a tokenizer directory or a tokenizer.json "
+        f"(give the directory: {path.parent})"
+    )
+
+
+#: How a reader's refusal ends: the way out for loading, not for training.
+LOADING_ADVICE = "load this file with transformers' TokenizersBackend instead"
+
+#: What a refusal met while reading a base to continue says instead.
+CONTINUING_TAKES = (
+    "training continues only a byte-level BPE tokenizer whose every part hf_bpe implements; train a new tokenizer "
+    "on your text instead"
+)
+
+
 def _read_tokenizer_json(
     source: Path, config: Mapping[str, Any]
 ) -> tuple[Vocab, Merges, dict[str, Any], set[str], KeptPipeline | None]:
@@ -189,7 +217,14 @@ def _read_tokenizer_json(
     Raises:
         ValueError: naming the file and the added token whose id is not an integer or is another token's.
     """
-    found = read_tokenizer_json(source)
+    try:
+        found = read_tokenizer_json(source)
+    except ValueError as e:
+        # The reader's way out (loading with TokenizersBackend) does not train: say what continuing takes instead.
+        message = str(e).removesuffix(LOADING_ADVICE).rstrip("; ")
+        if message != str(e):
+            raise type(e)(f"{message}; {CONTINUING_TAKES}") from e
+        raise
     vocab, merges = dict(found.vocab), list(found.merges)
     settings = {**found.pre_tokenizer, "add_prefix_space": found.add_prefix_space}
     added: set[str] = set()

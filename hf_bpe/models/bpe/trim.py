@@ -54,7 +54,13 @@ from hf_bpe.models.bpe.files import (
     read_bpe_json,
     read_tokenizer_json,
 )
-from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, read_json_object
+from hf_bpe.models.directory import (
+    TOKENIZER_CONFIG_FILE,
+    TOKENIZER_FILE,
+    check_no_stale_files,
+    read_json_object,
+    replaced_files,
+)
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.utf8 import decode_utf8
@@ -378,12 +384,23 @@ def _directory_files(
     return files
 
 
+def _written_names(original: Original) -> set[str]:
+    """The names of the files a trim of ``original`` writes (:func:`_directory_files`' and its own two)."""
+    directory = original.directory
+    names = {TOKENIZER_FILE, ID_MAP_FILE}
+    if directory is not None:
+        candidates = (TOKENIZER_CONFIG_FILE, VOCAB_FILE, "added_tokens.json", MERGES_FILE, *COPIED_FILES)
+        names |= {name for name in candidates if (directory / name).is_file()}
+    return names
+
+
 def trim(
     source: str | os.PathLike[str],
     samples: Sequence[str | os.PathLike[str]],
     *,
     vocab_size: int,
     output: str | os.PathLike[str],
+    force: bool = False,
 ) -> TrimResult:
     """Trim the byte-level BPE tokenizer ``source`` to the tokens the ``samples`` use; write ``output``.
 
@@ -396,11 +413,14 @@ def trim(
         samples: UTF-8 text files (compressed ones are read decompressed) in the language to keep.
         vocab_size: the most tokens to keep, added tokens and the 256 bytes included.
         output: the directory to write (all files or none).
+        force: remove another tokenizer's files there (``vocab.json``, ``tokenizer_config.json``, ... that the
+            trimmed one does not write) in the same write; else they are refused, so no directory mixes two.
 
     Raises:
         FileNotFoundError: naming a missing source or sample.
         ValueError: naming the file when ``source`` is not byte-level BPE, ``vocab_size`` when it is below what
             every trim keeps, ``output`` when it is the source's directory.
+        FileExistsError: naming another tokenizer's files in ``output``, without ``force`` (before any work).
 
     >>> import hf_bpe, pathlib, tempfile
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -414,6 +434,8 @@ def trim(
     if original.directory is not None and Path(output).resolve() == original.directory.resolve():
         raise ValueError(f"{output}: is the tokenizer being trimmed; write the trimmed one elsewhere")
     check_vocab_size(original, must_keep_ids(original), vocab_size)  # before the sample's encoding
+    if not force:
+        check_no_stale_files(output, _written_names(original))
     counts = count_sample(original, samples)
     choice = choose_ids(original, counts, vocab_size)
     old_ids = sorted(choice.kept)
@@ -426,7 +448,7 @@ def trim(
         ID_MAP_FILE: json.dumps({str(old): new for old, new in id_map.items()}, indent=0) + "\n",
         **_directory_files(original, id_map, kept_merges),
     }
-    write_files(output, files)
+    write_files(output, files, remove=replaced_files(output, files, force=force))
     return TrimResult(
         output=Path(output),
         old_ids=old_ids,
