@@ -659,9 +659,18 @@ def count_with_datatrove(
         shutil.rmtree(leftover, ignore_errors=True)
     run = dict(counting=counting, errors=errors, buckets=buckets, count_tasks=count_tasks, sum_tasks=sum_tasks)
     run.update(workers=workers, sources=sources, options=options)
-    if executor == "slurm":
-        return _count_on_slurm(shards, output, wait=wait, **run)  # type: ignore[arg-type]
-    return _count_locally(executor, shards, output, **run)  # type: ignore[arg-type]
+    created = not output.exists()
+    try:
+        if executor == "slurm":
+            return _count_on_slurm(shards, output, wait=wait, **run)  # type: ignore[arg-type]
+        return _count_locally(executor, shards, output, **run)  # type: ignore[arg-type]
+    except BaseException:
+        # An interrupted run (Ctrl-C, SIGTERM: "nothing was written") leaves no directory it made: its partial
+        # counts and logs are gone by then, and a failed run's logs are kept, so the directory is not empty.
+        if created:
+            with contextlib.suppress(OSError):
+                output.rmdir()
+        raise
 
 
 def _count_locally(

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -260,3 +261,31 @@ def test_asked_tasks_run_where_the_input_allows_and_a_cap_is_named(tmp_path, mon
     assert "and 4 summing tasks, one per bucket (buckets=4)" in str(w[0].message)
     assert ran[0] == len(datatrove.plan_shards([path], 64)) > 4 and ran[1] == 4
     assert dict(iter_counts(tmp_path / "many")) == dict(count_files([path], workers=1).counts)
+
+
+def test_an_interrupted_cli_count_leaves_no_directory_it_made(tmp_path):
+    """Ctrl-C in the middle of a datatrove count: the CLI says nothing was written, and nothing is: the output
+    directory the run made (it once stayed behind, empty) is gone with its partial counts and logs."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(TRAPS * 150000), encoding="utf-8")  # 29 MB: seconds of counting
+    temporary = Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))
+    output = tmp_path / "counts"
+    command = [sys.executable, "-m", "hf_bpe.cli", "count", str(corpus), "-o", str(output), "--engine", "datatrove",
+               "--tasks", "4", "--workers", "2", "--no-progress"]  # fmt: skip
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               env={**os.environ, "TMPDIR": str(temporary)})  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not (output / "datatrove-logs" / "counting").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1)  # the counting tasks are under way
+        assert process.poll() is None, "the count ended before it could be interrupted"
+        os.killpg(process.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole process group
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        shutil.rmtree(temporary, ignore_errors=True)
+    assert process.returncode == 130, err
+    assert "interrupted; nothing was written" in err
+    assert not output.exists(), sorted(str(path) for path in output.rglob("*"))
