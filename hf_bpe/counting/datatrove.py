@@ -41,10 +41,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,43 @@ def _partial_dir(output: Path, bucket: int) -> Path:
     return output / "partial" / f"bucket-{bucket:05d}"
 
 
+def _progress_file(output: Path, rank: int) -> Path:
+    """Where counting task ``rank`` keeps the number of bytes it has counted, for the driver's bar."""
+    return output / "partial" / "progress" / f"task-{rank:05d}"
+
+
+class _CountedBytes:
+    """Reports the counting tasks' bytes (their progress files, summed twice a second) as ``progress("count", done,
+    total)`` from a thread while the driver waits for the stage: the tasks run in other processes."""
+
+    def __init__(self, output: Path, total: int, progress: Callable[[str, int, int], None]) -> None:
+        self.output, self.total, self.progress = output, total, progress
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="hf_bpe-datatrove-progress", daemon=True)
+
+    def __enter__(self) -> _CountedBytes:
+        # The first report now, before datatrove's console is silenced: a bar drawn on it keeps the real stderr.
+        self.progress("count", self.counted(), self.total)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.thread.join()
+
+    def _watch(self) -> None:
+        while not self.stopped.wait(0.5):
+            self.progress("count", self.counted(), self.total)
+        self.progress("count", self.counted(), self.total)
+
+    def counted(self) -> int:
+        done = 0
+        for path in (self.output / "partial" / "progress").glob("task-*"):
+            with contextlib.suppress(OSError, ValueError):  # a file being written: counted on the next look
+                done += int(path.read_text(encoding="ascii"))
+        return done
+
+
 class CountShards(PipelineStep):
     """Count this task's share of the byte ranges; write bucketed partial counts."""
 
@@ -101,6 +139,9 @@ class CountShards(PipelineStep):
 
     def run(self, data: Any = None, rank: int = 0, world_size: int = 1) -> Iterator[Any]:
         raw: Counter[str] = Counter()
+        done = 0
+        progress = _progress_file(Path(self.output), rank)
+        progress.parent.mkdir(parents=True, exist_ok=True)
         for path, start, end in self.shards[rank::world_size]:
             counted, lines, _replaced = count_byte_range(
                 path, start, end, pre_tokenizer=self.counting, errors=self.errors
@@ -108,6 +149,8 @@ class CountShards(PipelineStep):
             raw.update(counted)
             self.stat_update("lines", value=lines)
             self.stat_update("bytes", value=end - start)
+            done += end - start
+            progress.write_text(str(done), encoding="ascii")
         counts = spelled_counts(raw, self.counting)
         for bucket, part in enumerate(split_into_buckets(counts, self.buckets)):
             write_files(_partial_dir(Path(self.output), bucket), {f"task-{rank:05d}.jsonl": format_bucket(part)})
@@ -609,6 +652,7 @@ def count_with_datatrove(
     executor: str = "local",
     errors: str = "strict",
     executor_options: dict[str, Any] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Path:
     """Count the pre-tokens of text files with datatrove and write a counts directory.
 
@@ -626,6 +670,8 @@ def count_with_datatrove(
         errors: ``"strict"`` or ``"replace"`` for invalid UTF-8, as in :func:`hf_bpe.counting.counting.count_files`.
         executor_options: passed on to the datatrove executor (e.g. Slurm's ``partition``, ``time``), but for
             ``wait``: ``False`` submits the Slurm jobs, says on stderr what to run next, and returns at once.
+        progress: called as ``progress("count", bytes counted, bytes in all)`` twice a second while the local or
+            Ray executor counts (the tasks' progress files under ``OUTPUT/partial/progress``).
 
     Returns:
         The manifest's path (with ``wait=False``, where the last Slurm job writes it when every task completed).
@@ -663,7 +709,7 @@ def count_with_datatrove(
     try:
         if executor == "slurm":
             return _count_on_slurm(shards, output, wait=wait, **run)  # type: ignore[arg-type]
-        return _count_locally(executor, shards, output, **run)  # type: ignore[arg-type]
+        return _count_locally(executor, shards, output, progress=progress, **run)  # type: ignore[arg-type]
     except BaseException:
         # An interrupted run (Ctrl-C, SIGTERM: "nothing was written") leaves no directory it made: its partial
         # counts and logs are gone by then, and a failed run's logs are kept, so the directory is not empty.
@@ -686,6 +732,7 @@ def _count_locally(
     workers: int,
     sources: list[str],
     options: dict[str, Any],
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Path:
     """Run the two stages on the local or Ray executor, one after the other, and write the manifest."""
     logs = output / LOGS
@@ -704,8 +751,14 @@ def _count_locally(
                 logging_dir=str(logs / name),
                 **options,
             )
-            with _datatrove_quiet() if executor == "local" else contextlib.nullcontext():
-                stage.run()  # Ray's executor keeps its console log
+            total = sum(end - start for _path, start, end in shards)
+            watching = progress is not None and name == "counting"
+            with contextlib.ExitStack() as running:
+                if watching:
+                    running.enter_context(_CountedBytes(output, total, progress))  # type: ignore[arg-type]
+                if executor == "local":
+                    running.enter_context(_datatrove_quiet())  # Ray's executor keeps its console log
+                stage.run()
             incomplete = stage.get_incomplete_ranks(skip_completed=True)
             if incomplete:
                 failed = True

@@ -289,3 +289,22 @@ def test_an_interrupted_cli_count_leaves_no_directory_it_made(tmp_path):
     assert process.returncode == 130, err
     assert "interrupted; nothing was written" in err
     assert not output.exists(), sorted(str(path) for path in output.rglob("*"))
+
+
+def test_a_datatrove_count_reports_the_bytes_counted(tmp_path, capsys):
+    """The counting tasks run in other processes; the driver reports their bytes as a bar (it showed nothing for
+    minutes). The counts are the one-process counts."""
+    from hf_bpe.models.bpe.training import count_to_directory
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("".join(TRAPS * 6000), encoding="utf-8")  # 1.1 MB: 4 byte ranges for 4 tasks
+    calls = []
+    count_to_directory([corpus], tmp_path / "counts", engine="datatrove", workers=2, tasks=4,
+                       progress=lambda *call: calls.append(call))  # fmt: skip
+    size = corpus.stat().st_size
+    assert calls and {stage for stage, *_ in calls} == {"count"} and calls[-1][1:] == (size, size)
+    assert [done for _stage, done, _total in calls] == sorted(done for _stage, done, _total in calls)
+    assert dict(iter_counts(tmp_path / "counts")) == dict(count_files([corpus], workers=1).counts)
+    count_to_directory([corpus], tmp_path / "shown", engine="datatrove", workers=2, tasks=4)
+    shown = capsys.readouterr().err.replace("\r", "\n")
+    assert "counting: 100%" in shown and "1.15M/1.15M" in shown, shown[-300:]

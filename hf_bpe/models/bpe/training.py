@@ -461,7 +461,8 @@ def count_to_directory(
         executor: datatrove's executor: ``"local"``, ``"ray"`` or ``"slurm"``.
         tasks: datatrove tasks (default: 4 per worker).
         executor_options: passed to datatrove's executor (Slurm's ``partition``, ``time``...).
-        progress: True (tqdm bars on stderr, the default), False, or a callable (local engine only).
+        progress: True (tqdm bars on stderr, the default), False, or a callable (bytes counted; datatrove's local
+            and Ray executors too).
 
     Returns:
         The manifest's path.
@@ -495,6 +496,7 @@ def count_to_directory(
             executor=executor,
             errors=errors,
             executor_options=dict(executor_options or {}),
+            progress=callback(progress),
         )
     if engine != "local":
         raise ValueError(f"engine {engine!r}: choose 'local' or 'datatrove'")
