@@ -16,9 +16,9 @@ from pathlib import Path
 import regex
 from generate_unicode_tables import to_ranges  # this folder is on the path when the script runs
 
-from hf_bpe.pipeline._regex.dialect import CLASS_NAMES, compute_disagreement
+from hf_bpe.pipeline._regex.dialect import ALL_CLASS_NAMES, CLASS_NAMES, compute_disagreement
 
-OUTPUT = Path(__file__).resolve().parent.parent / "hf_bpe" / "_regex_disagreements.py"
+OUTPUT = Path(__file__).resolve().parent.parent / "hf_bpe" / "pipeline" / "_regex" / "disagreements.py"
 ENGINES = ("tokenizers", "tiktoken")
 
 
@@ -36,7 +36,7 @@ def main() -> None:
         '"""Where the ``regex`` module\'s Unicode classes differ from the references\' (generated; do not edit).',
         "",
         f"Made by scripts/generate_regex_disagreements.py with regex {regex.__version__}, from the tables in",
-        "``_unicode_tables.py``. For each engine and class: ``(too_many, too_few)``, inclusive code-point ranges that",
+        "``unicode_classes.py``. For each engine and class: ``(too_many, too_few)``, inclusive code-point ranges that",
         "``regex``'s class has and the engine's lacks, and the other way round; tiktoken's only where they are not",
         "tokenizers'.",
         '"""',
@@ -47,7 +47,7 @@ def main() -> None:
     ]
     for engine in ENGINES:
         out.append(f"    {engine!r}: {{")
-        for name in CLASS_NAMES:
+        for name in ALL_CLASS_NAMES if engine == "tokenizers" else CLASS_NAMES:
             _own, too_many, too_few = compute_disagreement(name, engine)
             if engine != "tokenizers" and compute_disagreement(name) == (_own, too_many, too_few):
                 continue

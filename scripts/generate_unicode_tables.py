@@ -14,6 +14,8 @@ classes, as code-point ranges:
 
 The two engines agree on every class but ``\\w`` (tokenizers 0.23.3, tiktoken 0.14.0: both Unicode 15); where they
 differ, tiktoken's class is stored too (``TIKTOKEN_CLASSES``) and the differing code points are printed.
+Oniguruma's own classes (``[\\w]``, which is not ``\\w``; ``\\h``; ``\\p{Punct}``; the POSIX brackets: the dialect's
+``ONIGURUMA_CLASSES``) are asked of ``tokenizers`` only.
 
 Usage: ``python scripts/generate_unicode_tables.py`` (takes about a minute; needs ``tokenizers`` and ``tiktoken``).
 """
@@ -27,9 +29,11 @@ import tiktoken
 import tokenizers
 from tokenizers import Regex, pre_tokenizers
 
-OUTPUT = Path(__file__).resolve().parent.parent / "hf_bpe" / "_unicode_tables.py"
+from hf_bpe.pipeline._regex.dialect import CLASS_NAMES, ONIGURUMA_CLASSES, oniguruma_spelling
+
+OUTPUT = Path(__file__).resolve().parent.parent / "hf_bpe" / "pipeline" / "_regex" / "unicode_classes.py"
 #: The class names, as patterns spell them in ``\p{...}`` (``s``, ``w``, ``d`` stand for ``\s``, ``\w``, ``\d``).
-CLASSES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "N", "P", "S", "s", "w", "d")
+CLASSES = CLASS_NAMES
 CODE_POINTS = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
 ALL_TEXT = "".join(map(chr, CODE_POINTS))
 
@@ -39,7 +43,8 @@ def escape(name: str) -> str:
 
 
 def tokenizers_class(name: str) -> set[int]:
-    split = pre_tokenizers.Split(Regex(escape(name)), "removed")
+    # Runs of the class, removed: far fewer pieces than one a character, and the same class.
+    split = pre_tokenizers.Split(Regex(f"(?:{oniguruma_spelling(name)})+"), "removed")
     kept = "".join(piece for piece, _ in split.pre_tokenize_str(ALL_TEXT))
     return set(CODE_POINTS) - set(map(ord, kept))
 
@@ -90,6 +95,8 @@ def render(reference: dict[str, set[int]], tiktoken_only: dict[str, set[int]]) -
     ]
     for name in CLASSES:
         lines += render_ranges(name, to_ranges(reference[name]))
+    for name in ONIGURUMA_CLASSES:
+        lines += render_ranges(name, to_ranges(reference[name]))
     lines.append("}")
     lines.append("TIKTOKEN_CLASSES: dict[str, tuple[tuple[int, int], ...]] = {")
     for name, code_points in tiktoken_only.items():
@@ -110,6 +117,9 @@ def main() -> int:
             print(f"{escape(name):7} {len(reference[name]):7} code points; tiktoken differs at {', '.join(differing)}")
         else:
             print(f"{escape(name):7} {len(reference[name]):7} code points, the same in both engines")
+    for name in ONIGURUMA_CLASSES:
+        reference[name] = tokenizers_class(name)
+        print(f"{oniguruma_spelling(name):11} {len(reference[name]):7} code points, tokenizers only")
     OUTPUT.write_text(render(reference, tiktoken_only), encoding="utf-8")
     print(f"wrote {OUTPUT}")
     return 0

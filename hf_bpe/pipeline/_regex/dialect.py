@@ -46,18 +46,45 @@ def _escape_ranges(code_points: Iterable[int]) -> str:
     return "".join(f"\\U{a:08X}" if a == b else f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges)
 
 
-#: The classes the reference tables cover: ``\p{...}`` names, and ``s``, ``w``, ``d`` for ``\s``, ``\w``, ``\d``.
+#: The classes both references' tables cover: ``\p{...}`` names, and ``s``, ``w``, ``d`` for ``\s``, ``\w``, ``\d``.
 CLASS_NAMES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "N", "P", "S", "s", "w", "d")
+
+#: The POSIX bracket names Oniguruma knows (``[[:alpha:]]``; ``\p{Alpha}`` is the same class but for ``punct``
+#: and ``word``, see :data:`ONIGURUMA_CLASSES`).
+POSIX_NAMES: tuple[str, ...] = ("alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print")
+POSIX_NAMES += ("punct", "space", "upper", "xdigit", "word")
+
+#: The classes only ``tokenizers``' table covers, each with Oniguruma's spelling (what the generator asks it) and
+#: the ``regex`` module's (what :func:`_reference_class` corrects). Oniguruma reads a class differently in a set:
+#: ``\w`` alone matches U+00B2, U+00B3, U+00B9 and U+00BC-U+00BE (its Latin-1 ctype table), ``[\w]`` does not
+#: (its Unicode code ranges), so ``[w]`` is ``\w`` in a set (and ``[\p{Word}]``, ``[[:word:]]``). ``h`` is
+#: Oniguruma's ``\h``, a hexadecimal digit (``regex``'s is horizontal space). ``Punct`` is ``\p{Punct}``, which
+#: unlike ``[[:punct:]]`` leaves out the symbols.
+ONIGURUMA_CLASSES: dict[str, tuple[str, str]] = {
+    "[w]": (r"[\w]", r"\w"),
+    "h": (r"\h", "[0-9A-Fa-f]"),
+    "Punct": (r"\p{Punct}", r"\p{Punct}"),
+    **{f"[:{name}:]": (f"[[:{name}:]]", f"[[:{name}:]]") for name in POSIX_NAMES},
+}
+
+#: Every class :mod:`.unicode_classes` holds for ``tokenizers``.
+ALL_CLASS_NAMES = CLASS_NAMES + tuple(ONIGURUMA_CLASSES)
 
 
 def _class_escape(name: str) -> str:
-    """The escape of class ``name`` (:data:`CLASS_NAMES`): ``\\p{L}``, or ``\\s`` for ``s``."""
+    """The ``regex`` module's spelling of class ``name`` (:data:`ALL_CLASS_NAMES`): ``\\p{L}``, ``\\s`` for ``s``."""
+    if name in ONIGURUMA_CLASSES:
+        return ONIGURUMA_CLASSES[name][1]
     return f"\\{name}" if name in ("s", "w", "d") else rf"\p{{{name}}}"
 
 
-def _class_name(match: regex.Match[str]) -> str:
-    """The class an :data:`_ESCAPE` match names, negation aside (``\\S`` is ``s``, ``\\P{L}`` is ``L``)."""
-    return (match.group(4) or "").lower() or match.group(3)
+def oniguruma_spelling(name: str) -> str:
+    """Oniguruma's spelling of class ``name`` (:data:`ALL_CLASS_NAMES`), alone as a whole pattern.
+
+    >>> oniguruma_spelling("[w]"), oniguruma_spelling("Lu"), oniguruma_spelling("[:alpha:]")
+    ('[\\\\w]', '\\\\p{Lu}', '[[:alpha:]]')
+    """
+    return ONIGURUMA_CLASSES[name][0] if name in ONIGURUMA_CLASSES else _class_escape(name)
 
 
 @functools.cache
@@ -110,7 +137,59 @@ def _reference_class(name: str, engine: str = "tokenizers") -> str:
     return body
 
 
-_ESCAPE = regex.compile(r"\\(?:([pP])\{(\^?)(\w+)\}|([sSwWdD]))")
+#: A class escape (``\\p{L}``, ``\\P{^L}``, ``\\w``, ``\\H``, ...), a POSIX bracket (``[:alpha:]``, ``[:^word:]``: a
+#: class only inside a set), or any other escaped character (so that ``\\\\w`` is never read as ``\\w``).
+_ESCAPE = regex.compile(r"\\(?:([pP])\{(\^?)(\w+)\}|([sSwWdDhH]))|\[:(\^?)(\w+):\]|\\.", flags=regex.DOTALL)
+
+
+class UnsupportedConstruct(ValueError):
+    """A pattern construct whose matches hf_bpe cannot make exactly the reference engine's: refused by name."""
+
+
+def _class_of(match: regex.Match[str], in_set: bool, engine: str) -> tuple[str, bool] | None:
+    """``(name, negated)``: the class (:data:`ALL_CLASS_NAMES`) an :data:`_ESCAPE` match stands for, read inside a
+    set or not, as ``engine`` reads it; None where it is not a class the tables cover (left to ``regex``).
+
+    Raises:
+        UnsupportedConstruct: for a class ``engine`` does not read as Oniguruma does and hf_bpe has no table of.
+    """
+    if match.group(6) is not None:  # [:name:] outside a set is a set of its letters, as Oniguruma reads it
+        if not in_set or match.start() == 0:
+            return None
+        name, negated = match.group(6), bool(match.group(5))
+        if name not in POSIX_NAMES:
+            raise UnsupportedConstruct(f"[:{name}:] is no POSIX bracket Oniguruma knows ({', '.join(POSIX_NAMES)})")
+        key = f"[:{name}:]"
+    elif match.group(4):  # \s, \w, \d, \h or their negations
+        key, negated = match.group(4).lower(), match.group(4).isupper()
+        key = "[w]" if key == "w" and in_set else key
+    elif match.group(1):
+        name, negated = match.group(3), (match.group(1) == "P") != bool(match.group(2))
+        # Oniguruma's property names ignore case and "_" (\p{XDigit}, \p{xdigit}); a general category is kept.
+        loose = name.lower().replace("_", "")
+        if name in CLASS_NAMES:
+            key = name
+        elif loose == "word":
+            key = "[w]" if in_set else "w"
+        elif loose == "punct":
+            key = "Punct"
+        elif loose in POSIX_NAMES:
+            key = f"[:{loose}:]"
+        else:
+            return None
+    else:
+        return None
+    return _engine_class(key, match.group(), engine), negated
+
+
+def _engine_class(key: str, spelled: str, engine: str) -> str:
+    """Class ``key`` as ``engine`` has it: tiktoken's Rust ``regex`` reads ``\\w`` alike in and out of a set, and
+    hf_bpe has no table of its other classes (``\\h`` is an error there, POSIX brackets ASCII-only)."""
+    if engine != "tiktoken" or key in CLASS_NAMES:
+        return key
+    if key == "[w]":
+        return "w"
+    raise UnsupportedConstruct(f"{spelled} is not supported in a tiktoken pattern (hf_bpe has no table of it)")
 
 
 def _atoms(pattern: str) -> list[tuple[str, str]]:
@@ -223,8 +302,10 @@ def _rewrite(pattern: str, engine: str, target: str, caseless: bool = False) -> 
                 out.append(r"(?:(?<=\n)|\A)" if text == "^" else r"(?=\n|\Z)")
             else:
                 out.append(text)
-        elif target == "python" and kind in ("escape", "set"):
-            out.append(_with_reference_classes(text, engine))
+        elif python and kind == "escape" and text in ("\\b", "\\B"):
+            out.append(_word_boundary(text, engine) if target == "python" else text)
+        elif target in ("python", "python-own") and kind in ("escape", "set"):
+            out.append(_with_reference_classes(text, engine, own=target == "python-own", caseless=caseless))
         elif target == "ascii" and kind in ("escape", "set"):
             out.append(_ascii_set(text, engine, caseless))
         elif target == "ascii" and not text.isascii():
@@ -234,20 +315,50 @@ def _rewrite(pattern: str, engine: str, target: str, caseless: bool = False) -> 
     return "".join(out)
 
 
-def _with_reference_classes(text: str, engine: str) -> str:
-    """An escape or a set with ``\\p{...}``/``\\P{...}``/``\\s``/``\\w``/``\\d`` and their negations replaced by
-    ``engine``'s classes."""
+def _with_reference_classes(text: str, engine: str, *, own: bool = False, caseless: bool = False) -> str:
+    """An escape or a set (``text``) with each class escape and POSIX bracket replaced by ``engine``'s class (``own``:
+    by ``regex``'s own spelling of it, which differs only where the guard looks: ``\\p{XDigit}`` is
+    ``[[:xdigit:]]``, ``\\h`` is ``[0-9A-Fa-f]``).
+
+    Read ``caseless``, a bare class keeps its case (Oniguruma does not fold ``\\p{Lu}``: ``(?-i:...)``), and a set
+    holding a class with cased characters is refused: Oniguruma folds such a set (``[\\p{Lu}]``) by its own
+    case-fold closure, which is not reproduced.
+
+    Raises:
+        UnsupportedConstruct: naming the class.
+    """
+    in_set = text.startswith("[")
 
     def replace(match: regex.Match[str]) -> str:
-        if match.group(4):  # \s, \w, \d or their negations
-            name, negated = match.group(4).lower(), match.group(4).isupper()
-        else:
-            name, negated = match.group(3), (match.group(1) == "P") != bool(match.group(2))
-        if name not in CLASS_NAMES:
+        found = _class_of(match, in_set, engine)
+        if found is None:
             return match.group()
-        return f"[{'^' if negated else ''}{_reference_class(name, engine)}]"
+        name, negated = found
+        if caseless and in_set and name not in _CASELESS_SAFE:
+            raise UnsupportedConstruct(
+                f"the set {text} matches the class {match.group()} case-insensitively (under (?i)), which the "
+                "engines read differently (Oniguruma folds the case of a set's classes by its own case-fold closure; "
+                "it matches a class alone by its case): write the class outside the set, or keep (?i: ...) "
+                "around literals only, as the presets do: (?i:'s|'t|'re)"
+            )
+        body = _class_escape(name) if own else _reference_class(name, engine)
+        spelled = f"[{'^' if negated else ''}{body}]"
+        return f"(?-i:{spelled})" if caseless and not in_set else spelled
 
     return _ESCAPE.sub(replace, text)
+
+
+#: The classes with no cased character, which Oniguruma reads alike with or without (?i) in a set.
+_CASELESS_SAFE = frozenset({"s", "d", "[:digit:]", "[:space:]", "[:blank:]", "[:cntrl:]"})
+
+
+def _word_boundary(text: str, engine: str) -> str:
+    """``\\b`` or ``\\B`` as lookarounds on ``engine``'s ``\\w``: Oniguruma's word boundary reads ``\\w`` as it
+    is alone (U+00B2 is a word character), and ``regex``'s own ``\\b`` its own ``\\w``."""
+    word = f"[{_reference_class(_engine_class('w', text, engine), engine)}]"
+    if text == "\\b":
+        return f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"
+    return f"(?:(?<={word})(?={word})|(?<!{word})(?!{word}))"
 
 
 def oniguruma_pattern(pattern: str, engine: str = "tokenizers") -> str:
@@ -276,14 +387,10 @@ def compiled(
     try:
         plain = regex.compile(_rewrite(pattern, engine, "python-own"), flags=regex.VERSION1)
         exact = regex.compile(_rewrite(pattern, engine, "python"), flags=regex.VERSION1)
+    except UnsupportedConstruct as e:
+        raise UnsupportedConstruct(f"split pattern {pattern!r} is refused: {e}") from e
     except (regex.error, ValueError) as e:
         raise ValueError(f"split pattern {pattern!r} does not compile: {e}") from e
-    if _caseless_class(pattern):
-        # Oniguruma folds the case of a class in a set ([\p{Lu}]) but not of a bare one (\p{Lu}); not reproduced.
-        raise ValueError(
-            f"split pattern {pattern!r} matches a Unicode class case-insensitively, which the engines read "
-            "differently; keep (?i: ...) around literals only, as the presets do: (?i:'s|'t|'re)"
-        )
     for probe in ("", "a", " ", "1", "!", "a b\n", "\n\n"):
         if any(m.start() == m.end() for m in exact.finditer(probe)):
             raise ValueError(
@@ -322,30 +429,52 @@ def _ascii_set(text: str, engine: str, caseless: bool) -> str:
         _NoAsciiForm: if it is read ``caseless`` and is a set with ``regex``'s own syntax (nested sets, set
             operations).
     """
-    if caseless:
-        if regex.search(r".\[|--|&&|\|\||~~", text):
+    if caseless and text.startswith("["):
+        if regex.search(r".\[|--|&&|\|\||~~|\\[hHpP]", text):  # nested sets, POSIX brackets, classes re lacks
             raise _NoAsciiForm(text)
         return text
-    if not regex.fullmatch(r"\\(?:[pPsSwWdD].*|[^a-zA-Z0-9])|\[.*", text, flags=regex.DOTALL):
+    if not regex.fullmatch(r"\\(?:[pPsSwWdDhH].*|[^a-zA-Z0-9])|\[.*", text, flags=regex.DOTALL):
         return text  # an anchor, a literal letter escape (\\n, \\t) or an assertion, kept for ``re`` to read
     try:
         one = regex.compile(_with_reference_classes(text, engine), flags=regex.VERSION1)
     except regex.error as e:
         raise _NoAsciiForm from e
     members = {code for code in range(128) if one.fullmatch(chr(code))}
-    return f"[{_escape_ranges(members)}]" if members else "[^\\x00-\\x7f]"
+    spelled = f"[{_escape_ranges(members)}]" if members else "[^\\x00-\\x7f]"
+    return f"(?-i:{spelled})" if caseless else spelled  # a class alone keeps its case (see _with_reference_classes)
 
 
 def _guard(pattern: str, engine: str) -> frozenset[str] | None:
     """Every character whose membership in a class ``pattern`` uses differs between the ``regex``
-    module and the reference ``engine`` (classes are never matched case-insensitively: see :func:`_compiled`)."""
+    module and the reference ``engine``."""
     differ: set[int] = set()
-    for match in _ESCAPE.finditer(pattern):
-        name = _class_name(match)
-        if name in CLASS_NAMES:
-            _, too_many, too_few = _disagreement(name, engine)
-            differ |= too_many | too_few
+    for name in _classes_in(pattern, engine):
+        _, too_many, too_few = _disagreement(name, engine)
+        differ |= too_many | too_few
     return frozenset(map(chr, differ)) if differ else None
+
+
+def _classes_in(pattern: str, engine: str) -> set[str]:
+    """The classes (:data:`ALL_CLASS_NAMES`) ``pattern`` uses, each read where it stands (alone or in a set);
+    ``\\b`` and ``\\B`` use ``\\w``.
+
+    >>> sorted(_classes_in(r"\\w|[-\\w](?:\\b\\p{L})", "tokenizers"))
+    ['L', '[w]', 'w']
+    """
+    names: set[str] = set()
+    for kind, text in _atoms(pattern):
+        if kind == "group":
+            head = regex.match(r"\((?:\?(?:[:=!>]|<[=!]|[a-zA-Z-]*[:)]|P?<\w+>))?", text)
+            assert head is not None  # every group starts with "("
+            names |= _classes_in(text[head.end() : -1], engine)
+        elif kind == "escape" and text in ("\\b", "\\B"):
+            names.add(_engine_class("w", text, engine))
+        elif kind in ("escape", "set"):
+            for match in _ESCAPE.finditer(text):
+                found = _class_of(match, kind == "set", engine)
+                if found is not None:
+                    names.add(found[0])
+    return names
 
 
 _FLAGS = regex.compile(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])")
@@ -362,34 +491,6 @@ def _caseless_within(group: str, caseless: bool) -> bool:
     if flags is None:
         return caseless
     return (caseless or "i" in flags.group(1)) and "i" not in (flags.group(2) or "")
-
-
-def _caseless_class(pattern: str, caseless: bool = False) -> bool:
-    """Whether a Unicode class escape of ``pattern`` that holds cased characters (every class but ``\\s`` and
-    ``\\d``) is matched case-insensitively (under ``(?i)`` or inside ``(?i:...)``).
-
-    >>> _caseless_class(r"(?i:'s|'t)|\\p{L}+"), _caseless_class(r"(?i)\\p{Lu}"), _caseless_class(r"(?i:[\\p{Lu}x])")
-    (False, True, True)
-    """
-    for kind, text in _atoms(pattern):
-        flags = _FLAGS.match(text) if kind == "group" else None
-        if flags is not None:
-            inner = _caseless_within(text, caseless)
-            if flags.group(3) == ")":  # (?i): from here to the end of the enclosing group
-                caseless = inner
-            elif _caseless_class(text[flags.end() : -1], inner):
-                return True
-        elif kind == "group":
-            head = regex.match(r"\((?:\?(?:[=!>]|<[=!]|P?<\w+>))?", text)
-            assert head is not None  # every group starts with "("
-            if _caseless_class(text[head.end() : -1], caseless):
-                return True
-        elif caseless and kind in ("escape", "set"):
-            for match in _ESCAPE.finditer(text):
-                name = _class_name(match)
-                if name in CLASS_NAMES and name not in ("s", "d"):
-                    return True
-    return False
 
 
 @functools.cache
