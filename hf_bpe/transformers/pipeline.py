@@ -50,6 +50,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     """
 
     vocab_files_names = {"tokenizer_file": TOKENIZER_FILE}  # noqa: RUF012 (transformers' API)
+    encodes_split_words = True
     model_input_names = ["input_ids", "attention_mask"]  # noqa: RUF012
 
     def __init__(
@@ -105,6 +106,15 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             else:
                 out += [self.decoder[token_id] for token_id, _ in self.pipeline.model.tokenize(piece)]
         return out
+
+    def stretch_words(self, text: str, start: int, end: int, **options: Any) -> tuple[list[int], int]:
+        """Each token's pre-token in a stretch between added tokens (an added token matched in the normalized text
+        is one), and how many pre-tokens it has."""
+        words: list[int] = []
+        pieces = self.pipeline.pieces(text[start:end], start)
+        for word, (piece, _, added) in enumerate(pieces):
+            words += [word] * (1 if added is not None else len(self.pipeline.model.tokenize(piece)))
+        return words, len(pieces)
 
     def encode_ordinary(self, text: str, **options: Any) -> list[int]:
         """The ids of text with no added tokens in it (no offsets: ``tok(texts)``'s path)."""

@@ -4,16 +4,18 @@
 ``__call__`` gives what ``TokenizersBackend`` gives for the same files: each text (or each word, with
 ``is_split_into_words``) is encoded by the subclass's :meth:`~EncodingRowsTokenizer.encode_text` (and
 :meth:`~EncodingRowsTokenizer.encode_text_with_offsets`), into rows shaped like ``tokenizers``' ``Encoding``
-(:class:`_Encoding`); truncation with overflowing windows, the special-token template, pairs and padding are done
-on those rows, in the order ``Tokenizer.encode`` and ``encode_batch`` do them. The common ``tok(texts)`` call skips
-transformers' per-token Python loop. A subclass owns its model: its files, its encoder, its special-token template
-(:meth:`~EncodingRowsTokenizer.special_tokens_template`), decoding and saving. :func:`file_defaults` gives a
+(:class:`~hf_bpe.pipeline.encoding.Encoding`); truncation with overflowing windows, the special-token template,
+pairs and padding are done on those rows, in the order ``Tokenizer.encode`` and ``encode_batch`` do them. The
+``BatchEncoding`` carries an ``Encoding`` per row (:class:`RowEncodings`, made when first read), so that
+``word_ids()``, ``sequence_ids()``, ``char_to_token()``, ... give the Rust backend's. The common ``tok(texts)``
+call skips transformers' per-token Python loop. A subclass owns its model: its files, its encoder, its
+special-token template (:meth:`~EncodingRowsTokenizer.special_tokens_template`), the pre-tokens words are counted
+by (:meth:`~EncodingRowsTokenizer.stretch_words`), decoding and saving. :func:`file_defaults` gives a
 ``tokenizer.json``'s truncation and padding sections the effect transformers gives them.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +25,7 @@ import regex
 
 from hf_bpe.collector import collector_paused
 from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
+from hf_bpe.pipeline.encoding import Encoding
 from hf_bpe.pipeline.processors import Types
 from hf_bpe.processes import fork_processes, resident_gib, run_forked
 from hf_bpe.transformers._import import quiet_transformers_import
@@ -434,7 +437,7 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
                 encodings = [
                     self._encode_item(item, call, offsets, options, [next(flat) for _ in item]) for item in items
                 ]
-            return self._batch_encoding(encodings, batched, offsets, options)
+            return self._batch_encoding(encodings, batched, offsets, options, items, call)
 
     def _check_stride(self, max_length: int, stride: int) -> None:
         """Refuse a ``stride`` that leaves no room, as the Rust backend does when it sets its truncation
@@ -471,10 +474,16 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         if self._wants("attention_mask", options["return_attention_mask"]):
             data["attention_mask"] = [[1] * len(ids) for ids in encoded]
         tensors = options["return_tensors"]
+        # One Encoding per row, made when first read (BatchEncoding's annotation names tokenizers' Encoding).
+        rows: Any = RowEncodings(self, [(text,) for text in texts], call, options, None, list(range(len(texts))))
         if isinstance(text, str):
             data = {key: value[0] for key, value in data.items()}
-            return BatchEncoding(data, tensor_type=tensors, prepend_batch_axis=tensors is not None)
-        return BatchEncoding(data, tensor_type=tensors)
+            return BatchEncoding(
+                data, encoding=rows, tensor_type=tensors, prepend_batch_axis=tensors is not None, n_sequences=1
+            )
+        return BatchEncoding(
+            data, encoding=rows if texts else None, tensor_type=tensors, n_sequences=1 if texts else None
+        )
 
     def encode_texts(self, texts: list[str], call: dict[str, Any]) -> list[list[int]]:
         """Each text's :meth:`encode_text` ids; a big batch is shared out to forked processes, one per CPU (see
@@ -525,12 +534,21 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         return name in self.model_input_names if asked is None else bool(asked)
 
     def _encode_sequence(
-        self, sequence: str | list[str], type_id: int, call: dict[str, Any], offsets: bool, known: list[int] | None
-    ) -> _Encoding:
+        self,
+        sequence: str | list[str],
+        type_id: int,
+        call: dict[str, Any],
+        offsets: bool,
+        known: list[int] | None,
+        full: bool = False,
+    ) -> Encoding:
         """One sequence as a row: a text, or pre-split words each encoded on its own (offsets within each word,
-        as the Rust backend gives them for pre-tokenized input); ``known``: the text's ids, already encoded."""
+        as the Rust backend gives them for pre-tokenized input); ``known``: the text's ids, already encoded;
+        ``full``: with offsets, tokens and word ids (:meth:`_full_sequence`)."""
+        if full:
+            return self._full_sequence(sequence, type_id, call)
         if known is not None:
-            return _Encoding(known, [type_id] * len(known), [0] * len(known), [(0, 0)] * len(known))
+            return Encoding(known, [type_id] * len(known))
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         for part in [sequence] if isinstance(sequence, str) else sequence:
@@ -540,9 +558,58 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             else:
                 part_ids = self._ids_of_text(part, **call)
             ids += part_ids
-        if not offsets:
-            spans = [(0, 0)] * len(ids)
-        return _Encoding(ids, [type_id] * len(ids), [0] * len(ids), spans)
+        return Encoding(ids, [type_id] * len(ids), offsets=spans if offsets else None)
+
+    def _full_sequence(self, sequence: str | list[str], type_id: int, call: dict[str, Any]) -> Encoding:
+        """A sequence's row with everything ``tokenizers``' ``Encoding`` holds: the words of a text are its
+        pre-tokens, an added token one of them (``PreTokenizedString::into_encoding`` numbers the splits); the
+        words of pre-split input are the given words (``encode_single_sequence`` passes each one's index)."""
+        split = bool(call.get("split_special_tokens"))
+        options = {key: value for key, value in call.items() if key != "split_special_tokens"}
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        tokens: list[str] = []
+        words: list[int | None] = []
+        parts = [sequence] if isinstance(sequence, str) else sequence
+        for index, part in enumerate(parts):
+            part_ids, part_spans = self.encode_text_with_offsets(part, **call)
+            part_tokens, part_words = self._tokens_and_words(part, split, options)
+            if len(part_tokens) != len(part_ids):
+                raise RuntimeError(
+                    f"{type(self).__name__} named {len(part_tokens)} tokens for {len(part_ids)} ids in {part!r:.60}"
+                )
+            ids += part_ids
+            spans += part_spans
+            tokens += part_tokens
+            words += part_words if isinstance(sequence, str) else [index] * len(part_ids)
+        return Encoding(ids, [type_id] * len(ids), offsets=spans, tokens=tokens, words=words)
+
+    def _tokens_and_words(self, text: str, split: bool, options: dict[str, Any]) -> tuple[list[str], list[int | None]]:
+        """Each token's name in an ``Encoding`` (:meth:`stretch_tokens`; an added token as the text it took) and
+        its pre-token's index in ``text`` (:meth:`stretch_words`)."""
+        tokens: list[str] = []
+        words: list[int | None] = []
+        done = 0
+        for start, end, token in self._added_spans(text, split):
+            if token is not None:
+                tokens.append(text[start:end])
+                words.append(done)
+                done += 1
+                continue
+            tokens += self.stretch_tokens(text, start, end, **options)
+            local, count = self.stretch_words(text, start, end, **options)
+            words += [done + word for word in local]
+            done += count
+        return tokens, words
+
+    def stretch_words(self, text: str, start: int, end: int, **options: Any) -> tuple[list[int], int]:
+        """Each token of ``text[start:end]`` (a stretch between added tokens), the index of the pre-token it comes
+        from, and how many pre-tokens the stretch has (a subclass gives them: its pre-tokenizer cuts them).
+
+        Raises:
+            NotImplementedError: naming the class, which does not give word ids.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not give word ids (word_ids, word_to_tokens, ...)")
 
     def _encode_item(
         self,
@@ -551,13 +618,19 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         offsets: bool,
         options: dict[str, Any],
         known: list[list[int]] | None = None,
-    ) -> _Encoding:
+        full: bool = False,
+    ) -> Encoding:
         """One text or pair as the Rust backend's ``Tokenizer.encode`` makes it: each sequence encoded (unless
         ``known`` gives each one's ids), then truncated, then given its special tokens (``TemplateProcessing``),
-        the pair merged into one row."""
+        the pair merged into one row; ``full``: a row with tokens, word ids and sequence ranges too."""
         parts = [
             self._encode_sequence(
-                sequence, self.pair_type_id if index else 0, call, offsets, None if known is None else known[index]
+                sequence,
+                self.pair_type_id if index else 0,
+                call,
+                offsets,
+                None if known is None else known[index],
+                full,
             )
             for index, sequence in enumerate(item)
         ]
@@ -572,41 +645,76 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             if max_length >= added:
                 side = self.truncation_side == "left"
                 _truncate(first, pair, max_length - added, options["stride"], strategy, side)
-        if offsets:
+        if offsets or full:
             for part in parts:
                 for window in (part, *part.overflowing):
                     window.offsets = self.processed_offsets(window.ids, window.offsets)
+        if full:
+            # Each sequence, and each of its windows, is its own sequence index (PostProcessor::process; without a
+            # post-processor, the Rust backend's rows have the ranges too).
+            for index, part in enumerate(parts):
+                for window in (part, *part.overflowing):
+                    window.set_sequence_id(index)
         if add_special_tokens:
             a_before, a_after, b_before, b_after = self.special_tokens_template(pair=pair is not None)
             types = self.special_tokens_types(pair=pair is not None)
             if types is None:
-                first = first.around(a_before, a_after, 0)
-                pair = pair.around(b_before, b_after, self.pair_type_id) if pair is not None else None
-            else:
-                first = first.around(a_before, a_after, types[1], types[0], types[2])
-                pair = pair.around(b_before, b_after, types[4], types[3], types[5]) if pair is not None else None
-        return first.merged(pair) if pair is not None else first
+                types = ([], 0, [], [], self.pair_type_id, [])
+            first = self._around(first, a_before, a_after, types[1], types[0], types[2])
+            if pair is not None:
+                pair = self._around(pair, b_before, b_after, types[4], types[3], types[5])
+        return first.merge_with(pair) if pair is not None else first
+
+    def _around(
+        self,
+        row: Encoding,
+        before: list[int],
+        after: list[int],
+        type_id: int,
+        before_types: list[int] | None = None,
+        after_types: list[int] | None = None,
+    ) -> Encoding:
+        """``row`` (and each overflowing window) between special tokens (``TemplateProcessing``), typed
+        ``type_id`` (the special tokens too, unless given types of their own)."""
+        if not before and not after and (not row.type_ids or row.type_ids[0] == type_id):
+            return row  # a sequence's row is typed as one (_encode_sequence): nothing to change
+        windows = [
+            self._around(window, before, after, type_id, before_types, after_types) for window in row.overflowing
+        ]
+        n, m = len(before), len(after)
+        # Encoding::merge of the template's pieces, in one go: the special tokens have no word and no sequence.
+        return Encoding(
+            [*before, *row.ids, *after],
+            (before_types or [type_id] * n) + [type_id] * len(row.ids) + (after_types or [type_id] * m),
+            [1] * n + row.special_tokens_mask + [1] * m,
+            [(0, 0)] * n + row.offsets + [(0, 0)] * m,
+            [1] * n + row.attention_mask + [1] * m,
+            windows,
+            tokens=None if row.tokens is None else [*self._names(before), *row.tokens, *self._names(after)],
+            words=None if row.words is None else [None] * n + row.words + [None] * m,
+            sequence_ranges={index: (start + n, stop + n) for index, (start, stop) in row.sequence_ranges.items()},
+        )
+
+    def _names(self, ids: list[int]) -> list[str]:
+        return cast("list[str]", self.convert_ids_to_tokens(ids))
 
     def _batch_encoding(
-        self, encodings: list[_Encoding], batched: bool, offsets: bool, options: dict[str, Any]
+        self,
+        encodings: list[Encoding],
+        batched: bool,
+        offsets: bool,
+        options: dict[str, Any],
+        items: list[tuple[Any, ...]] | None = None,
+        call: dict[str, Any] | None = None,
     ) -> BatchEncoding:
         """Pad as the Rust backend pads (every row, overflowing windows included, to the longest first row or to
-        ``max_length``), then lay the rows out as ``TokenizersBackend._encode_plus`` does."""
-        strategy = options["padding_strategy"]
-        if strategy != PaddingStrategy.DO_NOT_PAD and encodings:
-            target = (
-                options["max_length"]
-                if strategy == PaddingStrategy.MAX_LENGTH
-                else max(len(encoding.ids) for encoding in encodings)
-            )
-            multiple = options["pad_to_multiple_of"]
-            if multiple and target % multiple:
-                target += multiple - target % multiple
-            left = (options["padding_side"] or self.padding_side) == "left"
-            for encoding in encodings:
-                encoding.pad(target, self.pad_token_id, self.pad_token_type_id, left)
+        ``max_length``), then lay the rows out as ``TokenizersBackend._encode_plus`` does, with an ``Encoding`` per
+        row (:class:`RowEncodings`, made from ``items`` when first read)."""
+        target = self._padding_target(encodings, options)
+        if target is not None:
+            self._pad_rows(encodings, target, options)
         overflowing = options["return_overflowing_tokens"]
-        rows: list[_Encoding] = []
+        rows: list[Encoding] = []
         mapping: list[int] = []
         for sample, encoding in enumerate(encodings):
             windows = [encoding, *encoding.overflowing] if overflowing else [encoding]
@@ -616,9 +724,9 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         if self._wants("token_type_ids", options["return_token_type_ids"]):
             data["token_type_ids"] = [row.type_ids for row in rows]
         if self._wants("attention_mask", options["return_attention_mask"]):
-            data["attention_mask"] = [row.attention for row in rows]
+            data["attention_mask"] = [row.attention_mask for row in rows]
         if options["return_special_tokens_mask"]:
-            data["special_tokens_mask"] = [row.special for row in rows]
+            data["special_tokens_mask"] = [row.special_tokens_mask for row in rows]
         if offsets:
             data["offset_mapping"] = [row.offsets for row in rows]
         if options["return_length"]:
@@ -628,11 +736,85 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         for row in rows:
             self._eventual_warn_about_too_long_sequence(row.ids, options["max_length"], options["verbose"])
         tensors = options["return_tensors"]
+        lazy: Any = None
+        n_sequences = None
+        if items is not None and call is not None and rows:
+            lazy = RowEncodings(self, items, call, options, target, mapping)
+            n_sequences = 2 if len(items[0]) > 1 else 1
         if not batched and tensors is None and not overflowing:
             # TokenizersBackend drops the batch axis of list values only ("length" stays a one-item list).
             data = {key: value[0] if value and isinstance(value[0], list) else value for key, value in data.items()}
-            return BatchEncoding(data)
-        return BatchEncoding(data, tensor_type=tensors)
+            return BatchEncoding(data, encoding=lazy, n_sequences=n_sequences)
+        return BatchEncoding(data, encoding=lazy, tensor_type=tensors, n_sequences=n_sequences)
+
+    def _padding_target(self, encodings: list[Encoding], options: dict[str, Any]) -> int | None:
+        """The length the call pads every row to (None: no padding)."""
+        strategy = options["padding_strategy"]
+        if strategy == PaddingStrategy.DO_NOT_PAD or not encodings:
+            return None
+        target: int = (
+            options["max_length"]
+            if strategy == PaddingStrategy.MAX_LENGTH
+            else max(len(encoding.ids) for encoding in encodings)
+        )
+        multiple = options["pad_to_multiple_of"]
+        if multiple and target % multiple:
+            target += multiple - target % multiple
+        return target
+
+    def _pad_rows(self, encodings: list[Encoding], target: int, options: dict[str, Any]) -> None:
+        side = options["padding_side"] or self.padding_side
+        pad_token = str(self.pad_token) if self.pad_token is not None else ""
+        for encoding in encodings:
+            encoding.pad(target, self.pad_token_id, self.pad_token_type_id, pad_token, side)
+
+
+class RowEncodings(Sequence[Encoding]):
+    """A call's ``Encoding`` per row of its ``BatchEncoding`` (overflowing windows included), each sample's made
+    when one of its rows is first read: encoded again by the same call with everything (tokens, word ids,
+    sequence ranges), truncated and padded as the call's rows were, so that what a row says does not depend on
+    whether the call asked for offsets. It pickles as the plain list of its rows."""
+
+    def __init__(
+        self,
+        tokenizer: EncodingRowsTokenizer,
+        items: list[tuple[Any, ...]],
+        call: dict[str, Any],
+        options: dict[str, Any],
+        target: int | None,
+        mapping: list[int],
+    ) -> None:
+        self._tokenizer = tokenizer
+        self._items = items
+        self._call = call
+        self._options = options
+        self._target = target
+        self._mapping = mapping  # each row's sample
+        self._rows: list[tuple[int, int]] = []  # each row's (sample, window), when first read
+        self._made: dict[int, list[Encoding]] = {}
+
+    def __len__(self) -> int:
+        return len(self._mapping)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._mapping)))]
+        if not self._rows:
+            for sample in self._mapping:
+                window = self._rows[-1][1] + 1 if self._rows and self._rows[-1][0] == sample else 0
+                self._rows.append((sample, window))
+        sample, window = self._rows[index]
+        if sample not in self._made:
+            tokenizer = self._tokenizer
+            with collector_paused():
+                row = tokenizer._encode_item(self._items[sample], self._call, True, self._options, full=True)
+                if self._target is not None:
+                    tokenizer._pad_rows([row], self._target, self._options)
+            self._made[sample] = [row, *row.overflowing]
+        return self._made[sample][window]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return list, (list(self),)
 
 
 def _batch(text: Any, is_split_into_words: bool) -> tuple[bool, list[Any]]:
@@ -774,146 +956,23 @@ class AddedTokenMatcher:
         self.__init__()  # type: ignore[misc]
 
 
-@dataclasses.dataclass
-class _Encoding:
-    """One row as ``tokenizers``' ``Encoding`` holds it, with its overflowing windows: what truncation, pairs and
-    padding work on, so that they give the Rust backend's rows."""
-
-    ids: list[int]
-    type_ids: list[int]
-    special: list[int]
-    offsets: list[tuple[int, int]]
-    attention: list[int] = dataclasses.field(default_factory=list)
-    overflowing: list[_Encoding] = dataclasses.field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        if not self.attention:
-            self.attention = [1] * len(self.ids)
-
-    def _slice(self, start: int, stop: int) -> _Encoding:
-        return _Encoding(
-            self.ids[start:stop],
-            self.type_ids[start:stop],
-            self.special[start:stop],
-            self.offsets[start:stop],
-            self.attention[start:stop],
-        )
-
-    def truncate(self, max_len: int, stride: int, left: bool) -> None:
-        """Keep ``max_len`` tokens; the rest go to ``overflowing`` as windows overlapping by ``stride``
-        (``Encoding::truncate``)."""
-        length = len(self.ids)
-        if max_len >= length:
-            return
-        if max_len == 0:
-            whole = self._slice(0, length)
-            whole.overflowing = self.overflowing
-            self.ids, self.type_ids, self.special, self.offsets, self.attention = [], [], [], [], []
-            self.overflowing = [whole]
-            return
-        if stride >= max_len:
-            raise ValueError(
-                f"stride={stride} must be smaller than the length truncated to ({max_len}: max_length less the "
-                "special tokens added); choose a smaller stride"
-            )
-        step = max_len - stride
-        ranges: list[tuple[int, int]] = []
-        if not left:
-            for start in range(0, length, step):
-                stop = min(start + max_len, length)
-                ranges.append((start, stop))
-                if stop == length:
-                    break
-        else:
-            for last in range(length - 1, -1, -step):
-                start = max(last + 1 - max_len, 0)
-                ranges.append((start, last + 1))
-                if start == 0:
-                    break
-        windows = [self._slice(start, stop) for start, stop in ranges]
-        first = windows[0]
-        self.ids, self.type_ids, self.special = first.ids, first.type_ids, first.special
-        self.offsets, self.attention = first.offsets, first.attention
-        self.overflowing = windows[1:]
-
-    def around(
-        self,
-        before: list[int],
-        after: list[int],
-        type_id: int,
-        before_types: list[int] | None = None,
-        after_types: list[int] | None = None,
-    ) -> _Encoding:
-        """This row (and each overflowing window) between special tokens (``TemplateProcessing``), typed
-        ``type_id`` (the special tokens too, unless given types of their own)."""
-        if not before and not after and (not self.type_ids or self.type_ids[0] == type_id):
-            return self  # a sequence's row is typed as one (_encode_sequence): nothing to change
-        n, m = len(before), len(after)
-        return _Encoding(
-            [*before, *self.ids, *after],
-            (before_types or [type_id] * n) + [type_id] * len(self.ids) + (after_types or [type_id] * m),
-            [1] * n + self.special + [1] * m,
-            [(0, 0)] * n + self.offsets + [(0, 0)] * m,
-            [1] * n + self.attention + [1] * m,
-            [window.around(before, after, type_id, before_types, after_types) for window in self.overflowing],
-        )
-
-    def merged(self, pair: _Encoding) -> _Encoding:
-        """This row followed by ``pair``; the windows are every combination (``Encoding::merge_with``): each of
-        ours with the pair and with each of its windows, then ours with each of the pair's windows."""
-
-        def join(a: _Encoding, b: _Encoding) -> _Encoding:
-            return _Encoding(
-                a.ids + b.ids, a.type_ids + b.type_ids, a.special + b.special, a.offsets + b.offsets,
-                a.attention + b.attention,
-            )  # fmt: skip
-
-        windows = [join(mine, theirs) for mine in self.overflowing for theirs in (pair, *pair.overflowing)]
-        windows += [join(self, theirs) for theirs in pair.overflowing]
-        result = join(self, pair)
-        result.overflowing = windows
-        return result
-
-    def pad(self, target: int, pad_id: int | None, pad_type_id: int, left: bool) -> None:
-        """Pad to ``target`` tokens, the overflowing windows too (``Encoding::pad``)."""
-        for window in self.overflowing:
-            window.pad(target, pad_id, pad_type_id, left)
-        missing = target - len(self.ids)
-        if missing <= 0:
-            return
-        if pad_id is None:
-            raise ValueError("padding needs a pad token; set tokenizer.pad_token (e.g. to tokenizer.eos_token)")
-        pads = [pad_id] * missing
-        if left:
-            self.ids = pads + self.ids
-            self.type_ids = [pad_type_id] * missing + self.type_ids
-            self.special = [1] * missing + self.special
-            self.offsets = [(0, 0)] * missing + self.offsets
-            self.attention = [0] * missing + self.attention
-        else:
-            self.ids = self.ids + pads
-            self.type_ids = self.type_ids + [pad_type_id] * missing
-            self.special = self.special + [1] * missing
-            self.offsets = self.offsets + [(0, 0)] * missing
-            self.attention = self.attention + [0] * missing
-
-
 def _is_text_pair(item: Any) -> bool:
     return isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(part, str) for part in item)
 
 
 def _truncate(
-    first: _Encoding, pair: _Encoding | None, max_length: int, stride: int, strategy: TruncationStrategy, left: bool
+    first: Encoding, pair: Encoding | None, max_length: int, stride: int, strategy: TruncationStrategy, left: bool
 ) -> None:
     """Truncate a text or pair to ``max_length`` tokens in all, as ``tokenizers``' ``truncate_encodings`` does.
 
     Raises:
         ValueError: if the sequence to truncate is too short, or ``only_second`` is asked without a pair.
     """
+    side = "left" if left else "right"
     if max_length == 0:
-        first.truncate(0, stride, left)
+        first.truncate(0, stride, side)
         if pair is not None:
-            pair.truncate(0, stride, left)
+            pair.truncate(0, stride, side)
         return
     total = len(first.ids) + (len(pair.ids) if pair is not None else 0)
     if total <= max_length:
@@ -921,7 +980,7 @@ def _truncate(
     to_remove = total - max_length
     if strategy == TruncationStrategy.LONGEST_FIRST:
         if pair is None:
-            first.truncate(max_length, stride, left)
+            first.truncate(max_length, stride, side)
             return
         n1, n2 = len(first.ids), len(pair.ids)
         swap = n1 > n2
@@ -933,15 +992,15 @@ def _truncate(
             n2 = n1 + max_length % 2
         if swap:
             n1, n2 = n2, n1
-        first.truncate(n1, stride, left)
-        pair.truncate(n2, stride, left)
+        first.truncate(n1, stride, side)
+        pair.truncate(n2, stride, side)
         return
     if strategy == TruncationStrategy.ONLY_SECOND and pair is None:
         raise ValueError("truncation='only_second' needs a second sequence (text_pair); none was given")
-    target = first if strategy == TruncationStrategy.ONLY_FIRST else cast(_Encoding, pair)
+    target = first if strategy == TruncationStrategy.ONLY_FIRST else cast(Encoding, pair)
     if len(target.ids) <= to_remove:
         raise ValueError(
             f"truncation={strategy.value!r} cannot reach max_length={max_length}: the sequence it may cut has "
             f"{len(target.ids)} tokens and {to_remove} must go; use truncation='longest_first' or a larger max_length"
         )
-    target.truncate(len(target.ids) - to_remove, stride, left)
+    target.truncate(len(target.ids) - to_remove, stride, side)

@@ -181,6 +181,13 @@ class UnigramTokenizer(EncodingRowsTokenizer):
                 index += len(piece)
         return ids, offsets
 
+    def stretch_words(self, text: str, start: int, end: int, **options: Any) -> tuple[list[int], int]:
+        """Each token's word (a ``▁``-led piece, Metaspace's pre-token) in a stretch between added tokens, and how
+        many words it has."""
+        words = [word for word, _ in aligned_words(text[start:end])]
+        encode = self.encoder.encode_word
+        return [index for index, word in enumerate(words) for _ in encode(word)], len(words)
+
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
         """Write ``tokenizer.json`` (the model, its normalizers, pre-tokenizer, decoder and special tokens)."""
         prefix = f"{filename_prefix}-" if filename_prefix else ""

@@ -185,6 +185,13 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
                     offsets.append(self._piece_span(text, start, end, piece_start, piece_end))
         return ids, offsets
 
+    def stretch_words(self, text: str, start: int, end: int, **options: Any) -> tuple[list[int], int]:
+        """Each token's word (BERT's pre-tokens: white space and punctuation cut) in a stretch between added
+        tokens, and how many words it has."""
+        words = [piece for piece, _ in self.recipe.pieces(text[start:end])]
+        encode = self.encoder.encode_word
+        return [index for index, word in enumerate(words) for _ in encode(word)], len(words)
+
     def _piece_span(self, text: str, start: int, end: int, piece_start: int, piece_end: int) -> tuple[int, int]:
         """The original span of characters ``piece_start:piece_end`` of the normalized word at ``start:end``,
         where normalizing changed its length: each normalized character maps to the original one it came from."""
