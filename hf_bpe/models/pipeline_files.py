@@ -34,6 +34,7 @@ from hf_bpe.pipeline.processors import post_processor_from_json
 from hf_bpe.pipeline.tokenizer_json import (
     read_truncation_and_padding,
     refuse_unsupported,
+    saved_post_processor,
     tokenizer_document,
     truncation_and_padding_json,
     unsupported,
@@ -254,6 +255,8 @@ def pipeline_json(read: PipelineJson, added_tokens: list[dict[str, Any]]) -> str
         **{key: read.sections[key] for key in SECTIONS},
         **truncation_and_padding_json(read.truncation, read.padding),
     )
+    # As TokenizersBackend.save_pretrained writes the same file back (its post-processor as serde re-serializes it).
+    data["post_processor"] = saved_post_processor(read.sections.get("post_processor"))
     return json.dumps(data, ensure_ascii=False, indent=2)
 
 

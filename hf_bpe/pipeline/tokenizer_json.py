@@ -431,6 +431,50 @@ def tokenizer_document(
     }
 
 
+#: The post-processor transformers' ``TokenizersBackend`` sets where a file has none
+#: (``update_post_processor``, without ``add_bos_token``/``add_eos_token``): a template adding nothing.
+NO_TEMPLATE: Mapping[str, Any] = {
+    "type": "TemplateProcessing",
+    "single": [{"Sequence": {"id": "A", "type_id": 0}}],
+    "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+    "special_tokens": {},
+}
+
+#: The fields ``tokenizers`` serializes for each post-processor type, with the defaults serde fills in for a
+#: missing one (None: required); the others a file holds are read and dropped (Command-R's template carries
+#: ``ByteLevel``'s three flags).
+POST_PROCESSOR_FIELDS: Mapping[str, Mapping[str, Any]] = {
+    "TemplateProcessing": {"single": None, "pair": None, "special_tokens": None},
+    "ByteLevel": {"add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+    "RobertaProcessing": {"sep": None, "cls": None, "trim_offsets": True, "add_prefix_space": True},
+    "BertProcessing": {"sep": None, "cls": None},
+    "Sequence": {"processors": None},
+}
+
+
+def saved_post_processor(section: Mapping[str, Any] | None, *, top: bool = True) -> Any:
+    """A file's post-processor as transformers' Rust backend saves it back after loading the file: the fields of
+    its type only (:data:`POST_PROCESSOR_FIELDS`), a ``Sequence``'s each so; none at the top becomes
+    :data:`NO_TEMPLATE`. A type not listed is written as read.
+
+    >>> saved_post_processor({"type": "ByteLevel", "trim_offsets": False, "extra": 1})
+    {'type': 'ByteLevel', 'add_prefix_space': True, 'trim_offsets': False, 'use_regex': True}
+    >>> saved_post_processor(None)["type"]
+    'TemplateProcessing'
+    """
+    if section is None:
+        return dict(NO_TEMPLATE) if top else None
+    fields = POST_PROCESSOR_FIELDS.get(str(section.get("type")))
+    if fields is None:
+        return dict(section)
+    saved = {"type": section["type"]}
+    present = {key: default for key, default in fields.items() if key in section or default is not None}
+    saved.update({key: section.get(key, default) for key, default in present.items()})
+    if section["type"] == "Sequence":
+        saved["processors"] = [saved_post_processor(part, top=False) for part in section.get("processors") or []]
+    return saved
+
+
 def special_added_tokens(tokens: Iterable[str], vocab: Mapping[str, int]) -> list[dict[str, Any]]:
     """The ``added_tokens`` section ``Tokenizer.add_special_tokens`` gives for ``tokens`` (special, matched on the
     raw text) over a model whose vocabulary is ``vocab``: a token the model has keeps its id; another takes the next

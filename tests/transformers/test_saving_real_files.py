@@ -1,7 +1,8 @@
 """Saving a tokenizer loaded from a real ``tokenizer.json``: hf_bpe's class writes what transformers' Rust backend
 (``TokenizersBackend``, loaded from the same file) writes. The judge is the Rust backend's own ``save_pretrained``:
 the ``tokenizer.json`` equal as parsed JSON (Qwen3's ``ByteLevel`` decoder flags, a ``null`` post-processor, a
-``Split`` ``"Removed"`` and inverted kept as they were) and the same set of files (no legacy ``added_tokens.json``)."""
+``Split`` ``"Removed"`` and inverted, a template with extra fields) and the same set of files (no legacy
+``added_tokens.json``)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,12 @@ def source(name: str, directory: Path) -> Path:
     return model_tokenizer_json(name)
 
 
-@pytest.mark.parametrize("name", ["qwen3", "llama3", "gpt2", "deepseek_v3", "minimax_like", "split_removed_inverted"])
+#: Byte-level files (BPETokenizer) and others (PipelineTokenizer): Yi's has no post-processor, Command-R's template
+#: carries ByteLevel's flags, which the Rust backend drops.
+NAMES = ["qwen3", "llama3", "gpt2", "deepseek_v3", "minimax_like", "split_removed_inverted", "yi", "command_r_plus"]
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_save_pretrained_writes_what_the_rust_backend_writes(name, tmp_path):
     path = source(name, tmp_path)
     rust_dir, ours_dir = tmp_path / "rust", tmp_path / "ours"

@@ -36,6 +36,7 @@ from hf_bpe.pipeline.tokenizer_json import (
     dumps,
     only_types,
     refuse_unsupported,
+    saved_post_processor,
     special_added_tokens,
     special_token_entry,
     tokenizer_document,
@@ -556,16 +557,6 @@ def continued_tokenizer_json(
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
 
 
-#: The post-processor transformers' ``TokenizersBackend`` sets where a file has none
-#: (``update_post_processor``, without ``add_bos_token``/``add_eos_token``): a template adding nothing.
-NO_TEMPLATE: Mapping[str, Any] = {
-    "type": "TemplateProcessing",
-    "single": [{"Sequence": {"id": "A", "type_id": 0}}],
-    "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
-    "special_tokens": {},
-}
-
-
 def loaded_tokenizer_json(
     pipeline: KeptPipeline,
     vocab: Mapping[str, int],
@@ -577,8 +568,9 @@ def loaded_tokenizer_json(
 ) -> str:
     """The ``tokenizer.json`` a tokenizer loaded from ``pipeline``'s file saves: the file's normalizer,
     pre-tokenizer, post-processor and decoder as read (a ``Split`` ``"Removed"`` and inverted stays so; a
-    ``null`` post-processor becomes :data:`NO_TEMPLATE`), its model's settings, this ``vocab`` and ``merges``, and
-    the added tokens, truncation and padding of now.
+    ``null`` post-processor becomes a template adding nothing; see
+    :func:`~hf_bpe.pipeline.tokenizer_json.saved_post_processor`), its model's settings, this ``vocab`` and
+    ``merges``, and the added tokens, truncation and padding of now.
 
     That is what transformers' ``TokenizersBackend.save_pretrained`` writes for the same file (``Tokenizer::save``
     serializes the sections it deserialized; merges as pairs, the model's missing settings at their defaults).
@@ -598,8 +590,7 @@ def loaded_tokenizer_json(
         added_tokens=added_tokens,
         normalizer=read.get("normalizer"),
         pre_tokenizer=read.get("pre_tokenizer"),
-        # TokenizersBackend.update_post_processor gives a file without one the template of its bos/eos flags.
-        post_processor=read.get("post_processor") or NO_TEMPLATE,
+        post_processor=saved_post_processor(read.get("post_processor")),
         decoder=read.get("decoder"),
         truncation=truncation,
         padding=padding,
