@@ -116,11 +116,11 @@ class VocabularyFilesTokenizer(PreTrainedTokenizer):
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
         """Write ``vocab.json``, ``merges.txt`` and, for loading without hf_bpe, ``tokenizer.json``; loaded from a
-        ``tokenizer.json``, that file alone, as ``TokenizersBackend`` saves it."""
+        ``tokenizer.json`` without those two files beside it, that file alone, as ``TokenizersBackend`` saves it."""
         prefix = f"{filename_prefix}-" if filename_prefix else ""
         specials = [token for token in self._added_tokens_encoder if token in self.encoder]
         files = {prefix + TOKENIZER_FILE: self._tokenizer_json(specials)}
-        if getattr(self, "_file_pipeline", None) is None:
+        if getattr(self, "_file_pipeline", None) is None or getattr(self, "_vocabulary_files", True):
             files = {prefix + VOCAB_FILE: format_vocab(self.encoder), prefix + MERGES_FILE: format_merges(self.merges)}
             files[prefix + TOKENIZER_FILE] = self._tokenizer_json(specials)
         write_files(save_directory, files)
@@ -281,6 +281,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         )
         if tokenizer_file is not None and loaded is not None and loaded.pipeline is not None:
             self._file_pipeline = (loaded.pipeline, loaded.basis)
+        # A directory with vocab.json + merges.txt saves them again (GPT2Tokenizer reads them); a file alone does not.
+        self._vocabulary_files = vocab_file is not None and merges_file is not None
         # Every argument of the signature is in init_kwargs (transformers' test_tokenizer_store_full_signature): a
         # pad_token left to the file is the one it gave, or none.
         self.init_kwargs.setdefault("pad_token", self.pad_token)
