@@ -475,6 +475,28 @@ def saved_post_processor(section: Mapping[str, Any] | None, *, top: bool = True)
     return saved
 
 
+#: ``ByteLevel``'s fields, as ``tokenizers`` fills in a missing one (the pre-tokenizer, decoder and post-processor
+#: are one struct, ``ByteLevel::default``): a file older than ``use_regex`` is saved with it.
+BYTE_LEVEL_DEFAULTS: Mapping[str, bool] = {"add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+
+
+def saved_section(section: Any) -> Any:
+    """A file's pre-tokenizer or decoder as transformers' Rust backend saves it back: each ``ByteLevel`` in it (a
+    ``Sequence``'s too) with :data:`BYTE_LEVEL_DEFAULTS` for the fields it lacks; everything else as read.
+
+    >>> saved_section({"type": "Sequence", "decoders": [{"type": "ByteLevel", "add_prefix_space": False}]})["decoders"]
+    [{'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': True}]
+    """
+    if not isinstance(section, Mapping):
+        return section
+    if section.get("type") == "ByteLevel":
+        return {"type": "ByteLevel", **{key: section.get(key, default) for key, default in BYTE_LEVEL_DEFAULTS.items()}}
+    if section.get("type") == "Sequence":
+        return {key: [saved_section(part) for part in value] if isinstance(value, list) else value
+                for key, value in section.items()}  # fmt: skip
+    return dict(section)
+
+
 def special_added_tokens(tokens: Iterable[str], vocab: Mapping[str, int]) -> list[dict[str, Any]]:
     """The ``added_tokens`` section ``Tokenizer.add_special_tokens`` gives for ``tokens`` (special, matched on the
     raw text) over a model whose vocabulary is ``vocab``: a token the model has keeps its id; another takes the next

@@ -37,6 +37,7 @@ from hf_bpe.pipeline.tokenizer_json import (
     only_types,
     refuse_unsupported,
     saved_post_processor,
+    saved_section,
     special_added_tokens,
     special_token_entry,
     tokenizer_document,
@@ -578,8 +579,10 @@ def loaded_tokenizer_json(
     >>> pipeline = KeptPipeline.of({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a b"]},
     ...                             "post_processor": None, "decoder": {"type": "ByteLevel"}})
     >>> data = json.loads(loaded_tokenizer_json(pipeline, {"a": 0, "b": 1, "ab": 2}, [("a", "b")], added_tokens=[]))
-    >>> data["post_processor"]["single"], data["decoder"], data["model"]["merges"], data["model"]["ignore_merges"]
-    ([{'Sequence': {'id': 'A', 'type_id': 0}}], {'type': 'ByteLevel'}, [['a', 'b']], False)
+    >>> data["post_processor"]["single"], data["decoder"]["use_regex"], data["model"]["merges"]
+    ([{'Sequence': {'id': 'A', 'type_id': 0}}], True, [['a', 'b']])
+    >>> data["model"]["ignore_merges"]
+    False
     """
     read = pipeline.document
     settings = {key: value for key, value in read["model"].items() if key not in REWRITTEN_MODEL_KEYS}
@@ -589,9 +592,9 @@ def loaded_tokenizer_json(
         model,
         added_tokens=added_tokens,
         normalizer=read.get("normalizer"),
-        pre_tokenizer=read.get("pre_tokenizer"),
+        pre_tokenizer=saved_section(read.get("pre_tokenizer")),
         post_processor=saved_post_processor(read.get("post_processor")),
-        decoder=read.get("decoder"),
+        decoder=saved_section(read.get("decoder")),
         truncation=truncation,
         padding=padding,
     )
