@@ -176,3 +176,24 @@ def test_export_replaces_no_file_unasked(corpus, tmp_path, capsys):
     encoding = tiktoken.Encoding("t", pat_str=TIKTOKEN_PATTERN, mergeable_ranks=load_tiktoken_bpe(str(ranks)),
                                  special_tokens={})  # fmt: skip
     assert encoding.encode(TEXT) == rust_ids(tok)
+
+
+def test_each_size_of_a_multi_size_run_and_download_keep_to_the_rule(corpus, tmp_path, capsys):
+    sizes = tmp_path / "sizes"
+    argv = ["train", str(corpus), "-o", str(sizes), "--vocab-size", "265,275", "--no-progress"]
+    assert main(argv) == 0
+    before = {size: contents(sizes / size) for size in ("265", "275")}
+    assert main(argv) == 2
+    assert f"{sizes / '265'}: holds a byte-level BPE tokenizer" in capsys.readouterr().err
+    assert {size: contents(sizes / size) for size in ("265", "275")} == before
+    assert main([*argv, "--force"]) == 0
+    assert AutoTokenizer.from_pretrained(str(sizes / "275"))(TEXT)["input_ids"] == rust_ids(sizes / "275")
+
+    out = model_dir(tmp_path / "model")
+    before_model = contents(out)
+    assert main(["download", "gpt2", str(out)]) == 2
+    assert "tokenizer_config.json with a chat template" in capsys.readouterr().err
+    assert contents(out) == before_model
+    assert main(["download", "gpt2", str(out), "--force"]) == 0
+    assert "chat_template" not in json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert AutoTokenizer.from_pretrained(str(out))(TEXT)["input_ids"] == rust_ids(out)
