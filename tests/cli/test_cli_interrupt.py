@@ -43,7 +43,8 @@ def _interrupt_while_counting(tmp_path: Path, signals: int) -> tuple[int, str, l
     out.mkdir()
     (out / "vocab.json").write_text("earlier", encoding="utf-8")
     child = subprocess.Popen(
-        [sys.executable, "-m", "hf_bpe.cli", "train", str(corpus), "-o", str(out), "--workers", "2"],
+        # --force: the directory holds an earlier file, which an interrupted run must leave as it was
+        [sys.executable, "-m", "hf_bpe.cli", "train", str(corpus), "-o", str(out), "--workers", "2", "--force"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
