@@ -46,7 +46,7 @@ def previous_output(tmp_path):
 
 def test_directory_given_as_file(tmp_path, previous_output):
     before = snapshot(previous_output)
-    done = run("train", tmp_path, "-o", previous_output, "--no-progress")
+    done = run("train", tmp_path, "-o", previous_output, "--no-progress", "--force")
     assert done.returncode == 1
     assert done.stderr.strip() == f"hf-bpe: error: {tmp_path}: is a directory, expected a text file"
     assert snapshot(previous_output) == before
@@ -76,7 +76,8 @@ def test_unwritable_output_directory_is_named_and_left_alone(tmp_path, previous_
     monkeypatch.setattr(hf_bpe.atomic.tempfile, "mkstemp", refuse)
     source = tmp_path / "a.txt"
     source.write_text("hello world\n", encoding="utf-8")
-    status = cli.main(["train", str(source), "-o", str(previous_output), "--workers", "1", "--no-progress"])
+    argv = ["train", str(source), "-o", str(previous_output), "--workers", "1", "--no-progress", "--force"]
+    status = cli.main(argv)
     assert status == 1
     assert (
         capsys.readouterr().err.strip() == f"hf-bpe: error: {previous_output}: cannot write there (Permission denied)"
@@ -153,7 +154,19 @@ def big_corpus(tmp_path_factory):
 def test_signal_during_training_leaves_previous_output(big_corpus, previous_output, sig, status, message):
     before = snapshot(previous_output)
     process = subprocess.Popen(
-        [sys.executable, "-m", "hf_bpe.cli", "train", str(big_corpus), "-o", str(previous_output), "--workers", "2"],
+        # --force: replacing the earlier output is asked for, and an interrupted run must still leave it whole
+        [
+            sys.executable,
+            "-m",
+            "hf_bpe.cli",
+            "train",
+            str(big_corpus),
+            "-o",
+            str(previous_output),
+            "--workers",
+            "2",
+            "--force",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
