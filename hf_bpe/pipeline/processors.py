@@ -192,6 +192,9 @@ class PostProcessor:
     pair_types: Types = ([], 0, [], [], 1, [])
     trim_offsets: bool = False
     add_prefix_space: bool = True
+    #: Whether adding special tokens types the overflowing windows too (``RobertaProcessing``: all 0); a template
+    #: types the kept rows only, the windows keeping their sequence's index (``TemplateProcessing::apply_template``).
+    retypes_windows: bool = False
 
     def around(self, pair: bool = False) -> Around:
         """The special-token ids before and after the first and the second sequence."""
@@ -300,6 +303,7 @@ def _roberta_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
         "single_types": ([0], 0, [0], [], 0, []),
         "pair_types": ([0], 0, [0], [0], 0, [0]),
         "pair_type_id": 0,
+        "retypes_windows": True,
         **_trim_fields(data, path),
     }
 

@@ -67,6 +67,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         self.encoder = self.file.vocab
         self.decoder = {token_id: token for token, token_id in self.encoder.items()}
         self.pair_type_id = self.pipeline.post_processor.pair_type_id
+        self.retypes_windows = self.pipeline.post_processor.retypes_windows
         # Added tokens the file matches in the normalized text (the pipeline matches them there).
         self._normalized_contents = {entry["content"] for entry in self.file.added_tokens if entry.get("normalized")}
         if "added_tokens_decoder" not in kwargs:

@@ -135,6 +135,9 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
     encodes_split_words: bool = False
     #: The type id of a pair's second sequence and its special tokens (RoBERTa's post-processor: 0).
     pair_type_id: int = 1
+    #: Whether the post-processor, adding special tokens, types each overflowing window as the kept row
+    #: (``RobertaProcessing``: 0); else a window keeps the type id its sequence was encoded with, its index.
+    retypes_windows: bool = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._added_matcher = AddedTokenMatcher()
@@ -623,10 +626,11 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         """One text or pair as the Rust backend's ``Tokenizer.encode`` makes it: each sequence encoded (unless
         ``known`` gives each one's ids), then truncated, then given its special tokens (``TemplateProcessing``),
         the pair merged into one row; ``full``: a row with tokens, word ids and sequence ranges too."""
+        # Tokenizer::encode types each sequence by its index; the post-processor retypes the kept rows below.
         parts = [
             self._encode_sequence(
                 sequence,
-                self.pair_type_id if index else 0,
+                index,
                 call,
                 offsets,
                 None if known is None else known[index],
@@ -649,6 +653,10 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             for part in parts:
                 for window in (part, *part.overflowing):
                     window.offsets = self.processed_offsets(window.ids, window.offsets)
+        types = self.special_tokens_types(pair=pair is not None)
+        if types is None:
+            types = ([], 0, [], [], self.pair_type_id, [])
+        self._type_sequences(parts, (types[1], types[4]), add_special_tokens)
         if full:
             # Each sequence, and each of its windows, is its own sequence index (PostProcessor::process; without a
             # post-processor, the Rust backend's rows have the ranges too).
@@ -657,13 +665,22 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
                     window.set_sequence_id(index)
         if add_special_tokens:
             a_before, a_after, b_before, b_after = self.special_tokens_template(pair=pair is not None)
-            types = self.special_tokens_types(pair=pair is not None)
-            if types is None:
-                types = ([], 0, [], [], self.pair_type_id, [])
             first = self._around(first, a_before, a_after, types[1], types[0], types[2])
             if pair is not None:
                 pair = self._around(pair, b_before, b_after, types[4], types[3], types[5])
         return first.merge_with(pair) if pair is not None else first
+
+    def _type_sequences(self, parts: list[Encoding], sequence_types: tuple[int, int], add_special_tokens: bool) -> None:
+        """Type each sequence's kept row as the post-processor does, with or without special tokens
+        (``TemplateProcessing::apply_template`` sets the type ids of the kept row only); its overflowing windows
+        keep the type id ``Tokenizer::encode`` gave the sequence, its index, unless the post-processor types them
+        too (:attr:`retypes_windows`)."""
+        for index, part in enumerate(parts):
+            type_id = sequence_types[index]
+            windows = part.overflowing if self.retypes_windows and add_special_tokens else []
+            for row in (part, *windows):
+                if row.type_ids and row.type_ids[0] != type_id:  # a sequence's row is typed as one
+                    row.type_ids = [type_id] * len(row.ids)
 
     def _around(
         self,
@@ -675,9 +692,9 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         after_types: list[int] | None = None,
     ) -> Encoding:
         """``row`` (and each overflowing window) between special tokens (``TemplateProcessing``), typed
-        ``type_id`` (the special tokens too, unless given types of their own)."""
-        if not before and not after and (not row.type_ids or row.type_ids[0] == type_id):
-            return row  # a sequence's row is typed as one (_encode_sequence): nothing to change
+        ``type_id`` unless given types of their own; the sequence's tokens keep theirs (:meth:`_type_sequences`)."""
+        if not before and not after:
+            return row
         windows = [
             self._around(window, before, after, type_id, before_types, after_types) for window in row.overflowing
         ]
@@ -685,7 +702,7 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         # Encoding::merge of the template's pieces, in one go: the special tokens have no word and no sequence.
         return Encoding(
             [*before, *row.ids, *after],
-            (before_types or [type_id] * n) + [type_id] * len(row.ids) + (after_types or [type_id] * m),
+            (before_types or [type_id] * n) + row.type_ids + (after_types or [type_id] * m),
             [1] * n + row.special_tokens_mask + [1] * m,
             [(0, 0)] * n + row.offsets + [(0, 0)] * m,
             [1] * n + row.attention_mask + [1] * m,
