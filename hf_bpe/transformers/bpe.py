@@ -149,9 +149,6 @@ class BPETokenizerConfig(PretrainedConfig):
 
 #: The default of BPETokenizer's unk, bos and eos roles: GPT-2's ``<|endoftext|>`` where the vocabulary has it.
 GPT2_ROLE: Any = type("Gpt2Role", (), {"__repr__": lambda self: "<GPT-2's <|endoftext|> if in the vocabulary>"})()
-#: The default of BPETokenizer's pad_token: the ``tokenizer.json``'s padding token where it has a padding section, else
-#: none (an explicit ``pad_token=None`` is no padding token, as transformers' ``kwargs.setdefault`` keeps it).
-FILE_PAD: Any = type("FilePad", (), {"__repr__": lambda self: "<the tokenizer.json's padding token, if any>"})()
 
 
 class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
@@ -164,7 +161,10 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         unk_token: the unknown token (default: GPT-2's ``<|endoftext|>`` if the vocabulary has it, else none).
         bos_token: the beginning-of-sequence token (default as ``unk_token``).
         eos_token: the end-of-sequence token (default as ``unk_token``).
-        pad_token: the padding token (GPT-2 has none; a ``tokenizer.json``'s ``padding`` section may name one).
+        pad_token: (a keyword, as for transformers' ``PreTrainedTokenizerFast``) the padding token; not given, the
+            ``tokenizer.json``'s ``padding`` section's where it names one, else none (GPT-2 has none). It stays out of
+            the signature so that ``init_kwargs`` and the saved ``tokenizer_config.json`` hold it only where it was
+            given or the file set it, as the Rust backend's do.
         add_prefix_space: add a space before the text, so the first word is encoded like any other (the rule of
             ``tokenizers``' ByteLevel: each stretch of text between added tokens that does not start with ``" "``;
             see :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.pre_tokenize`).
@@ -206,7 +206,6 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         unk_token: Any = GPT2_ROLE,
         bos_token: Any = GPT2_ROLE,
         eos_token: Any = GPT2_ROLE,
-        pad_token: Any = FILE_PAD,
         add_prefix_space: bool | None = None,
         add_bos_token: bool = False,
         clean_up_tokenization_spaces: bool = False,
@@ -223,8 +222,6 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         self._file_sections: dict[str, Any] = {}
         self._file_pipeline: tuple[KeptPipeline, tuple[Any, ...]] | None = None
         loaded: _LoadedFiles | None = None
-        if pad_token is not FILE_PAD:
-            kwargs["pad_token"] = pad_token
         if vocab is not None or merges is not None:
             self._set_vocabulary(vocab, merges)
         elif tokenizer_file is not None:
@@ -283,9 +280,6 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             self._file_pipeline = (loaded.pipeline, loaded.basis)
         # A directory with vocab.json + merges.txt saves them again (GPT2Tokenizer reads them); a file alone does not.
         self._vocabulary_files = vocab_file is not None and merges_file is not None
-        # Every argument of the signature is in init_kwargs (transformers' test_tokenizer_store_full_signature): a
-        # pad_token left to the file is the one it gave, or none.
-        self.init_kwargs.setdefault("pad_token", self.pad_token)
 
     def _take_file_settings(
         self, loaded: _LoadedFiles, tokenizer_file: str | os.PathLike[str], kwargs: dict[str, Any]
