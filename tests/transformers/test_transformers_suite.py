@@ -211,7 +211,7 @@ def test_the_full_signature_is_stored_when_the_files_name_no_pad_token(tmp_path:
 
     class NoPadToken(TokenizerTesterMixin, unittest.TestCase):  # type: ignore[misc, valid-type]
         tokenizer_class = BPETokenizer
-        from_pretrained_id = [str(tmp_path / "gpt2")]
+        from_pretrained_id = str(tmp_path / "gpt2")
 
     NoPadToken.setUpClass()
     try:
