@@ -1,6 +1,7 @@
 """Progress bars for long runs, on by default: the library's ``progress(stage, done, total)`` callbacks drawn as
 tqdm bars on standard error, each with its rate and time left (bytes or sequences while counting, words while
-counting the initial pairs, merges while merging, rounds while Unigram's EM runs).
+counting the initial pairs, merges while merging, rounds while Unigram's EM runs, lines while trim encodes its
+sample, words while continuing encodes them with the base).
 
 A leaf: the training front ends take ``progress=True`` (bars), ``False``/``None`` (silence) or a callable of their
 own, through :func:`with_progress`; the command line draws the same bars (``--no-progress`` turns them off).
@@ -34,6 +35,8 @@ _STAGES = {
     "merge": ("merging", "merge"),
     "em": ("EM rounds", "round"),
     "verify": ("verifying", "text"),
+    "sample": ("encoding the sample", "line"),
+    "base": ("encoding with the base", "word"),
 }
 
 

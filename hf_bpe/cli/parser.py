@@ -483,6 +483,7 @@ def _add_trim(commands: Any) -> None:
                       help="the most tokens to keep, added tokens and the 256 bytes included")  # fmt: skip
     trim.add_argument("--output", "-o", required=True, metavar="DIR", help="the directory to write")
     trim.add_argument("--force", action="store_true", help="replace the tokenizer DIR holds")
+    trim.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _add_verify(commands: Any) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hf_bpe.cli.checks import check_output, same_directory
 from hf_bpe.cli.errors import UsageError
+from hf_bpe.cli.presentation import Progress
 
 
 def trim_command(args: argparse.Namespace) -> int:
@@ -22,7 +23,13 @@ def trim_command(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.output}: is the tokenizer being trimmed; write the trimmed one elsewhere")
     check_output(args.output, force=args.force)
     start = time.perf_counter()
-    found = trim(source, args.sample, vocab_size=args.vocab_size, output=args.output, force=args.force)
+    progress = Progress(not getattr(args, "no_progress", False))
+    try:
+        found = trim(
+            source, args.sample, vocab_size=args.vocab_size, output=args.output, force=args.force, progress=progress
+        )
+    finally:
+        progress.close()
     passed = f", {found.passed_over} passed over for room" if found.passed_over else ""
     whole = f"; {found.whole_only} given whole only (ignore_merges)" if found.whole_only else ""
     print(

@@ -23,6 +23,7 @@ import contextlib
 import dataclasses
 import itertools
 import os
+import re
 import signal
 import threading
 from collections import Counter
@@ -33,7 +34,7 @@ from typing import IO, Any
 
 from hf_bpe.counting.sources import COMPRESSED_SUFFIXES, STDIN, compressed_look, display_name, is_stream, open_binary
 from hf_bpe.pipeline.byte_level import to_byte_level
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
 from hf_bpe.processes import leave_signals_to_parent, signals_blocked
 from hf_bpe.utf8 import invalid_utf8
 
@@ -97,10 +98,18 @@ class FileCounts:
 
 
 class _Cutter:
-    """Pre-tokenizes sequences into a raw-text counter (respelled byte-level once per distinct key, later)."""
+    """Pre-tokenizes sequences into a raw-text counter (respelled byte-level once per distinct key, later).
 
-    def __init__(self, pre_tokenizer: PreTokenizer) -> None:
+    A sequence longer than :data:`LONG_SEQUENCE` characters (a file of one 200 MB line) is cut in stretches of
+    about that size at safe boundaries (:func:`long_sequence_stretches`), each reported to ``progress`` (characters
+    cut): whole, it was one silent call of 45 s.
+    """
+
+    def __init__(self, pre_tokenizer: PreTokenizer, progress: Callable[[int], None] | None = None) -> None:
         self.pre_tokenizer = pre_tokenizer
+        self.progress = progress
+        self.chunked = chunkable(pre_tokenizer)
+        self.tail = dataclasses.replace(pre_tokenizer, add_prefix_space=False) if pre_tokenizer.gpt2_form else None
 
     def pieces(self, sequences: Iterable[str]) -> list[str]:
         """All pre-tokens of ``sequences``, each sequence cut on its own."""
@@ -113,7 +122,13 @@ class _Cutter:
 
     def count(self, counts: Counter[str], sequences: Sequence[str]) -> None:
         """Add the pre-tokens of ``sequences`` to ``counts``. A sequence that repeats (a blank line, a markup
-        line) is cut once and counted as often as it occurs."""
+        line) is cut once and counted as often as it occurs; a long one is counted stretch by stretch."""
+        if self.chunked and any(len(sequence) > LONG_SEQUENCE for sequence in sequences):
+            self.count(counts, [sequence for sequence in sequences if len(sequence) <= LONG_SEQUENCE])
+            for sequence in sequences:
+                if len(sequence) > LONG_SEQUENCE:
+                    self.count_long(counts, sequence)
+            return
         repeats = Counter(sequences)
         if len(repeats) == len(sequences):
             counts.update(self.pieces(sequences))
@@ -123,6 +138,60 @@ class _Cutter:
             if times > 1:
                 for piece in self.pieces((sequence,)):
                     counts[piece] += times
+
+    def count_long(self, counts: Counter[str], sequence: str) -> None:
+        """Add the pre-tokens of one long sequence to ``counts``, stretch by stretch, reporting each."""
+        stretches = long_sequence_stretches(self.pre_tokenizer, sequence, tail=self.tail)
+        for length, pieces in stretches:
+            counts.update(pieces)
+            if self.progress is not None:
+                self.progress(length)
+
+
+#: Char-level BPE's split (words between white space).
+CHAR_LEVEL_SPLITS = (r"\S+",)
+#: A sequence longer than this (characters) is pre-tokenized in stretches of about this size (:class:`_Cutter`).
+LONG_SEQUENCE = 1 << 20
+#: Where a long sequence may be cut: a single space between two ASCII letters. Every preset's pattern ends a piece
+#: at the letter before it and starts the next with the space (`` ?\\p{L}+``, ``[^\\r\\n\\p{L}\\p{N}]?\\p{L}+``), and
+#: every normalizer leaves the three characters alone (none composes across an ASCII space), so the pieces of the
+#: two sides are the pieces of the whole.
+SAFE_CUT = re.compile(r"(?<=[A-Za-z]) (?=[A-Za-z])")
+
+
+def chunkable(pre_tokenizer: PreTokenizer) -> bool:
+    """Whether a long sequence may be cut at :data:`SAFE_CUT`: the splits are a preset's or char-level's white
+    space split (a pattern of the user's may match across a space), and no recipe of its own (BERT's,
+    SentencePiece's Metaspace) does the cutting."""
+    known = {preset.splits for preset in PRESETS.values()} | {CHAR_LEVEL_SPLITS}
+    # A special token cut out first must not be cut in two: one holding a space keeps the sequence whole.
+    spaced = pre_tokenizer.exclude_special_tokens and any(" " in token for token in pre_tokenizer.special_tokens)
+    return (
+        pre_tokenizer.bert is None
+        and pre_tokenizer.sentencepiece is None
+        and pre_tokenizer.splits in known
+        and not spaced
+    )
+
+
+def long_sequence_stretches(
+    pre_tokenizer: PreTokenizer, sequence: str, *, tail: PreTokenizer | None = None, stretch: int = 0
+) -> Iterator[tuple[int, list[str]]]:
+    """``pre_tokenizer.sequence_pieces(sequence)`` in stretches of about ``stretch`` characters (default
+    :data:`LONG_SEQUENCE`) cut at :data:`SAFE_CUT` boundaries: each stretch's length and pieces. ``tail``: the
+    pre-tokenizer for the stretches after the first (GPT-2's form adds its prefix space once per sequence).
+
+    >>> list(long_sequence_stretches(PreTokenizer(add_prefix_space=True), "ab cd  ef gh", stretch=2))
+    [(2, [' ab']), (7, [' cd', ' ', ' ef']), (3, [' gh'])]
+    """
+    stretch = stretch or LONG_SEQUENCE
+    start = 0
+    while start < len(sequence):
+        cut = SAFE_CUT.search(sequence, start + stretch) if start + stretch < len(sequence) else None
+        end = cut.start() if cut else len(sequence)
+        chosen = pre_tokenizer if start == 0 or tail is None else tail
+        yield end - start, chosen.sequence_pieces(sequence[start:end])
+        start = end
 
 
 def spelled_counts(raw: Counter[str], pre_tokenizer: PreTokenizer) -> Counter[str]:
@@ -319,8 +388,17 @@ def count_files(
     workers = min(workers, max(len(shards), 1))
     jobs = [(pre_tokenizer, path, start, end, errors) for path, start, end in shards]
     results: Iterable[tuple[Counter[str], int, int, int]]
+    reported = 0  # bytes of the current range already reported from inside it (in this process)
+
+    def inside(amount: int) -> None:
+        nonlocal reported
+        reported += amount
+        if progress is not None:
+            progress(amount)
+
     if workers == 1:
-        results = map(_count_range_job, jobs)
+        # Counted here: the range reports as it goes (a 200 MB line was one silent range).
+        results = (_count_range_job(job, inside) for job in jobs)
     else:
         # map keeps shard order, so the counter's key order (first occurrence) is the same for any worker count.
         # Standard input and pipes are read in this process (a worker must not share them).
@@ -335,8 +413,9 @@ def count_files(
         counts.update(part)
         lines += part_lines
         replaced += part_replaced
-        if progress is not None:
-            progress(part_bytes)
+        if progress is not None and part_bytes > reported:
+            progress(part_bytes - reported)
+        reported = 0
     return FileCounts(counts, total, lines, replaced)
 
 
@@ -454,21 +533,34 @@ def _shard_ranges(path: Path, size: int, shard_bytes: int | None = None) -> list
     return list(zip(starts, [*starts[1:], size], strict=True))
 
 
-def _count_range_job(job: tuple[PreTokenizer, str, int, int, str]) -> tuple[Counter[str], int, int, int]:
+def _count_range_job(
+    job: tuple[PreTokenizer, str, int, int, str], progress: ProgressCallback | None = None
+) -> tuple[Counter[str], int, int, int]:
     """Count one range, spelled as the tokens are (in the worker: respelling costs as much as a tenth of
-    counting); returns the counts, lines, lines with replacements and bytes counted."""
+    counting); returns the counts, lines, lines with replacements and bytes counted. ``progress``: told of bytes
+    counted as the range goes (counted in this process only)."""
     pre_tokenizer, path, start, end, errors = job
-    raw, lines, replaced = count_byte_range(path, start, end, pre_tokenizer=pre_tokenizer, errors=errors)
+    raw, lines, replaced = count_byte_range(
+        path, start, end, pre_tokenizer=pre_tokenizer, errors=errors, progress=progress
+    )
     return spelled_counts(raw, pre_tokenizer), lines, replaced, end - start
 
 
 def count_byte_range(
-    path: str | os.PathLike[str], start: int, end: int, *, pre_tokenizer: PreTokenizer, errors: str = "strict"
+    path: str | os.PathLike[str],
+    start: int,
+    end: int,
+    *,
+    pre_tokenizer: PreTokenizer,
+    errors: str = "strict",
+    progress: ProgressCallback | None = None,
 ) -> tuple[Counter[str], int, int]:
     """Count the lines in ``[start, end)`` of a file (``start`` must be 0 or just after a ``\\n``).
 
     A source that is read whole (compressed, standard input: :func:`hf_bpe.counting.sources.is_stream`) is counted
     whole, decompressed; its range must start at 0.
+
+    ``progress``: told of the bytes counted, block by block (a long line stretch by stretch).
 
     Returns:
         Raw-text (not byte-level) pre-token counts, the number of lines, the number of lines with replacements.
@@ -477,10 +569,10 @@ def count_byte_range(
         if start != 0:
             raise ValueError(f"{display_name(path)}: is read whole, not from byte {start}")
         with open_binary(path) as stream:
-            return _count_stream(stream, None, 0, pre_tokenizer, errors, path)
+            return _count_stream(stream, None, 0, pre_tokenizer, errors, path, progress)
     with open(path, "rb") as stream:
         stream.seek(start)
-        return _count_stream(stream, end - start, start, pre_tokenizer, errors, path)
+        return _count_stream(stream, end - start, start, pre_tokenizer, errors, path, progress)
 
 
 def _count_stream(
@@ -490,14 +582,16 @@ def _count_stream(
     pre_tokenizer: PreTokenizer,
     errors: str,
     path: str | os.PathLike[str],
+    progress: ProgressCallback | None = None,
 ) -> tuple[Counter[str], int, int]:
     """Count ``limit`` bytes (None: all) of ``stream``, whose first byte is byte ``base`` of ``path``, in blocks
-    cut after a ``\\n``."""
-    cutter = _Cutter(pre_tokenizer)
+    cut after a ``\\n``; ``progress`` is told of each block's bytes (a long line's, stretch by stretch)."""
+    scale = _BlockProgress(progress)
+    cutter = _Cutter(pre_tokenizer, None if progress is None else scale.characters)
     raw: Counter[str] = Counter()
     lines = replaced = 0
     remaining = limit
-    carry = b""
+    carry: list[bytes] = []  # a line's start, block by block (joined once: += of each block was quadratic)
     offset = base  # where carry (then data) starts in the source
     while True:
         size = BLOCK_BYTES if remaining is None else min(BLOCK_BYTES, remaining)
@@ -506,15 +600,16 @@ def _count_stream(
             remaining -= len(block)
         final = not block or remaining == 0
         if final:
-            data, carry = carry + block, b""
+            data, carry = b"".join([*carry, block]), []
         else:
             cut = block.rfind(b"\n") + 1
             if cut == 0:
-                carry += block
+                carry.append(block)
                 continue
-            data, carry = carry + block[:cut], block[cut:]
+            data, carry = b"".join([*carry, block[:cut]]), [block[cut:]]
         if data:
             text, bad_lines = _decode(data, errors, path, offset, lines if limit is None else None)
+            scale.start(len(data), len(text))
             offset += len(data)
             parts = text.split("\n")
             if parts[-1] == "":
@@ -527,8 +622,33 @@ def _count_stream(
             lines += len(parts)
             replaced += bad_lines
             cutter.count(raw, parts)
+            scale.finish()
         if final:
             return raw, lines, replaced
+
+
+class _BlockProgress:
+    """A block's progress in bytes from its long lines' progress in characters (scaled by the block's bytes per
+    character); what is left of the block is reported when it is done, so the bytes add up to the block's."""
+
+    def __init__(self, progress: ProgressCallback | None) -> None:
+        self.progress = progress
+        self.size = self.reported = 0
+        self.ratio = 1.0
+
+    def start(self, size: int, characters: int) -> None:
+        self.size, self.reported, self.ratio = size, 0, size / max(characters, 1)
+
+    def characters(self, count: int) -> None:
+        amount = min(int(count * self.ratio), self.size - self.reported)
+        if self.progress is not None and amount > 0:
+            self.reported += amount
+            self.progress(amount)
+
+    def finish(self) -> None:
+        if self.progress is not None and self.size > self.reported:
+            self.progress(self.size - self.reported)
+        self.reported = self.size
 
 
 def _decode(

@@ -65,6 +65,7 @@ from hf_bpe.models.directory import (
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.processors import template_of
+from hf_bpe.progress import Progress
 
 
 @dataclasses.dataclass(frozen=True)
@@ -309,7 +310,8 @@ def continue_bpe(
     grown: Vocab = dict(vocab)
     specials = list(special_tokens)
     _add_special_tokens(grown, tokens, specials, new_special_tokens)
-    words, word_counts = _base_words(counts, vocab, merges, pipeline)
+    stage = getattr(progress, "stage", None)  # a StageCallback hears the base's encoding too (20 s on 1 GB)
+    words, word_counts = _base_words(counts, vocab, merges, pipeline, None if stage is None else stage)
     # A base token spans as many initial symbols as it has bytes (the reference's Word lengths); a special token
     # its length, as in train_bpe.
     lengths = [len(token) for token in tokens]
@@ -405,18 +407,39 @@ def _add_special_tokens(vocab: Vocab, tokens: list[str], specials: list[str], ne
         specials.append(token)
 
 
+#: Words encoded with the base between two progress reports.
+REPORT_WORDS = 1 << 14
+
+
 def _base_words(
-    counts: Mapping[str, int], vocab: Mapping[str, int], merges: Merges, pipeline: KeptPipeline | None
+    counts: Mapping[str, int],
+    vocab: Mapping[str, int],
+    merges: Merges,
+    pipeline: KeptPipeline | None,
+    progress: Progress | None = None,
 ) -> tuple[list[str], list[int]]:
     """The words as the base encodes them (symbol strings of its ids), with their counts; its encoder (and cache)
     is gone when they are made. With a ``pipeline``, only its model's tokens encode (an added token the model does
-    not hold is no word's spelling, for ``ignore_merges`` too), with its ``ignore_merges``."""
+    not hold is no word's spelling, for ``ignore_merges`` too), with its ``ignore_merges``. ``progress`` is called
+    as ``progress("base", words_done, words)``."""
     ignore_merges = False
     if pipeline is not None:
         vocab = {token: token_id for token, token_id in vocab.items() if token not in pipeline.added_only}
         ignore_merges = pipeline.ignore_merges
     merge_bytes = BytePairEncoder(vocab, merges, ignore_merges=ignore_merges).merge_bytes
-    return _symbol_words(counts, lambda word: "".join(map(chr, merge_bytes(from_byte_level(word)))))
+    done = 0
+
+    def spell(word: str) -> str:
+        nonlocal done
+        done += 1
+        if progress is not None and not done % REPORT_WORDS:
+            progress("base", done, len(counts))
+        return "".join(map(chr, merge_bytes(from_byte_level(word))))
+
+    found = _symbol_words(counts, spell)
+    if progress is not None:
+        progress("base", len(counts), len(counts))
+    return found
 
 
 def _base_tokens(vocab: Mapping[str, int]) -> list[str]:
