@@ -19,9 +19,11 @@ Merging is :mod:`hf_bpe.models.bpe.trainer`'s job; the split pattern and byte al
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import contextlib
 import dataclasses
 import itertools
+import multiprocessing
 import os
 import re
 import signal
@@ -387,18 +389,13 @@ def count_files(
     ]
     workers = min(workers, max(len(shards), 1))
     jobs = [(pre_tokenizer, path, start, end, errors) for path, start, end in shards]
+    # Ranges report the bytes they count as they go (a 200 MB line was one range, silent to its end): here
+    # through ``inside``, in the workers through a shared counter this process reads while it waits.
+    told = _Told(progress)
     results: Iterable[tuple[Counter[str], int, int, int]]
-    reported = 0  # bytes of the current range already reported from inside it (in this process)
-
-    def inside(amount: int) -> None:
-        nonlocal reported
-        reported += amount
-        if progress is not None:
-            progress(amount)
-
+    local = [False] * len(jobs)
     if workers == 1:
-        # Counted here: the range reports as it goes (a 200 MB line was one silent range).
-        results = (_count_range_job(job, inside) for job in jobs)
+        results = (_count_range_job(job, told.inside) for job in jobs)
     else:
         # map keeps shard order, so the counter's key order (first occurrence) is the same for any worker count.
         # Standard input and pipes are read in this process (a worker must not share them).
@@ -406,24 +403,77 @@ def count_files(
             path == STDIN or (is_stream(path) and not path.endswith(COMPRESSED_SUFFIXES))
             for _pre_tokenizer, path, _start, _end, _errors in jobs
         ]
-        results = _pool_map(_count_range_job, jobs, workers, local)
+        results = _pool_map(_count_range_job, jobs, workers, local, shared=told.shared, waiting=told.poll)
     counts: Counter[str] = Counter()
     lines = replaced = 0
-    for part, part_lines, part_replaced, part_bytes in results:
+    for (part, part_lines, part_replaced, part_bytes), in_pool in zip(results, local, strict=True):
         counts.update(part)
         lines += part_lines
         replaced += part_replaced
-        if progress is not None and part_bytes > reported:
-            progress(part_bytes - reported)
-        reported = 0
+        told.range_done(part_bytes, in_pool and workers > 1)
     return FileCounts(counts, total, lines, replaced)
 
 
+class _Told:
+    """What :func:`count_files` has told ``progress``: bytes counted in this process (``inside``, then what is left
+    of each range when it is done) and in the workers (a shared counter, read by :meth:`poll`)."""
+
+    def __init__(self, progress: ProgressCallback | None) -> None:
+        self.progress = progress
+        self.reported = 0  # of the current range, from inside it
+        self.seen = 0  # of the shared counter
+        self.shared = None if progress is None else multiprocessing.get_context().Value("q", 0, lock=True)
+
+    def inside(self, amount: int) -> None:
+        self.reported += amount
+        if self.progress is not None:
+            self.progress(amount)
+
+    def poll(self) -> None:
+        if self.progress is not None and self.shared is not None:
+            now = self.shared.value
+            if now > self.seen:
+                self.progress(now - self.seen)
+                self.seen = now
+
+    def range_done(self, size: int, in_pool: bool) -> None:
+        """A range of ``size`` bytes is counted: a worker's has told the shared counter all of it."""
+        if in_pool:
+            self.poll()
+        elif self.progress is not None and size > self.reported:
+            self.progress(size - self.reported)
+        self.reported = 0
+
+
+#: In a worker of :func:`_pool_map`: the counter of bytes counted that the parent reads (None: not reported).
+_WORKER_COUNTER: Any = None
+
+
+def _start_worker(shared: Any) -> None:
+    """A counting worker's start: signals left to the parent, the shared counter kept for :func:`_tell_parent`."""
+    global _WORKER_COUNTER
+    leave_signals_to_parent()
+    _WORKER_COUNTER = shared
+
+
+def _tell_parent(amount: int) -> None:
+    with _WORKER_COUNTER.get_lock():
+        _WORKER_COUNTER.value += amount
+
+
 def _pool_map(
-    function: Callable[[Any], Any], jobs: Sequence[Any], workers: int, local: Sequence[bool] = ()
+    function: Callable[[Any], Any],
+    jobs: Sequence[Any],
+    workers: int,
+    local: Sequence[bool] = (),
+    *,
+    shared: Any = None,
+    waiting: Callable[[], None] | None = None,
 ) -> Iterator[Any]:
     """``map(function, jobs)`` in ``workers`` processes, in order; stopped at once, workers and all, when
-    interrupted. Jobs flagged in ``local`` run in this process, in their turn.
+    interrupted. Jobs flagged in ``local`` run in this process, in their turn. ``shared``: a counter the workers'
+    ``function`` adds the bytes it counts to (:func:`_tell_parent`); ``waiting`` is called every
+    :data:`POLL_SECONDS` while a result is awaited.
 
     ``ProcessPoolExecutor``'s own shutdown waits for the running jobs, and a second Ctrl-C during that wait (a
     terminal signals the whole process group; ``timeout -s INT`` too) left it hanging in its exit, and a third
@@ -446,7 +496,7 @@ def _pool_map(
         here = iter(zip(jobs, list(local) + [False] * (len(jobs) - len(local)), strict=True))
         pending: collections.deque[tuple[Any, Future[Any] | None]] = collections.deque()
         with signals_blocked():
-            pool = executor = ProcessPoolExecutor(max_workers=workers, initializer=leave_signals_to_parent)
+            pool = executor = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(shared,))
 
         def submit(count: int) -> None:
             # The workers and the pool's threads start with signals blocked (they may start at any submit).
@@ -457,7 +507,7 @@ def _pool_map(
         submit(workers * JOBS_AHEAD)
         while pending:
             job, future = pending.popleft()
-            result = function(job) if future is None else future.result()
+            result = function(job) if future is None else _result(future, waiting)
             del future
             submit(1)
             yield result
@@ -473,6 +523,21 @@ def _pool_map(
     finally:
         if main_thread and previous is not None:
             signal.signal(signal.SIGINT, previous)
+
+
+#: How often a wait for a worker's result tells ``waiting`` (:func:`_pool_map`).
+POLL_SECONDS = 0.25
+
+
+def _result(future: Future[Any], waiting: Callable[[], None] | None) -> Any:
+    """``future.result()``, calling ``waiting`` every :data:`POLL_SECONDS` until it comes."""
+    if waiting is None:
+        return future.result()
+    while True:
+        try:
+            return future.result(timeout=POLL_SECONDS)
+        except concurrent.futures.TimeoutError:
+            waiting()
 
 
 def _interrupt_once(signum: int, frame: object) -> None:
@@ -540,6 +605,8 @@ def _count_range_job(
     counting); returns the counts, lines, lines with replacements and bytes counted. ``progress``: told of bytes
     counted as the range goes (counted in this process only)."""
     pre_tokenizer, path, start, end, errors = job
+    if progress is None and _WORKER_COUNTER is not None:
+        progress = _tell_parent
     raw, lines, replaced = count_byte_range(
         path, start, end, pre_tokenizer=pre_tokenizer, errors=errors, progress=progress
     )
