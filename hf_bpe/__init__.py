@@ -9,6 +9,8 @@ The packages, in the order data flows through them (``pyproject.toml``'s import-
   processes, counts directories, datatrove (local, Slurm, Ray).
 * :mod:`hf_bpe.models`: one package per model (``bpe``, ``wordpiece``, ``unigram``): its trainer, its result,
   its encoder and its files.
+* :mod:`hf_bpe.tokenizer`: the assembled :class:`Tokenizer` (``tokenizers.Tokenizer``'s twin: ``from_file``,
+  ``encode``, ``decode``, truncation, padding) giving :class:`Encoding` rows, without transformers.
 * :mod:`hf_bpe.transformers`: the transformers classes and their registration with ``AutoTokenizer``;
   :mod:`hf_bpe.reference`: off the data path (GPT-2, cl100k and o200k files, tiktoken converters, parity checks);
   :mod:`hf_bpe.report`: what a tokenizer buys on a sample; :mod:`hf_bpe.cli`: the ``hf-bpe`` command.
@@ -40,7 +42,9 @@ from hf_bpe.models.wordpiece.training import (
 )
 from hf_bpe.pipeline.bert import BertRecipe
 from hf_bpe.pipeline.byte_level import bytes_to_unicode
+from hf_bpe.pipeline.encoding import Encoding
 from hf_bpe.pipeline.pre_tokenizers import GPT2_SPLIT_PATTERN, PRESETS, PreTokenizer, SplitPattern
+from hf_bpe.tokenizer.tokenizer import Tokenizer
 from hf_bpe.transformers import auto as _auto
 
 if _typing.TYPE_CHECKING:
@@ -89,11 +93,13 @@ __all__ = [
     "BpeOptions",
     "CharBPETokenizer",
     "CharLevel",
+    "Encoding",
     "Merges",
     "PipelineTokenizer",
     "PreTokenizer",
     "SentencePieceBPETokenizer",
     "SplitPattern",
+    "Tokenizer",
     "TrainResult",
     "TrimResult",
     "UnigramOptions",

@@ -2,16 +2,43 @@
 
 A tokenizer's added tokens (special or not) are matched whole in the raw text, the longest where several start at
 one place and the leftmost first, as ``tokenizers``' ``AddedVocabulary`` does; the text between them goes on to
-the normalizer. The flags of each token (``lstrip``, ``rstrip``, ``single_word``, ``normalized``) are the
-transformers classes' to apply.
+the normalizer. :func:`added_token_spans` applies each token's ``lstrip``, ``rstrip`` and ``single_word`` flags
+(:class:`AddedToken` holds them); which tokens are matched in the raw text and which in the normalized one
+(``normalized``) is the tokenizer's to decide.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol, cast
 
 import regex
+
+
+class TokenFlags(Protocol):
+    """What :func:`added_token_spans` reads of an added token (transformers' and ``tokenizers``' ``AddedToken``
+    alike)."""
+
+    @property
+    def single_word(self) -> bool: ...
+    @property
+    def lstrip(self) -> bool: ...
+    @property
+    def rstrip(self) -> bool: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class AddedToken:
+    """``tokenizers.AddedToken``: an added token's content and flags, as a ``tokenizer.json``'s ``added_tokens``
+    entry gives them (its ``id`` aside)."""
+
+    content: str
+    single_word: bool = False
+    lstrip: bool = False
+    rstrip: bool = False
+    normalized: bool = True
+    special: bool = False
 
 
 def whole_tokens_pattern(tokens: Iterable[str]) -> regex.Pattern[str] | None:
@@ -64,3 +91,44 @@ def split_around(text: str, pattern: regex.Pattern[str] | None) -> Iterator[tupl
         start = match.end()
     if start < len(text):
         yield start, len(text), None
+
+
+#: Rust regex's ``\s`` and ``\w`` (Unicode's White_Space; Alphabetic, marks, digits, connectors, joiners), what
+#: ``AddedVocabulary::find_matches`` strips and takes for a word character.
+_SPACES_AT_END = regex.compile(r"\p{White_Space}*\Z")
+_SPACES_AT_START = regex.compile(r"\p{White_Space}*")
+_WORD_CHAR = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
+
+
+def added_token_spans(
+    text: str, pattern: regex.Pattern[str], flags_of: Callable[[str], TokenFlags]
+) -> list[tuple[int, int, str | None]]:
+    """``text`` cut around the added tokens as ``AddedVocabulary::find_matches`` cuts it, with their flags
+    (``flags_of(token)``): a ``single_word`` token touching a word character is no match (the text goes on after
+    it, not inside it), an ``lstrip`` token takes the white space before it (not what the previous token took) and
+    an ``rstrip`` token the white space after it. ``(start, end, token or None)``, covering ``text``.
+
+    >>> flags = {"<m>": AddedToken("<m>", lstrip=True, rstrip=True)}
+    >>> added_token_spans("a  <m> b", whole_tokens_pattern(flags), flags.__getitem__)
+    [(0, 1, None), (1, 7, '<m>'), (7, 8, None)]
+    """
+    spans: list[tuple[int, int, str | None]] = []
+    done = 0
+    for match in pattern.finditer(text):
+        start, stop, token = match.start(), match.end(), match.group()
+        flags = flags_of(token)
+        if flags.single_word and (
+            (start > 0 and _WORD_CHAR.match(text, start - 1)) or (stop < len(text) and _WORD_CHAR.match(text, stop))
+        ):
+            continue
+        if flags.lstrip:
+            start = max(cast(regex.Match[str], _SPACES_AT_END.search(text, done, start)).start(), done)
+        if flags.rstrip:
+            stop = cast(regex.Match[str], _SPACES_AT_START.match(text, stop)).end()
+        if done < start:
+            spans.append((done, start, None))
+        spans.append((start, stop, token))
+        done = stop
+    if done < len(text):
+        spans.append((done, len(text), None))
+    return spans

@@ -90,12 +90,15 @@ class Encoding:
 
     @property
     def sequence_ids(self) -> list[int | None]:
-        """Each token's sequence index; None for those outside every sequence's range (``get_sequence_ids``)."""
+        """Each token's sequence index; None for those outside every sequence's range (``get_sequence_ids``, which
+        marks sequences ``0 .. n_sequences``, a sequence without a range covering the row: a row holding sequence
+        1's range only, a window of a pair merged without a post-processor, is all sequence 0)."""
         length = len(self.ids)
         if not self.sequence_ranges:
             return [0] * length
         out: list[int | None] = [None] * length
-        for sequence, (start, stop) in self.sequence_ranges.items():
+        for sequence in range(self.n_sequences):
+            start, stop = self._range(sequence)
             out[start:stop] = [sequence] * (stop - start)
         return out
 
@@ -305,3 +308,98 @@ def _window_ranges(length: int, max_length: int, stride: int, direction: str) ->
             if start == 0:
                 break
     return ranges
+
+
+#: ``tokenizers``' truncation strategies, by their Python names (``TruncationStrategy``).
+STRATEGIES = ("longest_first", "only_first", "only_second")
+
+
+def stride_fits(max_length: int, stride: int, added: int) -> bool:
+    """Whether ``stride`` leaves room in ``max_length`` less the ``added`` special tokens, as
+    ``TokenizerImpl::with_truncation`` checks it: its subtraction is of unsigned integers, so a ``max_length``
+    below ``added`` wraps around and passes.
+
+    >>> stride_fits(8, 6, 2), stride_fits(8, 7, 2), stride_fits(1, 7, 2)
+    (True, False, True)
+    """
+    return not 0 <= max_length - added < stride
+
+
+def truncate_encodings(
+    first: Encoding,
+    pair: Encoding | None,
+    max_length: int,
+    stride: int,
+    strategy: str,
+    direction: str,
+    *,
+    added: int = 0,
+) -> None:
+    """Truncate a sequence or pair to ``max_length`` tokens in all, ``added`` special tokens included (those the
+    post-processor adds after), the rest going to overflowing windows, as ``TokenizerImpl::post_process`` and
+    ``truncate_encodings`` do (``strategy``: one of :data:`STRATEGIES`). Its ``max_length - added`` is of unsigned
+    integers: a ``max_length`` below ``added`` wraps around to a length nothing reaches.
+
+    Raises:
+        ValueError: if the sequence to truncate is too short, or ``only_second`` is asked without a pair.
+
+    >>> row = Encoding([1, 2, 3, 4, 5])
+    >>> truncate_encodings(row, None, 3, 1, "longest_first", "right")
+    >>> row.ids, [window.ids for window in row.overflowing]
+    ([1, 2, 3], [[3, 4, 5]])
+    """
+    if max_length < added:
+        return
+    max_length -= added
+    if max_length == 0:
+        first.truncate(0, stride, direction)
+        if pair is not None:
+            pair.truncate(0, stride, direction)
+        return
+    total = len(first.ids) + (len(pair.ids) if pair is not None else 0)
+    if total <= max_length:
+        return
+    to_remove = total - max_length
+    if strategy == "longest_first":
+        if pair is None:
+            first.truncate(max_length, stride, direction)
+            return
+        n1, n2 = len(first.ids), len(pair.ids)
+        swap = n1 > n2
+        if swap:
+            n1, n2 = n2, n1
+        n2 = n1 if n1 > max_length else max(n1, max_length - n1)
+        if n1 + n2 > max_length:
+            n1 = max_length // 2
+            n2 = n1 + max_length % 2
+        if swap:
+            n1, n2 = n2, n1
+        first.truncate(n1, stride, direction)
+        pair.truncate(n2, stride, direction)
+        return
+    if strategy not in STRATEGIES:
+        raise ValueError(f"truncation strategy {strategy!r}: not one of {list(STRATEGIES)}")
+    target = first if strategy == "only_first" else pair
+    if target is None:
+        raise ValueError("truncation strategy 'only_second' needs a second sequence (a pair); none was given")
+    if len(target.ids) <= to_remove:
+        raise ValueError(
+            f"truncation strategy {strategy!r} cannot reach max_length={max_length}: the sequence it may cut has "
+            f"{len(target.ids)} tokens and {to_remove} must go; use 'longest_first' or a larger max_length"
+        )
+    target.truncate(len(target.ids) - to_remove, stride, direction)
+
+
+def padding_length(encodings: list[Encoding], length: int | None, pad_to_multiple_of: int | None) -> int | None:
+    """The length ``tokenizers``' ``pad_encodings`` pads every row to: ``length`` (``Fixed``), else the longest
+    row's (``BatchLongest``), rounded up to a multiple of ``pad_to_multiple_of``; None for no rows.
+
+    >>> padding_length([Encoding([1, 2, 3]), Encoding([4])], None, 4)
+    4
+    """
+    if not encodings:
+        return None
+    target = length if length is not None else max(len(encoding.ids) for encoding in encodings)
+    if pad_to_multiple_of and target % pad_to_multiple_of:
+        target += pad_to_multiple_of - target % pad_to_multiple_of
+    return target

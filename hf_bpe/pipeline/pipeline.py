@@ -5,8 +5,9 @@
 a model it knows only by :class:`Model`'s one method, so that it runs BPE, WordPiece, Unigram and WordLevel alike.
 It encodes text with no added tokens in it, as ``tokenizers``' ``Tokenizer::encode_single_sequence`` does for each
 stretch between them: each character's span in the original text follows the text through the normalizer and the
-pre-tokenizer, and each token's offsets are the spans of the characters its bytes come from. Added tokens, the
-post-processor's special tokens, truncation and padding are the transformers classes' (they build the rows).
+pre-tokenizer, and each token's offsets are the spans of the characters its bytes come from. Added tokens matched
+in the raw text, the post-processor's special tokens, truncation and padding are the tokenizer's
+(:mod:`hf_bpe.tokenizer`) and the transformers classes' (they build the rows).
 """
 
 from __future__ import annotations
@@ -98,19 +99,33 @@ class Pipeline:
         byte."""
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
+        for word_ids, word_offsets, _ in self.encode_words(text, start):
+            ids += word_ids
+            offsets += word_offsets
+        return ids, offsets
+
+    def encode_words(
+        self, text: str, start: int = 0
+    ) -> list[tuple[list[int], list[tuple[int, int]], list[str] | None]]:
+        """Each pre-token of ``text`` (a word, in ``tokenizers``' ``Encoding``) as its ids, their offsets (see
+        :meth:`encode_with_offsets`) and the tokens' names where they are not the vocabulary's: an added token
+        matched in the normalized text is the text it took, a model with ``tokens(piece)`` (Unigram) names its
+        own (``Model::tokenize``); None: the vocabulary's names of the ids."""
+        out: list[tuple[list[int], list[tuple[int, int]], list[str] | None]] = []
+        named = getattr(self.model, "tokens", None)
         for piece, spans, added in self.pieces(text, start):
             if added is not None:
-                ids.append(added)
-                offsets.append((spans[0][0], spans[-1][1]))
+                out.append(([added], [(spans[0][0], spans[-1][1])], [piece]))
                 continue
             if piece.isascii():
                 owner = spans
             else:
                 owner = [span for char, span in zip(piece, spans, strict=True) for _ in char.encode("utf-8")]
-            for token_id, start, end in self._byte_spans(piece):
-                ids.append(token_id)
-                offsets.append((owner[start][0], owner[end - 1][1]))
-        return ids, offsets
+            found = self._byte_spans(piece)
+            ids = [token_id for token_id, _, _ in found]
+            offsets = [(owner[begin][0], owner[end - 1][1]) for _, begin, end in found]
+            out.append((ids, offsets, None if named is None else [token for _, token in named(piece)]))
+        return out
 
     def _byte_spans(self, piece: str) -> list[tuple[int, int, int]]:
         """``(id, start, end)`` of each token of ``piece``, in the piece's UTF-8 bytes: the model's own where it

@@ -11,10 +11,11 @@ two included.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hf_bpe.pipeline.component import UnknownComponent, kind_of
+from hf_bpe.pipeline.encoding import Encoding
 from hf_bpe.pipeline.tokenizer_json import adds_nothing, value_at
 
 #: ``(before A, after A, before B, after B)``: the special-token ids a template puts around each sequence.
@@ -325,3 +326,82 @@ _READERS: dict[str, Callable[[Mapping[str, Any], str], dict[str, Any]]] = {
     "RobertaProcessing": _roberta_fields,
     "ByteLevel": _trim_fields,
 }
+
+
+# -- applying it to encoded sequences -----------------------------------------------------------------------------
+
+
+def post_process(
+    parts: Sequence[Encoding],
+    around: Around | None,
+    types: Types,
+    names: Callable[[list[int]], list[str]],
+    *,
+    retypes_windows: bool = False,
+    ranges: bool = True,
+) -> Encoding:
+    """A sequence or pair (truncated, with their overflowing windows) as the post-processor leaves it
+    (``PostProcessor::process``): each sequence typed, put between its special tokens ``around`` (None: without
+    special tokens) typed ``types`` (:meth:`PostProcessor.types`), a pair merged into one row. ``names`` gives the
+    special tokens' names in the rows' ``tokens``; ``ranges``: each sequence (and each of its windows) marked with
+    its sequence index (without a post-processor, ``tokenizers``' rows have the ranges too).
+
+    >>> row = post_process([Encoding([7, 8], tokens=["a", "b"], words=[0, 1])], ([1], [2], [], []),
+    ...     ([0], 0, [0], [], 1, []), lambda ids: [f"<{i}>" for i in ids])
+    >>> row.ids, row.tokens, row.special_tokens_mask, row.sequence_ids
+    ([1, 7, 8, 2], ['<1>', 'a', 'b', '<2>'], [1, 0, 0, 1], [None, 0, 0, None])
+    """
+    _type_sequences(parts, (types[1], types[4]), retypes_windows and around is not None)
+    if ranges:
+        for index, part in enumerate(parts):
+            for window in (part, *part.overflowing):
+                window.set_sequence_id(index)
+    rows = list(parts)
+    if around is not None:
+        a_before, a_after, b_before, b_after = around
+        rows[0] = _around(rows[0], a_before, a_after, types[1], names, types[0], types[2])
+        if len(rows) > 1:
+            rows[1] = _around(rows[1], b_before, b_after, types[4], names, types[3], types[5])
+    return rows[0].merge_with(rows[1]) if len(rows) > 1 else rows[0]
+
+
+def _type_sequences(parts: Sequence[Encoding], sequence_types: tuple[int, int], retypes_windows: bool) -> None:
+    """Type each sequence's kept row as the post-processor does, with or without special tokens
+    (``TemplateProcessing::apply_template`` sets the type ids of the kept row only); its overflowing windows keep
+    the type id ``Tokenizer::encode`` gave the sequence, its index, unless the post-processor types them too
+    (``RobertaProcessing`` adding special tokens)."""
+    for index, part in enumerate(parts):
+        type_id = sequence_types[index]
+        windows = part.overflowing if retypes_windows else []
+        for row in (part, *windows):
+            if row.type_ids and row.type_ids[0] != type_id:  # a sequence's row is typed as one
+                row.type_ids = [type_id] * len(row.ids)
+
+
+def _around(
+    row: Encoding,
+    before: list[int],
+    after: list[int],
+    type_id: int,
+    names: Callable[[list[int]], list[str]],
+    before_types: list[int] | None = None,
+    after_types: list[int] | None = None,
+) -> Encoding:
+    """``row`` (and each overflowing window) between special tokens (``TemplateProcessing``), typed ``type_id``
+    unless given types of their own; the sequence's tokens keep theirs (:func:`_type_sequences`)."""
+    if not before and not after:
+        return row
+    windows = [_around(window, before, after, type_id, names, before_types, after_types) for window in row.overflowing]
+    n, m = len(before), len(after)
+    # Encoding::merge of the template's pieces, in one go: the special tokens have no word and no sequence.
+    return Encoding(
+        [*before, *row.ids, *after],
+        (before_types or [type_id] * n) + row.type_ids + (after_types or [type_id] * m),
+        [1] * n + row.special_tokens_mask + [1] * m,
+        [(0, 0)] * n + row.offsets + [(0, 0)] * m,
+        [1] * n + row.attention_mask + [1] * m,
+        windows,
+        tokens=None if row.tokens is None else [*names(before), *row.tokens, *names(after)],
+        words=None if row.words is None else [None] * n + row.words + [None] * m,
+        sequence_ranges={index: (start + n, stop + n) for index, (start, stop) in row.sequence_ranges.items()},
+    )

@@ -24,9 +24,9 @@ from typing import Any, cast
 import regex
 
 from hf_bpe.collector import collector_paused
-from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
-from hf_bpe.pipeline.encoding import Encoding
-from hf_bpe.pipeline.processors import Types
+from hf_bpe.pipeline.added_tokens import added_token_spans, split_around, whole_tokens_pattern
+from hf_bpe.pipeline.encoding import Encoding, padding_length, stride_fits, truncate_encodings
+from hf_bpe.pipeline.processors import Types, post_process
 from hf_bpe.processes import fork_processes, resident_gib, run_forked
 from hf_bpe.transformers._import import quiet_transformers_import
 
@@ -99,8 +99,7 @@ def file_defaults(
     """
     if truncation is not None:
         max_length, stride = truncation["max_length"], truncation["stride"]
-        # usize arithmetic in TokenizerImpl::with_truncation: below the added tokens, max_length wraps and passes.
-        if 0 <= max_length - added < stride:
+        if not stride_fits(max_length, stride, added):
             raise ValueError(
                 f"{path}: truncation.stride is {stride}: more than truncation.max_length ({max_length}) less the "
                 f"{added} special tokens the post-processor adds, so transformers' TokenizersBackend cannot load this "
@@ -259,7 +258,8 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         pattern = None if split_special_tokens else self._added_matcher.pattern(self.raw_added_tokens())
         if pattern is None or not self._strips_added_tokens():
             return list(split_around(text, pattern))
-        return added_token_spans(text, pattern, self._added_tokens_encoder, self._added_tokens_decoder)
+        encoder, decoder = self._added_tokens_encoder, self._added_tokens_decoder
+        return added_token_spans(text, pattern, lambda token: decoder[encoder[token]])
 
     def _strips_added_tokens(self) -> bool:
         """Whether some added token strips the white space beside it or matches single words only."""
@@ -448,7 +448,7 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         ``max_length`` below the special tokens' count wraps around and passes."""
         added = self.num_special_tokens_to_add(pair=False)
         effective = max_length - added
-        if max_length >= added and effective < stride:
+        if not stride_fits(max_length, stride, added):
             raise ValueError(
                 f"stride={stride} is larger than max_length={max_length} less the special tokens added "
                 f"({effective}); choose a smaller stride"
@@ -644,11 +644,8 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         strategy = options["truncation_strategy"]
         if strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is not None:
             added = self.num_special_tokens_to_add(pair=pair is not None) if add_special_tokens else 0
-            # As the Rust backend's unsigned subtraction: a max_length below the special tokens' count wraps
-            # around to a length nothing reaches.
-            if max_length >= added:
-                side = self.truncation_side == "left"
-                _truncate(first, pair, max_length - added, options["stride"], strategy, side)
+            stride, side = options["stride"], self.truncation_side
+            truncate_encodings(first, pair, max_length, stride, strategy.value, side, added=added)
         if offsets or full:
             for part in parts:
                 for window in (part, *part.overflowing):
@@ -656,61 +653,8 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         types = self.special_tokens_types(pair=pair is not None)
         if types is None:
             types = ([], 0, [], [], self.pair_type_id, [])
-        self._type_sequences(parts, (types[1], types[4]), add_special_tokens)
-        if full:
-            # Each sequence, and each of its windows, is its own sequence index (PostProcessor::process; without a
-            # post-processor, the Rust backend's rows have the ranges too).
-            for index, part in enumerate(parts):
-                for window in (part, *part.overflowing):
-                    window.set_sequence_id(index)
-        if add_special_tokens:
-            a_before, a_after, b_before, b_after = self.special_tokens_template(pair=pair is not None)
-            first = self._around(first, a_before, a_after, types[1], types[0], types[2])
-            if pair is not None:
-                pair = self._around(pair, b_before, b_after, types[4], types[3], types[5])
-        return first.merge_with(pair) if pair is not None else first
-
-    def _type_sequences(self, parts: list[Encoding], sequence_types: tuple[int, int], add_special_tokens: bool) -> None:
-        """Type each sequence's kept row as the post-processor does, with or without special tokens
-        (``TemplateProcessing::apply_template`` sets the type ids of the kept row only); its overflowing windows
-        keep the type id ``Tokenizer::encode`` gave the sequence, its index, unless the post-processor types them
-        too (:attr:`retypes_windows`)."""
-        for index, part in enumerate(parts):
-            type_id = sequence_types[index]
-            windows = part.overflowing if self.retypes_windows and add_special_tokens else []
-            for row in (part, *windows):
-                if row.type_ids and row.type_ids[0] != type_id:  # a sequence's row is typed as one
-                    row.type_ids = [type_id] * len(row.ids)
-
-    def _around(
-        self,
-        row: Encoding,
-        before: list[int],
-        after: list[int],
-        type_id: int,
-        before_types: list[int] | None = None,
-        after_types: list[int] | None = None,
-    ) -> Encoding:
-        """``row`` (and each overflowing window) between special tokens (``TemplateProcessing``), typed
-        ``type_id`` unless given types of their own; the sequence's tokens keep theirs (:meth:`_type_sequences`)."""
-        if not before and not after:
-            return row
-        windows = [
-            self._around(window, before, after, type_id, before_types, after_types) for window in row.overflowing
-        ]
-        n, m = len(before), len(after)
-        # Encoding::merge of the template's pieces, in one go: the special tokens have no word and no sequence.
-        return Encoding(
-            [*before, *row.ids, *after],
-            (before_types or [type_id] * n) + row.type_ids + (after_types or [type_id] * m),
-            [1] * n + row.special_tokens_mask + [1] * m,
-            [(0, 0)] * n + row.offsets + [(0, 0)] * m,
-            [1] * n + row.attention_mask + [1] * m,
-            windows,
-            tokens=None if row.tokens is None else [*self._names(before), *row.tokens, *self._names(after)],
-            words=None if row.words is None else [None] * n + row.words + [None] * m,
-            sequence_ranges={index: (start + n, stop + n) for index, (start, stop) in row.sequence_ranges.items()},
-        )
+        around = self.special_tokens_template(pair=pair is not None) if add_special_tokens else None
+        return post_process(parts, around, types, self._names, retypes_windows=self.retypes_windows, ranges=full)
 
     def _names(self, ids: list[int]) -> list[str]:
         return cast("list[str]", self.convert_ids_to_tokens(ids))
@@ -767,17 +711,10 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
     def _padding_target(self, encodings: list[Encoding], options: dict[str, Any]) -> int | None:
         """The length the call pads every row to (None: no padding)."""
         strategy = options["padding_strategy"]
-        if strategy == PaddingStrategy.DO_NOT_PAD or not encodings:
+        if strategy == PaddingStrategy.DO_NOT_PAD:
             return None
-        target: int = (
-            options["max_length"]
-            if strategy == PaddingStrategy.MAX_LENGTH
-            else max(len(encoding.ids) for encoding in encodings)
-        )
-        multiple = options["pad_to_multiple_of"]
-        if multiple and target % multiple:
-            target += multiple - target % multiple
-        return target
+        fixed = options["max_length"] if strategy == PaddingStrategy.MAX_LENGTH else None
+        return padding_length(encodings, fixed, options["pad_to_multiple_of"])
 
     def _pad_rows(self, encodings: list[Encoding], target: int, options: dict[str, Any]) -> None:
         side = options["padding_side"] or self.padding_side
@@ -906,48 +843,6 @@ def _is_words_pair(item: Any) -> bool:
     return isinstance(item, (list, tuple)) and len(item) == 2 and all(map(_is_words, item))
 
 
-#: Rust regex's ``\s`` and ``\w`` (Unicode's White_Space; Alphabetic, marks, digits, connectors, joiners), what
-#: ``AddedVocabulary::find_matches`` strips and takes for a word character.
-_SPACES_AT_END = regex.compile(r"\p{White_Space}*\Z")
-_SPACES_AT_START = regex.compile(r"\p{White_Space}*")
-_WORD_CHAR = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
-
-
-def added_token_spans(
-    text: str, pattern: regex.Pattern[str], encoder: Mapping[str, int], decoder: Mapping[int, AddedToken]
-) -> list[tuple[int, int, str | None]]:
-    """``text`` cut around the added tokens as ``AddedVocabulary::find_matches`` cuts it, with their flags: a
-    ``single_word`` token touching a word character is no match (the text goes on after it, not inside it), an
-    ``lstrip`` token takes the white space before it (not what the previous token took) and an ``rstrip`` token
-    the white space after it. ``(start, end, token or None)``, covering ``text``.
-
-    >>> tokens = {"<m>": 5}
-    >>> flags = {5: AddedToken("<m>", lstrip=True, rstrip=True)}
-    >>> added_token_spans("a  <m> b", whole_tokens_pattern(tokens), tokens, flags)
-    [(0, 1, None), (1, 7, '<m>'), (7, 8, None)]
-    """
-    spans: list[tuple[int, int, str | None]] = []
-    done = 0
-    for match in pattern.finditer(text):
-        start, stop, token = match.start(), match.end(), match.group()
-        flags = decoder[encoder[token]]
-        if flags.single_word and (
-            (start > 0 and _WORD_CHAR.match(text, start - 1)) or (stop < len(text) and _WORD_CHAR.match(text, stop))
-        ):
-            continue
-        if flags.lstrip:
-            start = max(cast(regex.Match[str], _SPACES_AT_END.search(text, done, start)).start(), done)
-        if flags.rstrip:
-            stop = cast(regex.Match[str], _SPACES_AT_START.match(text, stop)).end()
-        if done < start:
-            spans.append((done, start, None))
-        spans.append((start, stop, token))
-        done = stop
-    if done < len(text):
-        spans.append((done, len(text), None))
-    return spans
-
-
 class AddedTokenMatcher:
     """A pattern matching every added token whole, longest first, rebuilt when the added tokens change.
 
@@ -975,49 +870,3 @@ class AddedTokenMatcher:
 
 def _is_text_pair(item: Any) -> bool:
     return isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(part, str) for part in item)
-
-
-def _truncate(
-    first: Encoding, pair: Encoding | None, max_length: int, stride: int, strategy: TruncationStrategy, left: bool
-) -> None:
-    """Truncate a text or pair to ``max_length`` tokens in all, as ``tokenizers``' ``truncate_encodings`` does.
-
-    Raises:
-        ValueError: if the sequence to truncate is too short, or ``only_second`` is asked without a pair.
-    """
-    side = "left" if left else "right"
-    if max_length == 0:
-        first.truncate(0, stride, side)
-        if pair is not None:
-            pair.truncate(0, stride, side)
-        return
-    total = len(first.ids) + (len(pair.ids) if pair is not None else 0)
-    if total <= max_length:
-        return
-    to_remove = total - max_length
-    if strategy == TruncationStrategy.LONGEST_FIRST:
-        if pair is None:
-            first.truncate(max_length, stride, side)
-            return
-        n1, n2 = len(first.ids), len(pair.ids)
-        swap = n1 > n2
-        if swap:
-            n1, n2 = n2, n1
-        n2 = n1 if n1 > max_length else max(n1, max_length - n1)
-        if n1 + n2 > max_length:
-            n1 = max_length // 2
-            n2 = n1 + max_length % 2
-        if swap:
-            n1, n2 = n2, n1
-        first.truncate(n1, stride, side)
-        pair.truncate(n2, stride, side)
-        return
-    if strategy == TruncationStrategy.ONLY_SECOND and pair is None:
-        raise ValueError("truncation='only_second' needs a second sequence (text_pair); none was given")
-    target = first if strategy == TruncationStrategy.ONLY_FIRST else cast(Encoding, pair)
-    if len(target.ids) <= to_remove:
-        raise ValueError(
-            f"truncation={strategy.value!r} cannot reach max_length={max_length}: the sequence it may cut has "
-            f"{len(target.ids)} tokens and {to_remove} must go; use truncation='longest_first' or a larger max_length"
-        )
-    target.truncate(len(target.ids) - to_remove, stride, side)

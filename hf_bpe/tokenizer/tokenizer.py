@@ -1,0 +1,352 @@
+"""The assembled tokenizer, ``tokenizers.Tokenizer``'s twin: added tokens, pipeline, post-processor, truncation and
+padding, under ``tokenizers``' Python names.
+
+:class:`Tokenizer` reads a ``tokenizer.json`` into hf_bpe's twins (:func:`~hf_bpe.models.pipeline_files.
+read_pipeline_json`) and encodes as ``TokenizerImpl::encode`` does: the added tokens matched in the raw text first
+(:func:`~hf_bpe.pipeline.added_tokens.added_token_spans`), each stretch between them through the
+:class:`~hf_bpe.pipeline.pipeline.Pipeline`, then ``post_process``: truncation
+(:func:`~hf_bpe.pipeline.encoding.truncate_encodings`), the post-processor
+(:func:`~hf_bpe.pipeline.processors.post_process`) and padding, into :class:`~hf_bpe.pipeline.encoding.Encoding`
+rows. The rules themselves live in those lower modules, shared with the transformers classes
+(:mod:`hf_bpe.transformers.rows`); this module only assembles them. It imports neither transformers nor tokenizers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from hf_bpe.models.pipeline_files import PipelineJson, read_pipeline_json
+from hf_bpe.pipeline.added_tokens import AddedToken, added_token_spans, split_around, whole_tokens_pattern
+from hf_bpe.pipeline.encoding import STRATEGIES, Encoding, padding_length, stride_fits, truncate_encodings
+from hf_bpe.pipeline.processors import post_process
+
+#: What an ``encode_batch`` item may be: a text, a pair of texts, pre-split words or a pair of them.
+EncodeInput = Any
+Span = tuple[int, int]
+DIRECTIONS = ("left", "right")
+
+
+class Tokenizer:
+    """``tokenizers.Tokenizer`` over hf_bpe's twins of a ``tokenizer.json``'s components.
+
+    >>> import json, tempfile
+    >>> path = tempfile.mkdtemp() + "/tokenizer.json"
+    >>> _ = open(path, "w").write(json.dumps({"model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "hi": 1,
+    ...     "you": 2}, "unk_token": "[UNK]"}, "pre_tokenizer": {"type": "Whitespace"},
+    ...     "added_tokens": [{"id": 3, "content": "[SEP]", "single_word": False, "lstrip": False, "rstrip": False,
+    ...     "normalized": False, "special": True}]}))
+    >>> tok = Tokenizer.from_file(path)
+    >>> encoding = tok.encode("hi you[SEP]there")
+    >>> encoding.ids, encoding.tokens, encoding.offsets, encoding.word_ids
+    ([1, 2, 3, 0], ['hi', 'you', '[SEP]', '[UNK]'], [(0, 2), (3, 6), (6, 11), (11, 16)], [0, 1, 2, 3])
+    >>> tok.decode(encoding.ids), tok.decode(encoding.ids, skip_special_tokens=False)
+    ('hi you [UNK]', 'hi you [SEP] [UNK]')
+    """
+
+    def __init__(self, read: PipelineJson) -> None:
+        self.file = read
+        self.pipeline = read.pipeline
+        self._vocab = dict(read.vocab)
+        self._model_names = {token_id: token for token, token_id in self._vocab.items()}
+        self._added: dict[int, AddedToken] = {
+            int(entry["id"]): AddedToken(**{key: value for key, value in entry.items() if key != "id"})
+            for entry in read.added_tokens
+        }
+        self._added_ids = {token.content: token_id for token_id, token in self._added.items()}
+        self._special = {token.content for token in self._added.values() if token.special}
+        # AddedVocabulary::extract_and_normalize: the tokens not ``normalized`` cut the raw text, the others the
+        # normalized text (the pipeline matches those: Pipeline.normalized_added).
+        raw = [token.content for token in self._added.values() if not token.normalized]
+        self._raw_pattern = whole_tokens_pattern(raw)
+        self._strips = any(token.lstrip or token.rstrip or token.single_word for token in self._added.values())
+        self._truncation: dict[str, Any] | None = None
+        self._padding: dict[str, Any] | None = None
+        if read.truncation is not None:
+            self.enable_truncation(**read.truncation)
+        if read.padding is not None:
+            self._padding = dict(read.padding)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Tokenizer:
+        """The tokenizer a ``tokenizer.json`` describes (``Tokenizer.from_file``).
+
+        Raises:
+            FileNotFoundError: if there is no such file.
+            ValueError: naming the file and the JSON path of what hf_bpe does not implement (an
+                :class:`~hf_bpe.pipeline.tokenizer_json.UnsupportedComponent`), or of what ``tokenizers`` cannot
+                read either.
+        """
+        return cls(read_pipeline_json(path, owner="Tokenizer"))
+
+    # -- the vocabulary -------------------------------------------------------------------------------------------
+
+    def token_to_id(self, token: str) -> int | None:
+        """The id of ``token``: an added token's, else the model's (None: neither has it)."""
+        found = self._added_ids.get(token)
+        return found if found is not None else self._vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        """The token of ``id``: an added token's content, else the model's (None: neither has it)."""
+        added = self._added.get(id)
+        return added.content if added is not None else self._model_names.get(id)
+
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        """Token to id: the model's, and (``with_added_tokens``) the added tokens'."""
+        vocab = dict(self._vocab)
+        if with_added_tokens:
+            vocab.update(self._added_ids)
+        return vocab
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        """How many tokens :meth:`get_vocab` holds (``TokenizerImpl::get_vocab_size``)."""
+        return len(self.get_vocab(with_added_tokens)) if with_added_tokens else len(self._vocab)
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """How many special tokens the post-processor adds to a sequence or (``is_pair``) a pair."""
+        return sum(map(len, self.pipeline.post_processor.around(pair=is_pair)))
+
+    def _names(self, ids: list[int]) -> list[str]:
+        return [self.id_to_token(token_id) or "" for token_id in ids]
+
+    # -- truncation and padding -------------------------------------------------------------------------------------
+
+    def enable_truncation(
+        self, max_length: int, stride: int = 0, strategy: str = "longest_first", direction: str = "right"
+    ) -> None:
+        """Truncate every encoding to ``max_length`` tokens, the rest into overflowing windows overlapping by
+        ``stride`` (``Tokenizer.enable_truncation``).
+
+        Raises:
+            ValueError: naming an unknown ``strategy`` or ``direction``, or a ``stride`` that leaves no room in
+                ``max_length`` less the special tokens added to one sequence (``TokenizerImpl::with_truncation``).
+        """
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy={strategy!r}: use one of {list(STRATEGIES)}")
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction={direction!r}: use one of {list(DIRECTIONS)}")
+        added = self.num_special_tokens_to_add(False)
+        if not stride_fits(max_length, stride, added):
+            raise ValueError(
+                f"stride={stride} is larger than max_length={max_length} less the {added} special tokens the "
+                "post-processor adds; choose a smaller stride"
+            )
+        self._truncation = {"max_length": max_length, "stride": stride, "strategy": strategy, "direction": direction}
+
+    def no_truncation(self) -> None:
+        """Truncate nothing."""
+        self._truncation = None
+
+    @property
+    def truncation(self) -> dict[str, Any] | None:
+        """The truncation's settings (None: off), as :meth:`enable_truncation` takes them."""
+        return None if self._truncation is None else dict(self._truncation)
+
+    def enable_padding(
+        self,
+        direction: str = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+        length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+    ) -> None:
+        """Pad every encoding to ``length`` (None: a batch's longest), rounded up to a multiple of
+        ``pad_to_multiple_of`` (``Tokenizer.enable_padding``).
+
+        Raises:
+            ValueError: naming an unknown ``direction``.
+        """
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction={direction!r}: use one of {list(DIRECTIONS)}")
+        self._padding = {
+            "length": length,
+            "pad_to_multiple_of": pad_to_multiple_of,
+            "pad_id": pad_id,
+            "pad_token": pad_token,
+            "pad_type_id": pad_type_id,
+            "direction": direction,
+        }
+
+    def no_padding(self) -> None:
+        """Pad nothing."""
+        self._padding = None
+
+    @property
+    def padding(self) -> dict[str, Any] | None:
+        """The padding's settings (None: off), as :meth:`enable_padding` takes them."""
+        return None if self._padding is None else dict(self._padding)
+
+    def _pad(self, encodings: list[Encoding]) -> None:
+        """``pad_encodings``: every row (and its windows) to the padding's length."""
+        params = self._padding
+        if params is None:
+            return
+        target = padding_length(encodings, params["length"], params["pad_to_multiple_of"])
+        if target is None:
+            return
+        for encoding in encodings:
+            encoding.pad(target, params["pad_id"], params["pad_type_id"], params["pad_token"], params["direction"])
+
+    # -- encoding ---------------------------------------------------------------------------------------------------
+
+    def encode(
+        self,
+        sequence: str | Sequence[str],
+        pair: str | Sequence[str] | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> Encoding:
+        """The :class:`~hf_bpe.pipeline.encoding.Encoding` of a text or (``pair``) a pair of texts; with
+        ``is_pretokenized``, of lists of words, each word encoded on its own (``Tokenizer.encode``).
+
+        Raises:
+            TypeError: naming an input that is not text (or, with ``is_pretokenized``, not a list of words).
+        """
+        sequences = [sequence] if pair is None else [sequence, pair]
+        for value in sequences:
+            _check_sequence(value, is_pretokenized)
+        parts = [self._encode_sequence(value, index, is_pretokenized) for index, value in enumerate(sequences)]
+        row = self._post_process(parts, add_special_tokens)
+        self._pad([row])
+        return row
+
+    def encode_batch(
+        self, input: Sequence[EncodeInput], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        """:meth:`encode` of each item (a text or a pair of texts; with ``is_pretokenized``, a list of words or a
+        pair of them), then padded together (``Tokenizer.encode_batch``).
+
+        Raises:
+            TypeError: naming an item that is none of those.
+        """
+        rows = [self.encode(*_sequences(item, is_pretokenized), is_pretokenized, add_special_tokens) for item in input]
+        self._pad(rows)
+        return rows
+
+    def _post_process(self, parts: list[Encoding], add_special_tokens: bool) -> Encoding:
+        """``TokenizerImpl::post_process`` before padding: truncation, then the post-processor."""
+        processor = self.pipeline.post_processor
+        is_pair = len(parts) > 1
+        if self._truncation is not None:
+            added = self.num_special_tokens_to_add(is_pair) if add_special_tokens else 0
+            params = self._truncation
+            first, second = parts[0], parts[1] if is_pair else None
+            truncate_encodings(
+                first, second, params["max_length"], params["stride"], params["strategy"], params["direction"],
+                added=added,
+            )  # fmt: skip
+        if processor.trim_offsets:
+            for part in parts:
+                for window in (part, *part.overflowing):
+                    window.offsets = processor.trimmed(window.tokens or [], window.offsets)
+        around = processor.around(pair=is_pair) if add_special_tokens else None
+        types = processor.types(pair=is_pair)
+        # PostProcessor::process marks each sequence's range, its windows' too; without a post-processor,
+        # default_process marks a pair's kept rows only.
+        ranges = self.file.sections.get("post_processor") is not None
+        if not ranges and is_pair:
+            for index, part in enumerate(parts):
+                part.set_sequence_id(index)
+        return post_process(parts, around, types, self._names, retypes_windows=processor.retypes_windows, ranges=ranges)
+
+    def _encode_sequence(self, sequence: str | Sequence[str], type_id: int, is_pretokenized: bool) -> Encoding:
+        """One sequence (``encode_single_sequence``): a text, its words its pre-tokens; or pre-split words, each
+        encoded on its own (offsets within it), each token's word the given word's index."""
+        ids: list[int] = []
+        offsets: list[Span] = []
+        tokens: list[str] = []
+        words: list[int | None] = []
+        for index, part in enumerate([sequence] if isinstance(sequence, str) else sequence):
+            part_ids, part_offsets, part_tokens, part_words = self._encode_text(part)
+            ids += part_ids
+            offsets += part_offsets
+            tokens += part_tokens
+            words += [index] * len(part_ids) if is_pretokenized else part_words
+        return Encoding(ids, [type_id] * len(ids), offsets=offsets, tokens=tokens, words=words)
+
+    def _encode_text(self, text: str) -> tuple[list[int], list[Span], list[str], list[int | None]]:
+        """The ids, offsets, tokens and word ids of one text: an added token matched in the raw text is one word,
+        named by the text it took (``AddedVocabulary::split_with_indices``); each stretch between them goes
+        through the pipeline, one word per pre-token."""
+        ids: list[int] = []
+        offsets: list[Span] = []
+        tokens: list[str] = []
+        words: list[int | None] = []
+        word = 0
+        for start, end, token in self._added_spans(text):
+            if token is not None:
+                ids.append(self._added_ids[token])
+                offsets.append((start, end))
+                tokens.append(text[start:end])
+                words.append(word)
+                word += 1
+                continue
+            for piece_ids, piece_offsets, names in self.pipeline.encode_words(text[start:end], start):
+                ids += piece_ids
+                offsets += piece_offsets
+                tokens += names if names is not None else [self._model_names[i] for i in piece_ids]
+                words += [word] * len(piece_ids)
+                word += 1
+        return ids, offsets, tokens, words
+
+    def _added_spans(self, text: str) -> list[tuple[int, int, str | None]]:
+        """``text`` cut around the added tokens matched in the raw text, with their flags."""
+        if self._raw_pattern is None or not self._strips:
+            return list(split_around(text, self._raw_pattern))
+        added, ids = self._added, self._added_ids
+        return added_token_spans(text, self._raw_pattern, lambda token: added[ids[token]])
+
+    # -- decoding ---------------------------------------------------------------------------------------------------
+
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        """The text of ``ids`` as ``Tokenizer::decode`` gives it: each id's token (an added token's content; an id
+        neither knows is left out), the special ones left out with ``skip_special_tokens``, through the decoder
+        (none: joined by spaces)."""
+        tokens = []
+        for token_id in ids:
+            token = self.id_to_token(token_id)
+            if token is None or (skip_special_tokens and token in self._special):
+                continue
+            tokens.append(token)
+        return self.pipeline.decode(tokens)
+
+    def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
+        """:meth:`decode` of each list of ids."""
+        return [self.decode(ids, skip_special_tokens) for ids in sequences]
+
+
+def _check_sequence(value: Any, is_pretokenized: bool) -> None:
+    """Refuse what ``encode`` cannot take as one sequence.
+
+    Raises:
+        TypeError: naming the value.
+    """
+    if is_pretokenized:
+        if not (isinstance(value, (list, tuple)) and all(isinstance(word, str) for word in value)):
+            raise TypeError(
+                f"expected a list of words (is_pretokenized=True), got {type(value).__name__}: {value!r:.60}"
+            )
+    elif not isinstance(value, str):
+        raise TypeError(f"expected a string to encode, got {type(value).__name__}: {value!r:.60}")
+
+
+def _sequences(item: EncodeInput, is_pretokenized: bool) -> tuple[Any, Any]:
+    """An ``encode_batch`` item as ``(sequence, pair or None)``, as the binding reads ``EncodeInput``: a text, or
+    two texts; pre-tokenized, a list of words, or two lists of them.
+
+    Raises:
+        TypeError: naming an item that is none of those.
+    """
+    if is_pretokenized:
+        if isinstance(item, (list, tuple)) and all(isinstance(word, str) for word in item):
+            return item, None
+        is_pair = isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(p, (list, tuple)) for p in item)
+    else:
+        if isinstance(item, str):
+            return item, None
+        is_pair = isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(p, str) for p in item)
+    if not is_pair:
+        raise TypeError(f"an encode_batch item that is neither a sequence nor a pair of them: {item!r:.60}")
+    return item[0], item[1]
