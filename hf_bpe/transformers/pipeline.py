@@ -94,28 +94,19 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         return self.encoding_tokens(text, pair, add_special_tokens, **kwargs)
 
     def stretch_tokens(self, text: str, start: int, end: int, **options: Any) -> list[str]:
-        """The tokens of a stretch between added tokens as the file's model names them: a Unigram model's unknown
-        stretch is the text it covers (``Unigram::tokenize``), any other token its vocabulary entry; an added
-        token matched in the normalized text is that text (``AddedVocabulary::split_with_indices``)."""
-        named = getattr(self.pipeline.model, "tokens", None)
+        """The tokens of a stretch between added tokens as the file's model names them
+        (:meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_words`: a Unigram model's unknown stretch is the text it
+        covers, an added token matched in the normalized text that text, any other token its vocabulary entry)."""
         out: list[str] = []
-        for piece, _, added in self.pipeline.pieces(text[start:end], start):
-            if added is not None:
-                out.append(piece)
-            elif named is not None:
-                out += [token for _, token in named(piece)]
-            else:
-                out += [self.decoder[token_id] for token_id, _ in self.pipeline.model.tokenize(piece)]
+        for ids, _, names in self.pipeline.encode_words(text[start:end], start):
+            out += names if names is not None else [self.decoder[token_id] for token_id in ids]
         return out
 
     def stretch_words(self, text: str, start: int, end: int, **options: Any) -> tuple[list[int], int]:
         """Each token's pre-token in a stretch between added tokens (an added token matched in the normalized text
         is one), and how many pre-tokens it has."""
-        words: list[int] = []
-        pieces = self.pipeline.pieces(text[start:end], start)
-        for word, (piece, _, added) in enumerate(pieces):
-            words += [word] * (1 if added is not None else len(self.pipeline.model.tokenize(piece)))
-        return words, len(pieces)
+        pieces = self.pipeline.encode_words(text[start:end], start)
+        return [word for word, (ids, _, _) in enumerate(pieces) for _ in ids], len(pieces)
 
     def encode_ordinary(self, text: str, **options: Any) -> list[int]:
         """The ids of text with no added tokens in it (no offsets: ``tok(texts)``'s path)."""
