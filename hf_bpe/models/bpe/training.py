@@ -485,13 +485,12 @@ def count_to_directory(
     if engine == "datatrove":
         from hf_bpe.counting.datatrove import count_with_datatrove
 
-        parallel = workers or os.cpu_count() or 1
         return count_with_datatrove(
             paths,
             output,
             counting=cut,
             tasks=tasks,
-            workers=parallel,
+            workers=workers or os.cpu_count() or 1,
             buckets=buckets,
             executor=executor,
             errors=errors,
