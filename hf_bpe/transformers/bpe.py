@@ -11,6 +11,7 @@ backend's ``BatchEncoding``: truncation, pairs, overflowing windows and padding 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import json
@@ -116,7 +117,8 @@ class VocabularyFilesTokenizer(PreTrainedTokenizer):
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
         """Write ``vocab.json``, ``merges.txt`` and, for loading without hf_bpe, ``tokenizer.json``; loaded from a
-        ``tokenizer.json`` without those two files beside it, that file alone, as ``TokenizersBackend`` saves it."""
+        ``tokenizer.json`` without those two files beside it (or trained from such a tokenizer), that file alone, as
+        ``TokenizersBackend`` saves it."""
         prefix = f"{filename_prefix}-" if filename_prefix else ""
         specials = [token for token in self._added_tokens_encoder if token in self.encoder]
         files = {prefix + TOKENIZER_FILE: self._tokenizer_json(specials)}
@@ -534,7 +536,9 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         then ``new_special_tokens`` go to the trainer, first in the vocabulary and counted in ``vocab_size``; its
         non-special added tokens are dropped, except those ``from_pretrained`` loaded (transformers' ``init_kwargs``
         keeps them), which come back after the vocabulary with any special-token role missing from it; the
-        pre-tokenizer, normalizer, ``ignore_merges`` and post-processor (its ids renumbered) are kept.
+        pre-tokenizer, normalizer, ``ignore_merges`` and post-processor (its ids renumbered) are kept. Trained from a
+        tokenizer loaded from a ``tokenizer.json``, it saves that file's sections as the Rust backend's trained
+        tokenizer saves them (the same files: ``tokenizer.json`` and ``tokenizer_config.json``).
 
         Args:
             text_iterator: strings, or batches (lists) of strings; each string is one sequence.
@@ -586,7 +590,34 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             vocab=vocab, merges=result.merges, post_processor=post_processor, added_tokens_decoder=added, **settings
         )
         new._file_sections = dict(self._file_sections)
+        kept = self._trained_pipeline(renames, vocab, added)
+        if kept is not None:
+            new._file_pipeline = (kept, new._basis())
         return new
+
+    def _kept_pipeline(self) -> KeptPipeline | None:
+        """The ``tokenizer.json`` pipeline this tokenizer saves back (None where it rebuilds the sections from its
+        settings: made from ``vocab.json`` + ``merges.txt``, or loaded with settings other than the file's)."""
+        if self._file_pipeline is None or self._file_pipeline[1] != self._basis():
+            return None
+        return self._file_pipeline[0]
+
+    def _trained_pipeline(
+        self, renames: dict[str, str], vocab: dict[str, int], added: dict[int, AddedToken]
+    ) -> KeptPipeline | None:
+        """The pipeline the trained tokenizer saves: this one's kept file but for the post-processor's ids and the
+        model's ``unk_token``, renamed and renumbered as ``TokenizersBackend.train_new_from_iterator`` rewrites its
+        ``tokenizer.json`` (the normalizer, pre-tokenizer, decoder and model settings go through as they are)."""
+        kept = self._kept_pipeline()
+        if kept is None:
+            return None
+        document = copy.deepcopy(dict(kept.document))
+        model = document["model"]
+        if model.get("unk_token") in renames:
+            model["unk_token"] = renames[model["unk_token"]]
+        document["post_processor"] = _renumbered_post_processor(document.get("post_processor"), renames, vocab)
+        added_only = frozenset(token.content for token in added.values() if token.content not in vocab)
+        return dataclasses.replace(kept, document=document, added_only=added_only)
 
     def _trainer_special_tokens(
         self, renames: dict[str, str], new_special_tokens: list[Any] | None
@@ -613,24 +644,20 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             # The Rust backend renumbers only a post-processor with "special_tokens" at its top: inside a Sequence
             # (Llama-3's ByteLevel + TemplateProcessing) the old ids stay, and hf_bpe gives the same ids.
             return template
-        for key, entry in template.get("special_tokens", {}).items():
-            tokens = [renames.get(token, token) for token in entry["tokens"]]
-            missing = [token for token in tokens if token not in vocab]
-            if missing:
-                raise ValueError(
-                    f"post_processor.special_tokens[{key!r}]: {missing[0]!r} is not in the new vocabulary; "
-                    "name it in new_special_tokens or special_tokens_map"
-                )
-            template["special_tokens"][key] = {**entry, "tokens": tokens, "ids": [vocab[token] for token in tokens]}
-        return template
+        return _renumbered_post_processor(template, renames, vocab)
 
     def _template_in_sequence(self) -> bool:
-        """Whether the ``tokenizer.json`` this tokenizer was loaded from nests its post-processor in a Sequence."""
-        path = self.init_kwargs.get("tokenizer_file")
-        if not path or not os.path.isfile(path):
-            return False
-        with open(path, encoding="utf-8") as file:
-            post_processor = json.load(file).get("post_processor") or {}
+        """Whether the ``tokenizer.json`` this tokenizer was loaded from (or trained from one) nests its
+        post-processor in a Sequence."""
+        kept = self._file_pipeline[0] if self._file_pipeline is not None else None
+        if kept is not None:
+            post_processor = kept.document.get("post_processor") or {}
+        else:
+            path = self.init_kwargs.get("tokenizer_file")
+            if not path or not os.path.isfile(path):
+                return False
+            with open(path, encoding="utf-8") as file:
+                post_processor = json.load(file).get("post_processor") or {}
         return isinstance(post_processor, dict) and post_processor.get("type") == "Sequence"
 
     def _renamed_roles(self, renames: dict[str, str]) -> dict[str, AddedToken]:
@@ -727,7 +754,14 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         imports the class from the installed package instead, so a load gets this very class (and a clear
         error naming the package to install where hf_bpe is missing).
         """
-        saved = super().save_pretrained(save_directory, *args, **kwargs)
+        # The post-processor is tokenizer.json's to hold: in tokenizer_config.json it would reach the Rust backend's
+        # TokenizersBackend.__init__ as a dict, which it refuses (TypeError), and it writes none there itself.
+        post_processor = self.init_kwargs.pop("post_processor", None)
+        try:
+            saved = super().save_pretrained(save_directory, *args, **kwargs)
+        finally:
+            if post_processor is not None:
+                self.init_kwargs["post_processor"] = post_processor
         if getattr(self, "_auto_class", None):
             module = os.path.join(save_directory, os.path.basename(__file__))
             write_files(save_directory, {os.path.basename(module): REMOTE_CODE_MODULE})
@@ -749,6 +783,40 @@ _REBUILT_SETTINGS = frozenset(
         *PreTrainedTokenizer.SPECIAL_TOKENS_ATTRIBUTES,
     }
 )
+
+
+def _renumbered_post_processor(
+    section: dict[str, Any] | None, renames: dict[str, str], vocab: dict[str, int]
+) -> dict[str, Any] | None:
+    """A post-processor as ``TokenizersBackend.train_new_from_iterator`` rewrites it for the new vocabulary: the
+    tokens of its top-level ``special_tokens`` (a template's) and ``cls``/``sep`` (Bert's, Roberta's) renamed and
+    given their new ids; a ``Sequence``'s parts keep their old ids, as there.
+
+    Raises:
+        ValueError: a token it names is not in the new vocabulary (the Rust backend refuses it too).
+    """
+    if section is None:
+        return None
+    section = copy.deepcopy(section)
+    for key, entry in (section.get("special_tokens") or {}).items():
+        tokens = [renames.get(token, token) for token in entry["tokens"]]
+        ids = [_new_id(token, f"special_tokens[{key!r}]", vocab) for token in tokens]
+        section["special_tokens"][key] = {**entry, "tokens": tokens, "ids": ids}
+    for key in ("cls", "sep"):
+        if key in section:
+            token = renames.get(section[key][0], section[key][0])
+            section[key] = [token, _new_id(token, key, vocab)]
+    return section
+
+
+def _new_id(token: str, where: str, vocab: dict[str, int]) -> int:
+    """``token``'s id in the new vocabulary, for the post-processor's field ``where``."""
+    if token not in vocab:
+        raise ValueError(
+            f"post_processor.{where}: {token!r} is not in the new vocabulary; "
+            "name it in new_special_tokens or special_tokens_map"
+        )
+    return vocab[token]
 
 
 def _special(token: Any) -> AddedToken:

@@ -50,9 +50,10 @@ def source(name: str, directory: Path) -> Path:
 
 
 #: Byte-level files (BPETokenizer) and others (PipelineTokenizer): Yi's has no post-processor, Command-R's template
-#: carries ByteLevel's flags, which the Rust backend drops; Claude's ByteLevel lacks use_regex, which it fills in.
+#: carries ByteLevel's flags, which the Rust backend drops; Claude's ByteLevel lacks use_regex, which it fills in;
+#: Llama-3.1's template (in a Sequence) stays out of tokenizer_config.json, where the Rust backend refuses it.
 NAMES = [
-    *("qwen3", "llama3", "gpt2", "deepseek_v3", "claude", "minimax_like", "split_removed_inverted"),
+    *("qwen3", "llama3", "llama3_1", "gpt2", "deepseek_v3", "claude", "minimax_like", "split_removed_inverted"),
     *("yi", "command_r_plus"),
 ]
 
@@ -75,3 +76,5 @@ def test_save_pretrained_writes_what_the_rust_backend_writes(name, tmp_path):
     expected = rust(TEXT)["input_ids"]
     assert from_pretrained(ours_dir)(TEXT)["input_ids"] == expected
     assert PreTrainedTokenizerFast(tokenizer_file=str(ours_dir / "tokenizer.json"))(TEXT)["input_ids"] == expected
+    # ... and as a directory, tokenizer_config.json's arguments too
+    assert PreTrainedTokenizerFast.from_pretrained(str(ours_dir))(TEXT)["input_ids"] == expected
