@@ -104,8 +104,9 @@ def _check_reloads(directory: Path, rust: Any, samples: list[str]) -> None:
     assert [theirs(text)["input_ids"] for text in samples] == expected
 
 
-def test_renames_and_new_special_tokens_on_qwen3():
-    """A renamed special token and new ones (a string and an AddedToken) go to the trainer after the file's."""
+def test_renames_and_new_special_tokens_on_qwen3(tmp_path):
+    """A renamed special token and new ones (a string and an AddedToken) go to the trainer after the file's; saved,
+    they are the Rust backend's added tokens."""
     from transformers import AddedToken
 
     path = str(model_tokenizer_json("qwen3"))
@@ -117,4 +118,10 @@ def test_renames_and_new_special_tokens_on_qwen3():
     ours = hf_bpe.from_pretrained(path).train_new_from_iterator(_texts()[:1500], 1000, **options)
     rust = PreTrainedTokenizerFast(tokenizer_file=path).train_new_from_iterator(_texts()[:1500], 1000, **options)
     assert ours.convert_tokens_to_ids(["<|end|>", "<new>", "<lstripped>"]) == [2, 14, 15]
-    _check_same(ours, rust, [*_texts()[:100], "<|end|> a <new> b <lstripped> <|im_end|>"])
+    samples = [*_texts()[:100], "<|end|> a <new> b <lstripped> <|im_end|>"]
+    _check_same(ours, rust, samples)
+    ours.save_pretrained(str(tmp_path / "ours"))
+    rust.save_pretrained(str(tmp_path / "rust"))
+    saved = [json.loads((tmp_path / side / "tokenizer.json").read_text(encoding="utf-8")) for side in ("ours", "rust")]
+    assert saved[0] == saved[1]
+    _check_reloads(tmp_path / "ours", rust, samples)
