@@ -231,12 +231,10 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             # tokenizer.json says how its text is split (Qwen's pattern, not GPT-2's).
             loaded = _loaded(file_key(tokenizer_file))
             self._take_file_settings(loaded, tokenizer_file, kwargs)
-            if add_prefix_space is None:
-                add_prefix_space = loaded.add_prefix_space
-            if pre_tokenizer is None:
-                pre_tokenizer = loaded.pre_tokenizer
-            if ignore_merges is None:
-                ignore_merges = loaded.ignore_merges
+            # The file's settings, where the call gives none.
+            add_prefix_space = loaded.add_prefix_space if add_prefix_space is None else add_prefix_space
+            pre_tokenizer = loaded.pre_tokenizer if pre_tokenizer is None else pre_tokenizer
+            ignore_merges = loaded.ignore_merges if ignore_merges is None else ignore_merges
             if post_processor is None and loaded.template is not None:
                 post_processor = loaded.template.to_json()
         elif vocab_file is not None and merges_file is not None:
