@@ -251,6 +251,10 @@ def plan_shards(paths: Sequence[str | os.PathLike[str]], tasks: int = 1) -> list
     ]
 
 
+class TasksWarning(UserWarning):
+    """Fewer datatrove tasks run than asked for (the command line shows it as ``hf-bpe: warning: ...``)."""
+
+
 def _say_capped_tasks(tasks: int, shards: int, buckets: int) -> None:
     """Warn where fewer tasks run than asked for: one byte range per counting task, one bucket per summing task."""
     if tasks <= min(shards, buckets):
@@ -259,6 +263,7 @@ def _say_capped_tasks(tasks: int, shards: int, buckets: int) -> None:
         f"tasks={tasks}: {min(tasks, shards)} counting tasks run, one per byte range of the input "
         f"({shards} ranges of at least {_counting.MIN_SHARD_BYTES} bytes; a compressed file is one), "
         f"and {min(tasks, buckets)} summing tasks, one per bucket (buckets={buckets})",
+        TasksWarning,
         stacklevel=3,
     )
 
