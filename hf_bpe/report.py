@@ -268,9 +268,7 @@ def format_report(reports: Sequence[TokenizerReport]) -> str:
         lines.append(
             f"  {'sample':40} {'bytes':>10} {'tokens':>10} {'bytes/token':>12} {'tokens/word':>12} {'vocab used':>11}"
         )
-        languages = [
-            SampleFigures(f"language: {f.name}", f.bytes, f.words, f.tokens, f.used) for f in found.per_language
-        ]
+        languages = [SampleFigures(f"language: {f.name}", f.bytes, f.words, f.tokens, f.used) for f in _grouping(found)]
         for figures in [*found.per_file, *languages, found.overall]:
             lines.append(
                 f"  {figures.name[-40:]:40} {figures.bytes:>10} {figures.tokens:>10} {figures.bytes_per_token:>12.3f} "
@@ -284,6 +282,12 @@ def format_report(reports: Sequence[TokenizerReport]) -> str:
     return "\n".join(lines)
 
 
+def _grouping(found: TokenizerReport) -> list[SampleFigures]:
+    """The per-language figures worth a row: none where every language is one file (its row would repeat the
+    file's)."""
+    return found.per_language if len(found.per_language) < len(found.per_file) else []
+
+
 def format_comparison(base: TokenizerReport, new: TokenizerReport) -> str:
     """The table ``hf-bpe report BASE NEW`` adds: per file, per language and overall, each one's bytes per token
     (and how much more text a token of ``new`` holds), tokens per word, and the share of its vocabulary used."""
@@ -293,7 +297,7 @@ def format_comparison(base: TokenizerReport, new: TokenizerReport) -> str:
     ]
     rows = [
         *((b.name, b, n) for b, n in zip(base.per_file, new.per_file, strict=True)),
-        *((f"language: {b.name}", b, n) for b, n in zip(base.per_language, new.per_language, strict=True)),
+        *((f"language: {b.name}", b, n) for b, n in zip(_grouping(base), _grouping(new), strict=True)),
         ("all", base.overall, new.overall),
     ]
     for name, before, after in rows:

@@ -29,6 +29,11 @@ def test_demo_trains_loads_and_reports(tmp_path):
     for size in (1000, 2000, 4000):
         assert f"{tmp_path / 'demo-sizes' / str(size)}: {size} tokens" in out
     assert (tmp_path / "demo-sizes" / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # README shows the report's last block as the demo prints it (on the Python 3.11 it names; paths under out/).
+    readme = (DEMO.parent.parent / "README.md").read_text(encoding="utf-8")
+    shown = readme[readme.index("out/demo-sizes/4000: 4000 tokens\n") :].split("```", 1)[0]
+    last = out[out.index(f"{tmp_path / 'demo-sizes' / '4000'}: 4000 tokens\n") :].split("plot written to", 1)[0]
+    assert shown == last.replace(f"{tmp_path}/", "out/")
 
 
 def test_the_set_up_installs_once_until_pyproject_changes(tmp_path):
