@@ -296,7 +296,7 @@ def commands(files: list[Path], out: Path, pattern: str, vocab_size: int) -> dic
                        *names],
         "hf_bpe": [sys.executable, "-m", "hf_bpe.cli", "train", *names, "--output", str(out / "hf_bpe"),
                    "--vocab-size", str(vocab_size), "--pattern" if pattern in PRESETS else "--regex", pattern,
-                   "--no-progress"],
+                   "--no-progress", "--force"],
     }  # fmt: skip
 
 

@@ -161,10 +161,11 @@ def main() -> int:
     identical = True
     with tempfile.TemporaryDirectory() as directory:
         ours_dir, reference_dir = Path(directory, "hf_bpe"), Path(directory, "tokenizers")
+        # --force: each repeat writes over the last run's output.
         ours_command = [sys.executable, "-m", "hf_bpe.cli", "train", *files, "--output", str(ours_dir),
                         "--vocab-size", str(args.vocab_size), "--min-frequency", str(args.min_frequency),
                         "--pattern" if args.pattern in PRESETS else "--regex", args.pattern,
-                        "--no-progress"]  # fmt: skip
+                        "--no-progress", "--force"]  # fmt: skip
         if args.workers:
             ours_command += ["--workers", str(args.workers)]
         reference_command = [sys.executable, "-c", REFERENCE, str(reference_dir), str(args.vocab_size),
@@ -172,7 +173,7 @@ def main() -> int:
         if args.model == "unigram":
             ours_command = [sys.executable, "-m", "hf_bpe.cli", "train", *files, "--output", str(ours_dir),
                             "--model", "unigram", "--unk-token", "<unk>", "--vocab-size", str(args.vocab_size),
-                            "--no-progress"]  # fmt: skip
+                            "--no-progress", "--force"]  # fmt: skip
             reference_command = [sys.executable, "-c", REFERENCE_UNIGRAM, str(reference_dir), str(args.vocab_size),
                                  *files]  # fmt: skip
         for _ in range(args.repeat):
