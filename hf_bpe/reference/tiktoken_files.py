@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,22 +23,17 @@ from hf_bpe.models.bpe.files import (
     CHAR_TOKENIZER_CLASS,
     MERGES_FILE,
     VOCAB_FILE,
-    format_merges,
-    format_vocab,
     read_merges,
     read_tokenizer_json,
     read_vocab,
-    tokenizer_config,
-    tokenizer_json,
+    write_tokenizer_dir,
 )
 from hf_bpe.models.bpe.options import Merges, Vocab
 from hf_bpe.models.directory import (
     GPT2_SPECIAL_TOKEN,
-    TOKENIZER_CONFIG_FILE,
     TOKENIZER_FILE,
     named_special_tokens,
     read_tokenizer_config,
-    replaced_files,
 )
 from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
@@ -181,16 +175,10 @@ def convert_tiktoken(
             raise ValueError(f"special token {text!r} has id {token_id}, which is already a rank of {ranks_path}")
     vocab, merges = ranks_to_vocab_and_merges(ranks, specials)
     ordered = sorted(specials, key=specials.__getitem__)
-    config = tokenizer_config(ordered, None, pre_tokenizer=pre_tokenizer)
-    files = {
-        VOCAB_FILE: format_vocab(vocab),
-        MERGES_FILE: format_merges(merges),
-        TOKENIZER_CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
-        # tiktoken's CoreBPE::encode_ordinary takes a piece that is a rank whole, before merging: ignore_merges.
-        TOKENIZER_FILE: tokenizer_json(vocab, merges, ordered, pre_tokenizer=pre_tokenizer, ignore_merges=True),
-    }
-    write_files(output, files, remove=replaced_files(output, files, force=force))
-    return [Path(output) / name for name in files]
+    # tiktoken's CoreBPE::encode_ordinary takes a piece that is a rank whole, before merging: ignore_merges.
+    return write_tokenizer_dir(
+        output, vocab, merges, special_tokens=ordered, pre_tokenizer=pre_tokenizer, ignore_merges=True, force=force
+    )
 
 
 @dataclasses.dataclass(frozen=True)

@@ -500,13 +500,15 @@ def write_tokenizer_dir(
     pre_tokenizer: PreTokenizer | None = None,
     add_prefix_space: bool = False,
     char_level: CharLevel | None = None,
+    ignore_merges: bool = False,
     force: bool = False,
 ) -> list[Path]:
     """Write a complete tokenizer directory, all files or none.
 
     The files: ``vocab.json`` and ``merges.txt`` (GPT-2's format, byte-identical to what ``tokenizers``
     writes), ``tokenizer_config.json`` (for transformers) and ``tokenizer.json`` (for the Rust backend).
-    ``pre_tokenizer`` (default: GPT-2's, with ``add_prefix_space``) says how text is cut. Other files in the
+    ``pre_tokenizer`` (default: GPT-2's, with ``add_prefix_space``) says how text is cut; ``ignore_merges`` is the BPE
+    model's (a pre-token in the vocabulary whole is that token: tiktoken's rule). Other files in the
     directory stay, except those that would change the loaded tokenizer (:data:`FOREIGN_TOKENIZER_FILES`): they
     are refused, or removed with the write when ``force`` is set.
 
@@ -524,7 +526,13 @@ def write_tokenizer_dir(
         MERGES_FILE: format_merges(merges),
         TOKENIZER_CONFIG_FILE: json.dumps(config, ensure_ascii=False, indent=2) + "\n",
         TOKENIZER_FILE: tokenizer_json(
-            vocab, merges, special_tokens, pre_tokenizer=pre_tokenizer, char_level=char_level, unk_token=unk
+            vocab,
+            merges,
+            special_tokens,
+            pre_tokenizer=pre_tokenizer,
+            char_level=char_level,
+            unk_token=unk,
+            ignore_merges=ignore_merges,
         ),
     }
     write_files(directory, files, remove=replaced_files(directory, files, force=force))
