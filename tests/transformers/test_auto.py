@@ -157,7 +157,15 @@ def test_without_hf_bpe_loads_rust_backend_with_same_ids(trained_dir, tmp_path, 
     assert lines == ["TokenizersBackend False", str(expected_ids(trained_dir))]
 
 
-def test_trust_remote_code_gives_the_installed_class(trained_dir, tmp_path):
+@pytest.fixture
+def auto_class_registered():
+    """``register_for_auto_class`` is a classmethod: it marks BPETokenizer itself, for every later save in this process
+    (each would write the remote-code module too). Undone after the test."""
+    yield
+    hf_bpe.BPETokenizer._auto_class = None
+
+
+def test_trust_remote_code_gives_the_installed_class(trained_dir, tmp_path, auto_class_registered):
     tok = hf_bpe.BPETokenizer.from_pretrained(trained_dir)
     tok.register_for_auto_class()
     tok.save_pretrained(tmp_path / "remote")
@@ -175,7 +183,7 @@ def test_trust_remote_code_gives_the_installed_class(trained_dir, tmp_path):
     assert lines == [f"True {expected_ids(trained_dir)}"]
 
 
-def test_trust_remote_code_without_hf_bpe_says_what_to_install(trained_dir, tmp_path):
+def test_trust_remote_code_without_hf_bpe_says_what_to_install(trained_dir, tmp_path, auto_class_registered):
     tok = hf_bpe.BPETokenizer.from_pretrained(trained_dir)
     tok.register_for_auto_class()
     tok.save_pretrained(tmp_path / "remote")
