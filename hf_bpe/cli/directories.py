@@ -1,10 +1,10 @@
-"""The tokenizer directories the commands take: which of the four kinds hf-bpe writes a directory holds, and loading it.
+"""The tokenizer directories the commands take: which kind a directory holds, and loading it.
 
-A directory names its kind in ``tokenizer_config.json``'s ``tokenizer_class`` (byte-level BPE, char-level BPE,
-WordPiece, Unigram); a directory without one (GPT-2's bare files, another tool's) is known by its files. Every
-command that takes a tokenizer directory asks :func:`tokenizer_dir` for it, so a missing directory, a directory
-of no known kind and a kind the command cannot apply to are refused here, in one line, by name. Loading is the
-transformers classes' job (:mod:`hf_bpe.transformers`); this module only picks the class.
+What a directory holds, and which class reads it, is :func:`hf_bpe.tokenizer.directory.tokenizer_kind`'s decision,
+the same :func:`hf_bpe.from_pretrained` takes. Every command that takes a tokenizer directory asks
+:func:`tokenizer_dir` for it, so a missing directory, a directory of no known kind and a kind the command cannot
+apply to are refused here, in one line, by name. Loading is the transformers classes' job
+(:func:`hf_bpe.transformers.loading.load`).
 """
 
 from __future__ import annotations
@@ -12,39 +12,37 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
-import json
 import os
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
 from hf_bpe.cli.errors import UsageError
-from hf_bpe.models.directory import read_tokenizer_config
-from hf_bpe.models.pipeline_files import is_byte_level, read_json
+from hf_bpe.tokenizer.directory import BYTE_LEVEL, KINDS, TokenizerKind, tokenizer_kind
 
-#: ``tokenizer_class`` -> (what the kind is called in messages, the files its directory must hold).
-KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "BPETokenizer": ("byte-level BPE", ("vocab.json", "merges.txt")),
-    "CharBPETokenizer": ("char-level BPE", ("vocab.json", "merges.txt")),
-    "WordPieceTokenizer": ("WordPiece", ("vocab.txt",)),
-    "UnigramTokenizer": ("Unigram", ("tokenizer.json",)),
-    "SentencePieceBPETokenizer": ("SentencePiece-style BPE", ("tokenizer.json",)),
-    "PipelineTokenizer": ("tokenizer.json pipeline", ("tokenizer.json",)),
-}
-BYTE_LEVEL = "BPETokenizer"
+__all__ = ["BYTE_LEVEL", "KINDS", "TokenizerDir", "kind_of", "load_tokenizer", "token_text", "tokenizer_dir"]
 
 
 @dataclasses.dataclass(frozen=True)
 class TokenizerDir:
-    """A tokenizer directory and its kind (a key of :data:`KINDS`)."""
+    """A tokenizer directory and what it holds."""
 
-    path: Path
-    kind: str
+    found: TokenizerKind
+
+    @property
+    def path(self) -> Path:
+        """The directory."""
+        return self.found.path
+
+    @property
+    def kind(self) -> str:
+        """The kind, a key of :data:`KINDS`: :data:`BYTE_LEVEL` for any byte-level BPE, whichever class reads it."""
+        return BYTE_LEVEL if self.found.byte_level else self.found.tokenizer_class
 
     @property
     def kind_name(self) -> str:
         """The kind as messages name it (``"WordPiece"``)."""
-        return KINDS[self.kind][0]
+        return KINDS[self.kind].label
 
     def require(self, kinds: Collection[str], what: str, instead: str = "") -> None:
         """Refuse, by name, a kind ``what`` (a command, an option) does not apply to.
@@ -53,7 +51,7 @@ class TokenizerDir:
             UsageError: ``DIR is a WordPiece tokenizer; WHAT takes byte-level BPE only``, and ``instead``.
         """
         if self.kind not in kinds:
-            allowed = " or ".join(KINDS[kind][0] for kind in kinds)
+            allowed = " or ".join(KINDS[kind].label for kind in kinds)
             raise UsageError(
                 f"{self.path} is a {self.kind_name} tokenizer; {what} takes {allowed} only"
                 + (f" ({instead})" if instead else "")
@@ -80,7 +78,7 @@ def tokenizer_dir(name: str, option: str = "", *, gpt2: bool = True) -> Tokenize
     if gpt2 and name == "gpt2" and not Path(name).is_dir():
         from hf_bpe.reference.gpt2 import gpt2_files
 
-        return TokenizerDir(gpt2_files(), BYTE_LEVEL)
+        return TokenizerDir(_kind(gpt2_files()))
     directory = Path(name).expanduser()
     given = f"{option} {name}" if option else name
     if directory.exists() and not directory.is_dir():
@@ -92,16 +90,23 @@ def tokenizer_dir(name: str, option: str = "", *, gpt2: bool = True) -> Tokenize
             f"{given}: no such tokenizer directory"
             + (_near(name, directory) or f"; give a tokenizer directory{or_gpt2}")
         )
-    kind = kind_of(directory)
-    if kind is None and (directory / "tokenizer.json").is_file():
-        read_json(directory / "tokenizer.json")  # a truncated file is named with its line and column, not missed
-    if kind is None:
-        wanted = "; ".join(f"{' + '.join(files)} ({label})" for label, files in dict(KINDS.values()).items())
+    found = tokenizer_kind(directory)
+    if found is None:
+        wanted = "; ".join(f"{' + '.join(kind.files)} ({kind.label})" for kind in KINDS.values())
         raise UsageError(f"{given}: not a tokenizer directory hf-bpe reads: it holds none of {wanted}")
-    missing = [file for file in KINDS[kind][1] if not (directory / file).is_file()]
-    if missing and not (kind == BYTE_LEVEL and (directory / "tokenizer.json").is_file()):
-        raise UsageError(f"{given}: a {KINDS[kind][0]} tokenizer without its {missing[0]}; the directory is incomplete")
-    return TokenizerDir(directory, kind)
+    if found.missing:
+        raise UsageError(
+            f"{given}: a {found.label} tokenizer without its {found.missing[0]}; the directory is incomplete"
+        )
+    return TokenizerDir(found)
+
+
+def _kind(directory: Path) -> TokenizerKind:
+    """What ``directory`` holds, where it is known to hold a tokenizer."""
+    found = tokenizer_kind(directory)
+    if found is None:
+        raise UsageError(f"{directory}: holds no tokenizer")
+    return found
 
 
 def _near(name: str, directory: Path) -> str:
@@ -118,55 +123,26 @@ def _near(name: str, directory: Path) -> str:
     return ""
 
 
-def kind_named(directory: Path) -> str | None:
-    """The kind ``tokenizer_config.json`` names (None: no such file, or another class)."""
-    with contextlib.suppress(ValueError, OSError):
-        named = read_tokenizer_config(directory).get("tokenizer_class")
-        if named in KINDS:
-            return str(named)
-    return None
-
-
 def kind_of(directory: Path) -> str | None:
-    """The kind ``tokenizer_config.json`` names, else the one the files show (None: none of them)."""
-    named = kind_named(directory)
-    if named is not None:
-        return named
-    if (directory / "vocab.json").is_file() and (directory / "merges.txt").is_file():
-        return BYTE_LEVEL  # GPT-2's bare files, or another tool's byte-level BPE (GPT2Tokenizer)
-    if (directory / "vocab.txt").is_file():
-        return "WordPieceTokenizer"
-    with contextlib.suppress(ValueError, OSError, AttributeError):
-        data = json.loads((directory / "tokenizer.json").read_text(encoding="utf-8"))
-        model = data.get("model") or {}
-        if model.get("type") == "BPE" and is_byte_level(data):
-            return BYTE_LEVEL  # a tokenizer.json alone, as the Rust backend saves one
-        if model.get("type") is not None:
-            return "PipelineTokenizer"  # any other model's file (Gemma, BERT, T5, ...): its own pipeline
-    return None
+    """The kind (a key of :data:`KINDS`) a directory holds; None for a directory of no known kind, or none at all.
+
+    Raises:
+        ValueError: naming ``tokenizer_config.json`` or ``tokenizer.json`` where it is not a JSON object.
+    """
+    if not directory.is_dir():
+        return None
+    found = tokenizer_kind(directory)
+    return None if found is None else TokenizerDir(found).kind
 
 
 def load_tokenizer(found: TokenizerDir) -> Any:
-    """hf_bpe's transformers class for the directory's kind, loaded from it."""
+    """hf_bpe's transformers class for what the directory holds, loaded from it."""
     from hf_bpe.transformers._import import quiet_transformers_import
 
     with quiet_transformers_import():
-        if found.kind == "CharBPETokenizer":
-            from hf_bpe.transformers.char_bpe import CharBPETokenizer as Class
-        elif found.kind == "WordPieceTokenizer":
-            from hf_bpe.transformers.wordpiece import WordPieceTokenizer as Class  # type: ignore[assignment]
-        elif found.kind == "UnigramTokenizer":
-            from hf_bpe.transformers.unigram import UnigramTokenizer as Class  # type: ignore[assignment]
-        elif found.kind in ("SentencePieceBPETokenizer", "PipelineTokenizer") or (
-            (found.path / "tokenizer.json").is_file() and kind_named(found.path) is None
-        ):
-            from hf_bpe.transformers.loading import from_pretrained
+        from hf_bpe.transformers.loading import load
 
-            # A model's own tokenizer.json: BPETokenizer where it reads the file, else PipelineTokenizer.
-            return from_pretrained(found.path)
-        else:
-            from hf_bpe.transformers.bpe import BPETokenizer as Class  # type: ignore[assignment]
-        return Class.from_pretrained(str(found.path))
+        return load(found.found)
 
 
 def token_text(found: TokenizerDir, tokenizer: Any) -> Callable[[str], bytes]:
