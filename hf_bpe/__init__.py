@@ -46,41 +46,36 @@ from hf_bpe.pipeline.encoding import Encoding
 from hf_bpe.pipeline.pre_tokenizers import GPT2_SPLIT_PATTERN, PRESETS, PreTokenizer, SplitPattern
 from hf_bpe.tokenizer.tokenizer import Tokenizer
 from hf_bpe.transformers import auto as _auto
+from hf_bpe.transformers.classes import CLASSES as _CLASSES
 
 if _typing.TYPE_CHECKING:
-    from hf_bpe.transformers.bpe import BPETokenizer
-    from hf_bpe.transformers.char_bpe import CharBPETokenizer
-    from hf_bpe.transformers.loading import from_pretrained
-    from hf_bpe.transformers.pipeline import PipelineTokenizer, SentencePieceBPETokenizer
-    from hf_bpe.transformers.unigram import UnigramTokenizer
-    from hf_bpe.transformers.wordpiece import WordPieceTokenizer
+    # For type checkers only (re-exported by name: ``__all__`` takes them from the table at run time).
+    from hf_bpe.transformers.bpe import BPETokenizer as BPETokenizer
+    from hf_bpe.transformers.char_bpe import CharBPETokenizer as CharBPETokenizer
+    from hf_bpe.transformers.loading import from_pretrained as from_pretrained
+    from hf_bpe.transformers.pipeline import PipelineTokenizer as PipelineTokenizer
+    from hf_bpe.transformers.pipeline import SentencePieceBPETokenizer as SentencePieceBPETokenizer
+    from hf_bpe.transformers.unigram import UnigramTokenizer as UnigramTokenizer
+    from hf_bpe.transformers.wordpiece import WordPieceTokenizer as WordPieceTokenizer
 
 # The tokenizer classes are transformers classes, and importing transformers takes seconds that training never
 # needs: they are imported on first use (PEP 562), and registered with AutoTokenizer when transformers loads it.
-_LAZY_CLASSES = {
-    "BPETokenizer": "hf_bpe.transformers.bpe",
-    "CharBPETokenizer": "hf_bpe.transformers.char_bpe",
-    "PipelineTokenizer": "hf_bpe.transformers.pipeline",
-    "SentencePieceBPETokenizer": "hf_bpe.transformers.pipeline",
-    "from_pretrained": "hf_bpe.transformers.loading",
-    "UnigramTokenizer": "hf_bpe.transformers.unigram",
-    "WordPieceTokenizer": "hf_bpe.transformers.wordpiece",
-}
+_LAZY = {**_CLASSES, "from_pretrained": "hf_bpe.transformers.loading"}
 
 _auto.register_when_transformers_is_loaded()
 
 
 def __getattr__(name: str) -> _typing.Any:
     """The tokenizer classes and ``from_pretrained``, imported (with transformers) on first access."""
-    if name not in _LAZY_CLASSES:
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(_LAZY_CLASSES[name]), name)
+    value = getattr(_importlib.import_module(_LAZY[name]), name)
     globals()[name] = value  # later lookups skip this function
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY_CLASSES})
+    return sorted({*globals(), *_LAZY})
 
 
 __version__ = "0.1.0"
@@ -88,29 +83,22 @@ __version__ = "0.1.0"
 __all__ = [
     "GPT2_SPLIT_PATTERN",
     "PRESETS",
-    "BPETokenizer",
     "BertRecipe",
     "BpeOptions",
-    "CharBPETokenizer",
     "CharLevel",
     "Encoding",
     "Merges",
-    "PipelineTokenizer",
     "PreTokenizer",
-    "SentencePieceBPETokenizer",
     "SplitPattern",
     "Tokenizer",
     "TrainResult",
     "TrimResult",
     "UnigramOptions",
-    "UnigramTokenizer",
     "Vocab",
     "WordPieceOptions",
     "WordPieceResult",
-    "WordPieceTokenizer",
     "__version__",
     "bytes_to_unicode",
-    "from_pretrained",
     "read_merges",
     "read_vocab",
     "train_from_counts",
@@ -124,4 +112,5 @@ __all__ = [
     "trim",
     "write_merges",
     "write_vocab",
+    *_LAZY,
 ]

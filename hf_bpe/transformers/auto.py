@@ -2,8 +2,9 @@
 
 transformers v5 resolves ``"tokenizer_class": "BPETokenizer"`` in ``tokenizer_config.json`` through the classes
 registered with ``AutoTokenizer.register``, which keys them by a model config class. hf_bpe has no model, so a
-small config class, defined beside each tokenizer class, stands in for it. Without hf_bpe, the same directories
-load through their ``tokenizer.json`` (the Rust backend), with the same ids.
+small config class, defined beside each tokenizer class, stands in for it. The classes registered are those of
+:data:`hf_bpe.transformers.classes.CLASSES`. Without hf_bpe, the same directories load through their
+``tokenizer.json`` (the Rust backend), with the same ids.
 
 Training never needs transformers, and importing it takes seconds, so this module imports it only inside its
 functions. Importing ``hf_bpe`` calls :func:`register_when_transformers_is_loaded`: it registers at once if
@@ -21,6 +22,7 @@ from types import ModuleType
 from typing import Any
 
 from hf_bpe.transformers._import import quiet_transformers_import
+from hf_bpe.transformers.classes import CLASSES, config_class, tokenizer_class
 
 #: The transformers module that holds ``AutoTokenizer`` and its registry; registering needs it loaded.
 TOKENIZATION_AUTO = "transformers.models.auto.tokenization_auto"
@@ -34,27 +36,10 @@ def register() -> None:
     with quiet_transformers_import():
         from transformers import AutoConfig, AutoTokenizer
 
-        from hf_bpe.transformers.bpe import BPETokenizer, BPETokenizerConfig
-        from hf_bpe.transformers.char_bpe import CharBPETokenizer, CharBPETokenizerConfig
-        from hf_bpe.transformers.pipeline import (
-            PipelineTokenizer,
-            PipelineTokenizerConfig,
-            SentencePieceBPETokenizer,
-            SentencePieceBPETokenizerConfig,
-        )
-        from hf_bpe.transformers.unigram import UnigramTokenizer, UnigramTokenizerConfig
-        from hf_bpe.transformers.wordpiece import WordPieceTokenizer, WordPieceTokenizerConfig
-
-    for config_class, tokenizer_class in (
-        (BPETokenizerConfig, BPETokenizer),
-        (CharBPETokenizerConfig, CharBPETokenizer),
-        (PipelineTokenizerConfig, PipelineTokenizer),
-        (SentencePieceBPETokenizerConfig, SentencePieceBPETokenizer),
-        (UnigramTokenizerConfig, UnigramTokenizer),
-        (WordPieceTokenizerConfig, WordPieceTokenizer),
-    ):
-        AutoConfig.register(config_class.model_type, config_class, exist_ok=True)
-        AutoTokenizer.register(config_class, tokenizer_class=tokenizer_class, exist_ok=True)
+        classes = [(config_class(name), tokenizer_class(name)) for name in CLASSES]
+    for config, tokenizer in classes:
+        AutoConfig.register(config.model_type, config, exist_ok=True)
+        AutoTokenizer.register(config, tokenizer_class=tokenizer, exist_ok=True)
 
 
 def register_when_transformers_is_loaded() -> None:
