@@ -272,13 +272,20 @@ def _plain_words(
     counts: a list, or from :data:`COMPACT_MIN_WORDS` pre-tokens on a :class:`CompactWords` (``wide``: 4-byte
     symbols), made word by word so that the strings never all exist at once."""
     table = {ord(char): chr(vocab[char]) if char in vocab else None for char in chars}
-    if len(counts) < COMPACT_MIN_WORDS:
+    if len(counts) < COMPACT_MIN_WORDS or not _compact_fits(counts.values(), max(map(len, counts), default=0)):
         return _symbol_words(counts, lambda word: word.translate(table))
     compact = CompactWords(wide=wide)
     for symbols, count in _spelled_words(counts, lambda word: word.translate(table)):
         compact.append(symbols, count)
     compact.close()
     return compact, compact.counts
+
+
+def _compact_fits(word_counts: Iterable[int], longest: int) -> bool:
+    """Whether every pair count of words this long at most, counting ``word_counts``, fits the 64 bits compact words
+    keep a count in: a pair occurs fewer than ``longest`` times a word. Past that (no corpus comes near) the words
+    stay Python strings and ints, exact at any size."""
+    return sum(word_counts) * max(longest - 1, 1) < 1 << 64
 
 
 def _symbol_words(counts: Mapping[str, int], spell: Callable[[str], str]) -> tuple[list[str], list[int]]:
@@ -599,7 +606,12 @@ def _merge_loop(
     # Affixed words (exact_lengths: "##b", "a</w>") never take the loop at scale: it joins two tokens' spellings
     # whole (a##a where the reference makes aa) and merges a pair that makes an existing symbol once where the
     # reference's queue merges it twice. Its argument of exactness holds for plain words only.
-    if isinstance(words, list) and len(words) >= COMPACT_MIN_WORDS and not exact_lengths:
+    if (
+        isinstance(words, list)
+        and len(words) >= COMPACT_MIN_WORDS
+        and not exact_lengths
+        and _compact_fits(word_counts, max(map(len, words), default=0))
+    ):
         packed = CompactWords.pack(words, word_counts, wide=max(vocab_size, len(tokens)) > _NARROW_IDS)
         words.clear()
         words, word_counts = packed, packed.counts
