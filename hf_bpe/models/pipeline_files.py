@@ -25,6 +25,7 @@ from hf_bpe.models.unigram.encoder import UnigramEncoder
 from hf_bpe.models.unigram.files import serde_json_float
 from hf_bpe.models.word_level import WordLevel
 from hf_bpe.models.wordpiece.encoder import WordPieceEncoder
+from hf_bpe.pipeline.added_tokens import AddedToken
 from hf_bpe.pipeline.component import UnknownComponent
 from hf_bpe.pipeline.decoders import decoder_from_json
 from hf_bpe.pipeline.normalizers import normalizer_from_json
@@ -32,6 +33,8 @@ from hf_bpe.pipeline.pipeline import Pipeline
 from hf_bpe.pipeline.pre_tokenizers import pre_tokenizer_from_json
 from hf_bpe.pipeline.processors import post_processor_from_json
 from hf_bpe.pipeline.tokenizer_json import (
+    dumps,
+    pretty_dumps,
     read_truncation_and_padding,
     refuse_unsupported,
     saved_post_processor,
@@ -94,17 +97,28 @@ def read_json(path: str | os.PathLike[str]) -> dict[str, Any]:
     :func:`~hf_bpe.models.unigram.files.serde_json_float`).
 
     Raises:
-        ValueError: naming the file where it is not a JSON object.
+        ValueError: naming the file where it is not UTF-8 text or not a JSON object.
     """
     path = Path(path)
     try:
-        data = with_model_type(json.loads(path.read_text(encoding="utf-8"), parse_float=serde_json_float))
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    return parse_json(text, str(path))
+
+
+def parse_json(text: str, where: str) -> dict[str, Any]:
+    """A ``tokenizer.json``'s text parsed as :func:`read_json` parses a file (``where`` names it in errors).
+
+    Raises:
+        ValueError: naming ``where`` where the text is not a JSON object.
+    """
+    try:
+        data = with_model_type(json.loads(text, parse_float=serde_json_float))
     except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+        raise ValueError(f"{where}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: not a JSON object")
+        raise ValueError(f"{where}: not a JSON object")
     return data
 
 
@@ -117,8 +131,16 @@ def read_pipeline_json(path: str | os.PathLike[str], owner: str = OWNER) -> Pipe
             ``tokenizers`` cannot read; an :class:`~hf_bpe.pipeline.tokenizer_json.UnsupportedComponent` naming the
             JSON path of what is not implemented.
     """
+    return pipeline_from_data(read_json(path), Path(path), owner)
+
+
+def pipeline_from_data(data: dict[str, Any], path: str | os.PathLike[str], owner: str = OWNER) -> PipelineJson:
+    """:func:`read_pipeline_json` of a parsed file (``path`` names it in errors: a file, or ``<string>``).
+
+    Raises:
+        ValueError: as :func:`read_pipeline_json`.
+    """
     path = Path(path)
-    data = read_json(path)
     refuse_unsupported(
         data,
         path,
@@ -132,13 +154,15 @@ def read_pipeline_json(path: str | os.PathLike[str], owner: str = OWNER) -> Pipe
     try:
         model, vocab, merges = _model_from_json(data.get("model"), path)
         normalizer = normalizer_from_json(data.get("normalizer"))
+        added_ids, added_flags = normalized_added(data.get("added_tokens") or [], normalizer)
         pipeline = Pipeline(
             model=model,
             normalizer=normalizer,
             pre_tokenizer=pre_tokenizer_from_json(data.get("pre_tokenizer")),
             post_processor=post_processor_from_json(data.get("post_processor")),
             decoder=decoder_from_json(data.get("decoder")),
-            normalized_added=_normalized_added(data.get("added_tokens") or [], normalizer),
+            normalized_added=added_ids,
+            normalized_flags=added_flags,
         )
     except UnknownComponent as e:
         raise unsupported(path, e.path, e.value, e.what, owner) from None
@@ -148,10 +172,14 @@ def read_pipeline_json(path: str | os.PathLike[str], owner: str = OWNER) -> Pipe
     return PipelineJson(pipeline, vocab, added, sections, merges, truncation, padding)
 
 
-def _normalized_added(entries: list[Any], normalizer: Any) -> dict[str, int]:
+def normalized_added(entries: list[Any], normalizer: Any) -> tuple[dict[str, int], dict[str, AddedToken]]:
     """The added tokens matched in the normalized text, by their content normalized (``AddedVocabulary`` normalizes
-    a ``normalized`` token's content when it is added)."""
-    found = {}
+    a ``normalized`` token's content when it is added): their ids, and their flags.
+
+    Raises:
+        UnknownComponent: at an entry without content and id.
+    """
+    found, flags = {}, {}
     for index, entry in enumerate(entries):
         content = entry.get("content") if isinstance(entry, Mapping) else None
         if not isinstance(content, str) or type(entry.get("id")) is not int:
@@ -160,7 +188,10 @@ def _normalized_added(entries: list[Any], normalizer: Any) -> dict[str, int]:
             normalized, _ = normalizer.normalize(content, [(i, i + 1) for i in range(len(content))])
             if normalized:
                 found[normalized] = entry["id"]
-    return found
+                flags[normalized] = AddedToken(
+                    content, **{key: bool(entry.get(key)) for key in ("single_word", "lstrip", "rstrip")}
+                )
+    return found, flags
 
 
 def _model_from_json(model: Any, path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
@@ -260,6 +291,32 @@ def pipeline_json(read: PipelineJson, added_tokens: list[dict[str, Any]]) -> str
     data["post_processor"] = saved_post_processor(read.sections.get("post_processor"))
     data["pre_tokenizer"], data["decoder"] = saved_section(data["pre_tokenizer"]), saved_section(data["decoder"])
     return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def tokenizer_text(
+    read: PipelineJson,
+    added_tokens: list[dict[str, Any]],
+    truncation: Mapping[str, Any] | None,
+    padding: Mapping[str, Any] | None,
+    *,
+    pretty: bool,
+) -> str:
+    """The ``tokenizer.json`` text ``tokenizers``' ``Tokenizer.to_str(pretty)`` gives for ``read`` with
+    ``added_tokens`` (entries as the file writes them, by id) and the truncation and padding settings (the
+    binding's form, :func:`~hf_bpe.pipeline.tokenizer_json.read_truncation_and_padding`'s): each section as serde
+    writes back what it read (a ``ByteLevel``'s missing flags filled in, a post-processor's fields of its type
+    only), the model as its twin holds it."""
+    sections = read.sections
+    document = tokenizer_document(
+        _model_json(read),
+        added_tokens=added_tokens,
+        normalizer=sections.get("normalizer"),
+        pre_tokenizer=saved_section(sections.get("pre_tokenizer")),
+        post_processor=saved_post_processor(sections.get("post_processor"), top=False),
+        decoder=saved_section(sections.get("decoder")),
+        **truncation_and_padding_json(truncation, padding),
+    )
+    return pretty_dumps(document) if pretty else dumps(document)
 
 
 def _model_json(read: PipelineJson) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import regex
 
-from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
+from hf_bpe.pipeline.added_tokens import TokenFlags, added_token_spans, split_around, whole_tokens_pattern
 from hf_bpe.pipeline.decoders import DecoderSequence
 from hf_bpe.pipeline.normalizers import NormalizerSequence
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizerSequence
@@ -56,6 +56,8 @@ class Pipeline:
     decoder: DecoderSequence = dataclasses.field(default_factory=lambda: DecoderSequence(()))
     #: The added tokens matched in the normalized text (``normalized: true``), by their normalized content.
     normalized_added: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    #: Their ``single_word``, ``lstrip`` and ``rstrip`` flags, by the same content (none: no flag set).
+    normalized_flags: Mapping[str, TokenFlags] = dataclasses.field(default_factory=dict)
     _added_pattern: regex.Pattern[str] | None = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -73,9 +75,14 @@ class Pipeline:
         if self._added_pattern is None:
             return [(piece, piece_spans, None) for piece, piece_spans in cut(normalized, spans)]
         out: list[tuple[str, list[tuple[int, int]], int | None]] = []
-        for begin, end, token in split_around(normalized, self._added_pattern):
+        flags = self.normalized_flags
+        if any(flag.single_word or flag.lstrip or flag.rstrip for flag in flags.values()):
+            cuts = added_token_spans(normalized, self._added_pattern, flags.__getitem__)
+        else:
+            cuts = list(split_around(normalized, self._added_pattern))
+        for begin, end, token in cuts:
             if token is not None:
-                out.append((token, spans[begin:end], self.normalized_added[token]))
+                out.append((normalized[begin:end], spans[begin:end], self.normalized_added[token]))
             else:
                 out += [
                     (piece, piece_spans, None) for piece, piece_spans in cut(normalized[begin:end], spans[begin:end])

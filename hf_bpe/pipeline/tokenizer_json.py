@@ -543,6 +543,30 @@ def dumps(document: Any) -> str:
     return json.dumps(document, ensure_ascii=False)
 
 
+def pretty_dumps(document: Any, indent: str = "") -> str:
+    """``document`` as JSON text in the form ``Tokenizer.to_str(pretty=True)`` and ``Tokenizer.save`` give
+    (``serde_json``'s pretty printer): two spaces a level, ``": "`` after a key, an empty list or object as
+    ``[]``/``{}``, text and numbers as :func:`dumps` writes them.
+
+    >>> print(pretty_dumps({"a": [1, 0.5], "b": {}, "c": []}))
+    {
+      "a": [
+        1,
+        0.5
+      ],
+      "b": {},
+      "c": []
+    }
+    """
+    inner = indent + "  "
+    if isinstance(document, Mapping) and document:
+        items = (f"{inner}{_string(key)}: {pretty_dumps(value, inner)}" for key, value in document.items())
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
+    if isinstance(document, (list, tuple)) and document:
+        return "[\n" + ",\n".join(f"{inner}{pretty_dumps(item, inner)}" for item in document) + f"\n{indent}]"
+    return dumps(document)
+
+
 def _flat(values: Iterable[Any]) -> bool:
     """Whether no value is a float or a container (so the whole can go to :func:`json.dumps` at once)."""
     return all(isinstance(value, (str, int, type(None))) for value in values)

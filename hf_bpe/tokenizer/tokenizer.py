@@ -7,17 +7,28 @@ read_pipeline_json`) and encodes as ``TokenizerImpl::encode`` does: the added to
 :class:`~hf_bpe.pipeline.pipeline.Pipeline`, then ``post_process``: truncation
 (:func:`~hf_bpe.pipeline.encoding.truncate_encodings`), the post-processor
 (:func:`~hf_bpe.pipeline.processors.post_process`) and padding, into :class:`~hf_bpe.pipeline.encoding.Encoding`
-rows. The rules themselves live in those lower modules, shared with the transformers classes
+rows. Added tokens can be added as ``AddedVocabulary::add_tokens`` adds them, and the whole written back as
+``Tokenizer.to_str`` writes it (:func:`~hf_bpe.models.pipeline_files.tokenizer_text`). The rules themselves live
+in those lower modules, shared with the transformers classes
 (:mod:`hf_bpe.transformers.rows`); this module only assembles them. It imports neither transformers nor tokenizers.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 from collections.abc import Sequence
 from typing import Any
 
-from hf_bpe.models.pipeline_files import PipelineJson, read_pipeline_json
+from hf_bpe.models.pipeline_files import (
+    PipelineJson,
+    normalized_added,
+    parse_json,
+    pipeline_from_data,
+    read_pipeline_json,
+    tokenizer_text,
+)
 from hf_bpe.pipeline.added_tokens import AddedToken, added_token_spans, split_around, whole_tokens_pattern
 from hf_bpe.pipeline.encoding import STRATEGIES, Encoding, padding_length, stride_fits, truncate_encodings
 from hf_bpe.pipeline.processors import post_process
@@ -26,6 +37,8 @@ from hf_bpe.pipeline.processors import post_process
 EncodeInput = Any
 Span = tuple[int, int]
 DIRECTIONS = ("left", "right")
+#: What names a text read by :meth:`Tokenizer.from_str` in errors.
+STRING = "<string>"
 
 
 class Tokenizer:
@@ -54,19 +67,32 @@ class Tokenizer:
             int(entry["id"]): AddedToken(**{key: value for key, value in entry.items() if key != "id"})
             for entry in read.added_tokens
         }
-        self._added_ids = {token.content: token_id for token_id, token in self._added.items()}
+        # AddedVocabulary's special_tokens_set: a token once added as special stays special.
         self._special = {token.content for token in self._added.values() if token.special}
-        # AddedVocabulary::extract_and_normalize: the tokens not ``normalized`` cut the raw text, the others the
-        # normalized text (the pipeline matches those: Pipeline.normalized_added).
-        raw = [token.content for token in self._added.values() if not token.normalized]
-        self._raw_pattern = whole_tokens_pattern(raw)
-        self._strips = any(token.lstrip or token.rstrip or token.single_word for token in self._added.values())
+        # AddedVocabulary's normalized_cache: what a ``normalized`` token's content becomes when normalized, where
+        # that differs; decoding names the token so (and a stale entry stays when the token is added again).
+        self._decoded: dict[int, str] = {}
+        for token_id, token in self._added.items():
+            self._cache_normalized(token_id, token)
+        self._refresh_added(normalize=False)
         self._truncation: dict[str, Any] | None = None
         self._padding: dict[str, Any] | None = None
         if read.truncation is not None:
             self.enable_truncation(**read.truncation)
         if read.padding is not None:
             self._padding = dict(read.padding)
+
+    def _refresh_added(self, normalize: bool = True) -> None:
+        """What follows from the added tokens (``AddedVocabulary::refresh_added_tokens``): the tokens not
+        ``normalized`` cut the raw text, the others the normalized text (the pipeline matches those by their
+        normalized content, :attr:`Pipeline.normalized_added`); ``normalize``: recompute those contents."""
+        self._added_ids = {token.content: token_id for token_id, token in self._added.items()}
+        raw = [token.content for token in self._added.values() if not token.normalized]
+        self._raw_pattern = whole_tokens_pattern(raw)
+        self._strips = any(token.lstrip or token.rstrip or token.single_word for token in self._added.values())
+        if normalize:
+            matched, flags = normalized_added(self._added_entries(), self.pipeline.normalizer)
+            self.pipeline = dataclasses.replace(self.pipeline, normalized_added=matched, normalized_flags=flags)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Tokenizer:
@@ -79,6 +105,78 @@ class Tokenizer:
                 read either.
         """
         return cls(read_pipeline_json(path, owner="Tokenizer"))
+
+    @classmethod
+    def from_str(cls, json: str) -> Tokenizer:
+        """The tokenizer a ``tokenizer.json``'s text describes (``Tokenizer.from_str``).
+
+        Raises:
+            ValueError: as :meth:`from_file`, naming ``<string>`` for the file.
+        """
+        return cls(pipeline_from_data(parse_json(json, STRING), STRING, owner="Tokenizer"))
+
+    def to_str(self, pretty: bool = False) -> str:
+        """This tokenizer as ``tokenizer.json`` text, as ``Tokenizer.to_str`` writes it: the added tokens by id,
+        the truncation and padding as set now, each stage as ``tokenizers`` writes back what it read, the model's
+        vocabulary by id."""
+        return tokenizer_text(self.file, self._added_entries(), self._truncation, self._padding, pretty=pretty)
+
+    def save(self, path: str | os.PathLike[str], pretty: bool = True) -> None:
+        """Write :meth:`to_str` to ``path`` (``Tokenizer.save``; pretty-printed unless ``pretty`` is false)."""
+        text = self.to_str(pretty)
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(text)
+
+    def _added_entries(self) -> list[dict[str, Any]]:
+        return [{"id": token_id, **dataclasses.asdict(self._added[token_id])} for token_id in sorted(self._added)]
+
+    def _cache_normalized(self, token_id: int, token: AddedToken) -> None:
+        if token.normalized:
+            content = token.content
+            normalized, _ = self.pipeline.normalizer.normalize(content, [(i, i + 1) for i in range(len(content))])
+            if normalized != content:
+                self._decoded[token_id] = normalized
+
+    # -- added tokens -----------------------------------------------------------------------------------------------
+
+    def add_tokens(self, tokens: Sequence[str | Any]) -> int:
+        """Add ``tokens`` (texts, or ``AddedToken``s of hf_bpe, ``tokenizers`` or transformers) to the vocabulary,
+        as ``Tokenizer.add_tokens`` does: a text is a token matched in the normalized text, not special; a token
+        the vocabulary has keeps its id, another takes the next id after the model's and the added tokens'; an
+        empty token, or one added before with the same flags, is skipped. Returns how many were not skipped.
+
+        Raises:
+            TypeError: naming an item that is neither a text nor an added token.
+        """
+        return self._add([_added_token(token, special=False) for token in tokens])
+
+    def add_special_tokens(self, tokens: Sequence[str | Any]) -> int:
+        """:meth:`add_tokens` of special tokens (``Tokenizer.add_special_tokens``): a text is matched in the raw
+        text; an ``AddedToken`` keeps its flags but is marked special. Special tokens are left out of decoding
+        with ``skip_special_tokens``."""
+        return self._add([_added_token(token, special=True) for token in tokens])
+
+    def _add(self, tokens: list[AddedToken]) -> int:
+        """``AddedVocabulary::add_tokens``."""
+        highest = max(self._added, default=None)
+        size = len(self._vocab)
+        next_id = size if highest is None or (highest < size and size) else highest + 1
+        added = 0
+        for token in tokens:
+            known = self._added_ids.get(token.content)
+            if not token.content or (known is not None and self._added.get(known) == token):
+                continue
+            added += 1
+            token_id = self.token_to_id(token.content)
+            if token_id is None:
+                token_id, next_id = next_id, next_id + 1
+            self._cache_normalized(token_id, token)
+            self._added[token_id] = token
+            self._added_ids[token.content] = token_id
+            if token.special:
+                self._special.add(token.content)
+        self._refresh_added()
+        return added
 
     # -- the vocabulary -------------------------------------------------------------------------------------------
 
@@ -225,6 +323,17 @@ class Tokenizer:
         self._pad(rows)
         return rows
 
+    def post_process(
+        self, encoding: Encoding, pair: Encoding | None = None, add_special_tokens: bool = True
+    ) -> Encoding:
+        """What :meth:`encode` does after encoding each sequence, on encodings given (``Tokenizer.post_process``):
+        truncation, the post-processor (its special tokens with ``add_special_tokens``), padding. The encodings
+        given are left as they are."""
+        parts = [copy.deepcopy(encoding)] if pair is None else [copy.deepcopy(encoding), copy.deepcopy(pair)]
+        row = self._post_process(parts, add_special_tokens)
+        self._pad([row])
+        return row
+
     def _post_process(self, parts: list[Encoding], add_special_tokens: bool) -> Encoding:
         """``TokenizerImpl::post_process`` before padding: truncation, then the post-processor."""
         processor = self.pipeline.post_processor
@@ -301,12 +410,13 @@ class Tokenizer:
     # -- decoding ---------------------------------------------------------------------------------------------------
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
-        """The text of ``ids`` as ``Tokenizer::decode`` gives it: each id's token (an added token's content; an id
-        neither knows is left out), the special ones left out with ``skip_special_tokens``, through the decoder
-        (none: joined by spaces)."""
+        """The text of ``ids`` as ``Tokenizer::decode`` gives it: each id's token (an added token's content, or
+        for a ``normalized`` one its content normalized; an id neither knows is left out), the special ones left
+        out with ``skip_special_tokens`` (judged by that name), through the decoder (none: joined by spaces)."""
         tokens = []
+        decoded = self._decoded
         for token_id in ids:
-            token = self.id_to_token(token_id)
+            token = decoded[token_id] if token_id in decoded else self.id_to_token(token_id)
             if token is None or (skip_special_tokens and token in self._special):
                 continue
             tokens.append(token)
@@ -350,3 +460,29 @@ def _sequences(item: EncodeInput, is_pretokenized: bool) -> tuple[Any, Any]:
     if not is_pair:
         raise TypeError(f"an encode_batch item that is neither a sequence nor a pair of them: {item!r:.60}")
     return item[0], item[1]
+
+
+def _added_token(token: Any, special: bool) -> AddedToken:
+    """An ``add_tokens`` item as an :class:`~hf_bpe.pipeline.added_tokens.AddedToken`: a text with the binding's
+    defaults (``normalized`` unless special), an added token of any library with its flags (marked special by
+    ``add_special_tokens``).
+
+    Raises:
+        TypeError: naming an item that is neither.
+    """
+    if isinstance(token, str):
+        return AddedToken(token, normalized=not special, special=special)
+    if special and not isinstance(token, AddedToken) and hasattr(token, "special"):
+        # As the binding does: the caller's token is marked special, and an unset ``normalized`` follows it.
+        token.special = True
+    try:
+        flags = {name: getattr(token, name) for name in ("single_word", "lstrip", "rstrip", "normalized", "special")}
+        content = token.content
+    except AttributeError:
+        raise TypeError(f"expected a text or an AddedToken to add, got {type(token).__name__}: {token!r:.60}") from None
+    if not isinstance(content, str):
+        raise TypeError(f"an AddedToken whose content is not text: {content!r:.60}")
+    return AddedToken(
+        content,
+        **{**{name: bool(value) for name, value in flags.items()}, "special": special or bool(flags["special"])},
+    )

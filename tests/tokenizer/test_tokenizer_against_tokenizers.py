@@ -3,7 +3,8 @@ test: every field and method of each ``Encoding`` (overflowing windows included)
 truncation and padding settings, on real model files (Qwen3, Llama-3.1, Gemma-2, Llama-2, Command-R+), a WordPiece
 file trained by ``BertWordPieceTokenizer`` and a Unigram file trained by ``UnigramTrainer``, over multilingual text:
 singles, pairs, pre-tokenized words, batches, truncation with stride and overflow (each strategy, each side) and
-padding.
+padding; then every real file the tests fetch (slow): ``to_str`` and ``save`` byte for byte, and its encodings;
+``add_tokens``, ``add_special_tokens``, ``post_process`` and ``from_str``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import multilingual_text
-from real_tokenizers import model_tokenizer_json
+from real_tokenizers import EVERY_TOKENIZER_JSON, model_tokenizer_json, real_tokenizer_json
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
 import hf_bpe
@@ -235,3 +236,86 @@ def test_a_stride_leaving_no_room_is_refused_as_tokenizers_refuses_it():
         ours.enable_truncation(5, stride=4)
     with pytest.raises(ValueError, match="strategy='shortest'"):
         ours.enable_truncation(5, strategy="shortest")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EVERY_TOKENIZER_JSON)
+def test_every_real_file_writes_and_encodes_as_tokenizers(name, tmp_path):
+    path = real_tokenizer_json(name)
+    ours, rust = hf_bpe.Tokenizer.from_file(path), Tokenizer.from_file(str(path))
+    assert ours.to_str() == rust.to_str()
+    assert ours.to_str(pretty=True) == rust.to_str(pretty=True)
+    ours.save(tmp_path / "ours.json")
+    rust.save(str(tmp_path / "rust.json"))
+    assert (tmp_path / "ours.json").read_bytes() == (tmp_path / "rust.json").read_bytes()
+    texts = _texts(rust)
+    for tok in (ours, rust):
+        tok.enable_truncation(48, stride=6)
+        tok.enable_padding(pad_id=0, pad_to_multiple_of=16)
+    _same_encodings(ours, rust, lambda tok: tok.encode_batch([*texts, (texts[0], texts[1])]))
+    _same_encodings(ours, rust, lambda tok: tok.encode(texts[0].split(), texts[4].split(), is_pretokenized=True))
+    ids = rust.encode(texts[1]).ids
+    assert ours.decode(ids, skip_special_tokens=False) == rust.decode(ids, skip_special_tokens=False)
+    # The settings are part of the file too.
+    assert ours.to_str() == rust.to_str()
+
+
+#: What the added-token tests add: texts and AddedTokens with every flag, a token the vocabulary has, one added
+#: twice, an empty one.
+def _new_tokens(rust: Tokenizer) -> list[Any]:
+    known = next(token for token in rust.get_vocab(with_added_tokens=False) if len(token) > 2)
+    return [
+        "hugging",
+        known,
+        AddedToken("<ent>", single_word=True),
+        AddedToken("[loc]", lstrip=True, rstrip=True, normalized=False),
+        AddedToken("Ωmega", normalized=True),
+        AddedToken("<unset>"),  # normalized unless special: add_special_tokens makes it raw-matched
+        "",
+        "hugging",
+    ]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_added_tokens_match_tokenizers(kind):
+    ours, rust = _pair(kind)
+    new = _new_tokens(rust)
+    assert ours.add_tokens(new[:4]) == rust.add_tokens(new[:4])
+    assert ours.add_special_tokens(["<sp1>", *new[3:], AddedToken("<sp2>", normalized=True)]) == (
+        rust.add_special_tokens(["<sp1>", *new[3:], AddedToken("<sp2>", normalized=True)])
+    )
+    assert ours.add_tokens(["<sp1>"]) == rust.add_tokens(["<sp1>"])  # the same content, other flags: added again
+    assert ours.to_str() == rust.to_str()
+    assert ours.get_vocab() == rust.get_vocab()
+    text = f"the hugging<ent> x<ent>y <unset> [loc]  Ωmega ΩMEGA <sp1>{LINES[2]}<sp2>{new[1]} hugging"
+    _same_encodings(ours, rust, lambda tok: tok.encode(text, LINES[3]))
+    ids = rust.encode(text).ids
+    for skip in (True, False):
+        assert ours.decode(ids, skip_special_tokens=skip) == rust.decode(ids, skip_special_tokens=skip)
+    with pytest.raises(TypeError, match="got int: 5"):
+        ours.add_tokens([5])
+
+
+@pytest.mark.parametrize("kind", ["qwen3", "wordpiece", "unigram"])
+def test_post_process_and_from_str_match_tokenizers(kind):
+    ours, rust = _pair(kind)
+    texts = _texts(rust)
+    for tok in (ours, rust):
+        tok.enable_truncation(20, stride=3, strategy="longest_first")
+    mine, theirs = (tok.encode(texts[0], add_special_tokens=False) for tok in (ours, rust))
+    pair_mine, pair_theirs = (
+        ours.encode(texts[4], add_special_tokens=False),
+        rust.encode(texts[4], add_special_tokens=False),
+    )
+    assert_same_encoding(ours.post_process(mine), rust.post_process(theirs))
+    assert_same_encoding(ours.post_process(mine, pair_mine), rust.post_process(theirs, pair_theirs))
+    assert_same_encoding(
+        ours.post_process(mine, pair_mine, add_special_tokens=False),
+        rust.post_process(theirs, pair_theirs, add_special_tokens=False),
+    )
+    assert_same_encoding(mine, theirs)  # the encodings given are left as they are
+    again = hf_bpe.Tokenizer.from_str(rust.to_str())
+    assert again.to_str() == rust.to_str()
+    _same_encodings(again, rust, lambda tok: tok.encode(texts[1], texts[2]))
+    with pytest.raises(ValueError, match=r"<string>: not valid JSON \(line 1, column 2"):
+        hf_bpe.Tokenizer.from_str("{x")
