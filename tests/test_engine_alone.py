@@ -34,7 +34,7 @@ for name in ("tokenizers", "transformers", "datasets"):
     assert importlib.util.find_spec(name) is None, name + " is installed in the bare environment"
 
 import hf_bpe
-from hf_bpe.models.pipeline_files import read_pipeline_json
+from hf_bpe.tokenizer.serialization import read_pipeline_json
 from hf_bpe.models.unigram.files import write_unigram_dir
 from hf_bpe.models.unigram.options import UnigramOptions
 from hf_bpe.models.unigram.training import train_unigram_from_iterator

@@ -19,11 +19,11 @@ from typing import Any, NamedTuple
 
 from hf_bpe.models.bpe.files import gapless_splits
 from hf_bpe.models.directory import TOKENIZER_FILE, read_tokenizer_config
-from hf_bpe.models.pipeline_files import is_byte_level, read_json
 from hf_bpe.models.unigram.files import _recipe_sections
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.processors import template_of
 from hf_bpe.pipeline.tokenizer_json import UnsupportedComponent, only_types, refuse_other_sections, refuse_unsupported
+from hf_bpe.tokenizer.serialization import is_byte_level, read_json
 
 
 class Kind(NamedTuple):

@@ -1,14 +1,14 @@
 """The assembled tokenizer, ``tokenizers.Tokenizer``'s twin: added tokens, pipeline, post-processor, truncation and
 padding, under ``tokenizers``' Python names.
 
-:class:`Tokenizer` reads a ``tokenizer.json`` into hf_bpe's twins (:func:`~hf_bpe.models.pipeline_files.
+:class:`Tokenizer` reads a ``tokenizer.json`` into hf_bpe's twins (:func:`~hf_bpe.tokenizer.serialization.
 read_pipeline_json`) and encodes as ``TokenizerImpl::encode`` does: the added tokens matched in the raw text first
 (:func:`~hf_bpe.pipeline.added_tokens.added_token_spans`), each stretch between them through the
 :class:`~hf_bpe.pipeline.pipeline.Pipeline`, then ``post_process``: truncation
 (:func:`~hf_bpe.pipeline.encoding.truncate_encodings`), the post-processor
 (:func:`~hf_bpe.pipeline.processors.post_process`) and padding, into :class:`~hf_bpe.pipeline.encoding.Encoding`
 rows. Added tokens can be added as ``AddedVocabulary::add_tokens`` adds them, and the whole written back as
-``Tokenizer.to_str`` writes it (:func:`~hf_bpe.models.pipeline_files.tokenizer_text`). The rules themselves live
+``Tokenizer.to_str`` writes it (:func:`~hf_bpe.tokenizer.serialization.tokenizer_text`). The rules themselves live
 in those lower modules, shared with the transformers classes
 (:mod:`hf_bpe.transformers.rows`); this module only assembles them. It imports neither transformers nor tokenizers.
 """
@@ -21,7 +21,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from hf_bpe.models.pipeline_files import (
+from hf_bpe.pipeline.added_tokens import AddedToken, added_token_spans, split_around, whole_tokens_pattern
+from hf_bpe.pipeline.encoding import STRATEGIES, Encoding, padding_length, stride_fits, truncate_encodings
+from hf_bpe.pipeline.processors import post_process
+from hf_bpe.tokenizer.serialization import (
     PipelineJson,
     normalized_added,
     parse_json,
@@ -29,9 +32,6 @@ from hf_bpe.models.pipeline_files import (
     read_pipeline_json,
     tokenizer_text,
 )
-from hf_bpe.pipeline.added_tokens import AddedToken, added_token_spans, split_around, whole_tokens_pattern
-from hf_bpe.pipeline.encoding import STRATEGIES, Encoding, padding_length, stride_fits, truncate_encodings
-from hf_bpe.pipeline.processors import post_process
 
 #: What an ``encode_batch`` item may be: a text, a pair of texts, pre-split words or a pair of them.
 EncodeInput = Any

@@ -18,8 +18,8 @@ from typing import Any
 
 from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_FILE
-from hf_bpe.models.pipeline_files import PipelineJson, pipeline_json, read_pipeline_json
 from hf_bpe.pipeline.processors import Types
+from hf_bpe.tokenizer.serialization import PipelineJson, pipeline_json, read_pipeline_json
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.bpe import VocabularyFilesTokenizer, file_key
 from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder, file_defaults

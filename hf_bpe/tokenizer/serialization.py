@@ -1,13 +1,14 @@
-"""Reading and writing any ``tokenizer.json`` as a :class:`~hf_bpe.pipeline.pipeline.Pipeline`: each section read
-into its twin, the model into hf_bpe's own (BPE on a word's characters with byte fallback, WordPiece, Unigram,
-WordLevel), without the ``tokenizers`` library.
+"""The one reader and writer of ``tokenizer.json`` (``tokenizers``' ``src/tokenizer/serialization.rs``): any file
+read as a :class:`~hf_bpe.pipeline.pipeline.Pipeline`, each section into its twin, the model into hf_bpe's own (BPE
+on a word's characters with byte fallback, WordPiece, Unigram, WordLevel), without the ``tokenizers`` library.
 
 What a twin does not implement is refused by its JSON path
 (:class:`hf_bpe.pipeline.tokenizer_json.UnsupportedComponent`), never ignored. The ``truncation`` and ``padding``
 sections are read as ``tokenizers`` reads them, for the transformers class to take its defaults from (what
 transformers does with each field: :func:`hf_bpe.transformers.rows.file_defaults`). Writing gives back the file's
-sections as read (truncation and padding as ``tokenizers`` writes them), the model as its twin holds it, and the
-tokenizer's added tokens.
+sections as ``tokenizers`` writes back what it read (truncation and padding in its spelling), the model as its twin
+holds it, and the tokenizer's added tokens: :func:`tokenizer_text` as ``Tokenizer.to_str`` writes the file,
+:func:`pipeline_json` as transformers' Rust backend saves it.
 """
 
 from __future__ import annotations
