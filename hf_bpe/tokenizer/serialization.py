@@ -291,7 +291,7 @@ def pipeline_json(read: PipelineJson, added_tokens: list[dict[str, Any]]) -> str
     # As TokenizersBackend.save_pretrained writes the same file back (its post-processor as serde re-serializes it).
     data["post_processor"] = saved_post_processor(read.sections.get("post_processor"))
     data["pre_tokenizer"], data["decoder"] = saved_section(data["pre_tokenizer"]), saved_section(data["decoder"])
-    return json.dumps(data, ensure_ascii=False, indent=2)
+    return pretty_dumps(data)
 
 
 def tokenizer_text(

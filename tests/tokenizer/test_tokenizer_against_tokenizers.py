@@ -319,3 +319,20 @@ def test_post_process_and_from_str_match_tokenizers(kind):
     _same_encodings(again, rust, lambda tok: tok.encode(texts[1], texts[2]))
     with pytest.raises(ValueError, match=r"<string>: not valid JSON \(line 1, column 2"):
         hf_bpe.Tokenizer.from_str("{x")
+
+
+def test_scores_are_written_as_tokenizers_writes_them(tmp_path):
+    """Unigram scores in serde's float form (``-0.000015``, not Python's ``-1.5e-05``), by ``to_str`` and by the
+    transformers class's ``save_pretrained``, each beside the reference's own writing of the same file."""
+    from transformers import PreTrainedTokenizerFast
+
+    pieces = [("<unk>", 0.0), ("a", -1.5e-05), ("b", -2.0), ("ab", -1e-07), ("▁", -12.25), ("c", -1e16)]
+    rust = Tokenizer(models.Unigram(pieces, unk_id=0))
+    rust.pre_tokenizer = pre_tokenizers.Metaspace()
+    rust.save(str(tmp_path / "tokenizer.json"))
+    ours = hf_bpe.Tokenizer.from_file(tmp_path / "tokenizer.json")
+    assert ours.to_str() == rust.to_str()
+    assert ours.to_str(pretty=True) == rust.to_str(pretty=True)
+    hf_bpe.from_pretrained(tmp_path).save_pretrained(tmp_path / "ours")
+    PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json")).save_pretrained(tmp_path / "rust")
+    assert (tmp_path / "ours" / "tokenizer.json").read_text() == (tmp_path / "rust" / "tokenizer.json").read_text()
