@@ -1,7 +1,7 @@
 """The merge loop for millions of distinct pre-tokens: the words in one flat buffer, and a count, a word list and a
 queue entry only for the pairs that can still be merged.
 
-:func:`hf_bpe.models.bpe.trainer._merge_loop` keeps them for every pair that ever occurs. Most pairs made late in
+:func:`hf_bpe.models.bpe._merge_loop.merge_listed` keeps them for every pair that ever occurs. Most pairs made late in
 training are pairs of rare words, counting 1 or 2 and never merged; on a million distinct pre-tokens their counts,
 queue entries and word lists take two thirds of the merge phase's memory. Here a pair is *tracked* (its count and
 the words it occurs in kept in one array, and a queue entry) only while its count is at least ``floor``.
@@ -30,7 +30,7 @@ against 241 on the kernel source's 1.2 GB). Training counts again only where it 
 The words (:class:`CompactWords`) take 2 bytes a symbol (4 past 55,296 ids), a word's start 4 bytes, its size 2 and
 its count 4, each array widened the first time a value does not fit. A tracked pair's words are an array of 4-byte
 word indices, in increasing order. Measured (``scripts/bench_scale.py``, the merge phase alone over the loaded
-counts): 89 bytes a distinct pre-token on a million synthetic ones (336 with ``_merge_loop``, 22 s against 23),
+counts): 89 bytes a distinct pre-token on a million synthetic ones (336 with ``merge_listed``, 22 s against 23),
 74 on the kernel source's 1.2 GB.
 """
 
@@ -176,7 +176,7 @@ def merge_tracked(
 
     Args:
         pair_counts, found_in: the initial count of the pairs (two-symbol strings) and the words each occurs in,
-            in increasing order (:func:`hf_bpe.models.bpe.trainer._count_pairs`); both are emptied.
+            in increasing order (:func:`hf_bpe.models.bpe.trainer.merge_words` counts them); both are emptied.
         limit: ``max_token_length``, or -1.
         initial: the symbols the words started with (a pair of two is counted whatever ``limit``).
         progress: called as ``progress(merges_done, merges_wanted)``; ``recount_progress`` as

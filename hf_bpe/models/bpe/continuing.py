@@ -47,13 +47,7 @@ from hf_bpe.models.bpe.files import (
     write_continued_dir,
 )
 from hf_bpe.models.bpe.options import Merges, Vocab
-from hf_bpe.models.bpe.trainer import (
-    ProgressCallback,
-    TrainResult,
-    _check_options,
-    _merge_loop,
-    _symbol_words,
-)
+from hf_bpe.models.bpe.trainer import ProgressCallback, TrainResult, check_options, merge_words, symbol_words
 from hf_bpe.models.directory import (
     SPECIAL_TOKEN_ROLES,
     TOKENIZER_FILE,
@@ -304,7 +298,7 @@ def continue_bpe(
     >>> base.merges, continue_bpe(counts, base.vocab, base.merges, vocab_size=259).merges
     ([('u', 'g')], [('u', 'g'), ('u', 'n'), ('h', 'ug')])
     """
-    _check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
+    check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
     tokens = _base_tokens(vocab)
     _check_base(vocab, len(tokens), vocab_size, special_tokens)
     grown: Vocab = dict(vocab)
@@ -317,20 +311,11 @@ def continue_bpe(
     lengths = [len(token) for token in tokens]
 
     with collector_paused():
-        new_merges, learned, stop = _merge_loop(
-            words,
-            word_counts,
-            grown,
-            tokens,
-            lengths,
-            vocab_size,
-            min_frequency,
-            max_token_length,
-            "",
-            progress,
-            workers or os.cpu_count() or 1,
+        new_merges, learned, stop = merge_words(
+            words, word_counts, grown, tokens, lengths, vocab_size=vocab_size, min_frequency=min_frequency,
+            max_token_length=max_token_length, progress=progress, workers=workers or os.cpu_count() or 1,
             continued=True,
-        )
+        )  # fmt: skip
     ranked = set(merges)
     result_merges = list(merges) + [pair for pair in new_merges if pair not in ranked]
     return ContinuedResult(grown, result_merges, stop, learned, tuple(specials), pipeline=pipeline)
@@ -436,7 +421,7 @@ def _base_words(
             progress("base", done, len(counts))
         return "".join(map(chr, merge_bytes(from_byte_level(word))))
 
-    found = _symbol_words(counts, spell)
+    found = symbol_words(counts, spell)
     if progress is not None:
         progress("base", len(counts), len(counts))
     return found
