@@ -5,7 +5,8 @@ A directory names its class in ``tokenizer_config.json``'s ``tokenizer_class`` (
 ``tokenizer.json`` decides, by what the file holds (:func:`json_class`: byte-level BPE that
 :class:`~hf_bpe.transformers.bpe.BPETokenizer`'s fast path reads, a Unigram file of hf_bpe's recipe, or any other
 file, run by :class:`~hf_bpe.transformers.pipeline.PipelineTokenizer`'s pipeline); else the model files alone
-(GPT-2's ``vocab.json`` + ``merges.txt``, a ``vocab.txt``). The decision is made up front from the parsed file,
+(GPT-2's ``vocab.json`` + ``merges.txt``, a ``vocab.txt``, a SentencePiece ``tokenizer.model``: the document
+transformers converts it into, run by the pipeline). The decision is made up front from the parsed file,
 never by loading one class and falling back on another's refusal; loading is the transformers classes' job.
 """
 
@@ -17,12 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hf_bpe.models.bpe.files import gapless_splits
+from hf_bpe.models.bpe.files import fast_path_settings
 from hf_bpe.models.directory import TOKENIZER_FILE, read_tokenizer_config
-from hf_bpe.models.unigram.files import _recipe_sections
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
-from hf_bpe.pipeline.processors import template_of
-from hf_bpe.pipeline.tokenizer_json import UnsupportedComponent, only_types, refuse_other_sections, refuse_unsupported
+from hf_bpe.models.sentencepiece.convert import SENTENCEPIECE_FILE
+from hf_bpe.models.unigram.files import check_recipe_file
 from hf_bpe.tokenizer.serialization import is_byte_level, read_json
 
 
@@ -46,8 +45,13 @@ KINDS: dict[str, Kind] = {
 BYTE_LEVEL = "BPETokenizer"
 UNIGRAM = "UnigramTokenizer"
 PIPELINE = "PipelineTokenizer"
-#: The model files that make a tokenizer without ``tokenizer.json`` or a class named, and the class reading them.
-BARE_FILES = ((("vocab.json", "merges.txt"), BYTE_LEVEL), (("vocab.txt",), "WordPieceTokenizer"))
+#: The model files that make a tokenizer without ``tokenizer.json`` or a class named, and the class reading them (a
+#: ``tokenizer.model`` through the ``tokenizer.json`` document transformers converts it into).
+BARE_FILES = (
+    (("vocab.json", "merges.txt"), BYTE_LEVEL),
+    (("vocab.txt",), "WordPieceTokenizer"),
+    ((SENTENCEPIECE_FILE,), PIPELINE),
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,57 +146,23 @@ def json_class(data: Mapping[str, Any], path: str | os.PathLike[str]) -> str:
 
 def fast_path_refusal(data: Mapping[str, Any], path: str | os.PathLike[str]) -> str | None:
     """Why :class:`~hf_bpe.transformers.bpe.BPETokenizer` does not read a parsed ``tokenizer.json``, or None where
-    it does: the checks :func:`hf_bpe.models.bpe.files.read_tokenizer_json` makes, in its order, on the parsed file
-    (a BPE model; a pre-tokenizer :meth:`PreTokenizer.from_tokenizer_json` expresses; no subword affix or byte
-    fallback; the post-processor, decoder and dropout it takes; a template it expresses).
-
-    Raises:
-        ValueError: naming the file and the JSON path of a truncation or padding section ``tokenizers`` cannot read.
-    """
+    it does: a BPE model, and the fast path's own checks (:func:`~hf_bpe.models.bpe.files.fast_path_settings`)."""
     model = data.get("model")
     if not isinstance(model, Mapping) or model.get("type") != "BPE":
         return "model.type: not BPE"
     try:
-        PreTokenizer.from_tokenizer_json(gapless_splits(data))
-    except (ValueError, TypeError, KeyError, AttributeError) as e:
-        return f"pre_tokenizer: {e}"
-    for name in ("continuing_subword_prefix", "end_of_word_suffix", "byte_fallback"):
-        if model.get(name):
-            return f"model.{name}"
-    try:
-        refuse_unsupported(
-            data,
-            path,
-            BYTE_LEVEL,
-            post_processor=only_types(
-                "ByteLevel",
-                settings={"trim_offsets": False},
-                accept=lambda part: part.get("type") == "TemplateProcessing",
-            ),
-            decoder=only_types("ByteLevel"),
-            truncation_and_padding=True,
-        )
-    except UnsupportedComponent as e:
-        return str(e)
-    try:
-        template_of(data.get("post_processor"))
+        fast_path_settings(data, model, path)
     except ValueError as e:
-        return f"post_processor: {e}"
+        return str(e)
     return None
 
 
 def unigram_refusal(data: Mapping[str, Any], path: str | os.PathLike[str]) -> str | None:
     """Why :class:`~hf_bpe.transformers.unigram.UnigramTokenizer` does not read a parsed ``tokenizer.json``, or None
-    where it does: the checks :func:`hf_bpe.models.unigram.files.read_unigram_json` makes (a Unigram model without
-    byte fallback, no post-processor, truncation or padding, the recipe's normalizer, pre-tokenizer and decoder)."""
+    where it does (:func:`~hf_bpe.models.unigram.files.check_recipe_file`)."""
     model = data.get("model")
-    if not isinstance(model, Mapping) or model.get("type") != "Unigram":
-        return "model.type: not Unigram"
-    if model.get("byte_fallback"):
-        return "model.byte_fallback"
     try:
-        refuse_unsupported(data, path, UNIGRAM, post_processor=only_types(), decoder=lambda _: None)
-        refuse_other_sections(data, _recipe_sections(), path, UNIGRAM)
-    except UnsupportedComponent as e:
+        check_recipe_file(data, model if isinstance(model, Mapping) else {}, path)
+    except ValueError as e:
         return str(e)
     return None

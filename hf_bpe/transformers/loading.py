@@ -6,18 +6,24 @@ The class is the one :func:`hf_bpe.tokenizer.directory.tokenizer_kind` decides f
 and pipeline (byte-level BPE that :class:`~hf_bpe.transformers.bpe.BPETokenizer`'s fast path reads: GPT-2, Llama-3,
 Qwen, DeepSeek-V3, Mistral-Nemo, GPT-OSS; any other file, Gemma, Mistral-7B, BERT, T5, ...:
 :class:`~hf_bpe.transformers.pipeline.PipelineTokenizer`, which runs the file's own pipeline and names what hf_bpe
-does not implement), else the model files alone. The special-token roles of a model's ``tokenizer_config.json``
-(``bos_token``, ``eos_token``, ...) apply as transformers applies them.
+does not implement), else the model files alone (a SentencePiece ``tokenizer.model``: the ``tokenizer.json`` document
+transformers converts it into, :func:`~hf_bpe.models.sentencepiece.convert.sentencepiece_directory`, run by
+:class:`~hf_bpe.transformers.pipeline.PipelineTokenizer`). The special-token roles of a model's
+``tokenizer_config.json`` (``bos_token``, ``eos_token``, ...) apply as transformers applies them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE
+from hf_bpe.models.sentencepiece.convert import SENTENCEPIECE_FILE, sentencepiece_directory
 from hf_bpe.tokenizer.directory import BARE_FILES, TokenizerKind, tokenizer_kind
 from hf_bpe.transformers.classes import CLASSES, tokenizer_class
 
@@ -61,6 +67,8 @@ def load(found: TokenizerKind, **kwargs: Any) -> Any:
     cls = tokenizer_class(found.tokenizer_class)
     if found.is_file:
         return cls(tokenizer_file=str(found.path), **kwargs)
+    if found.files == (SENTENCEPIECE_FILE,):
+        return _from_sentencepiece(found, cls, **kwargs)
     if "model_input_names" not in kwargs and found.named is not None and found.named not in CLASSES:
         # A directory transformers saved names its own class (BertTokenizer): its rows carry that class's inputs.
         with contextlib.suppress(AttributeError, ImportError, TypeError):
@@ -68,3 +76,14 @@ def load(found: TokenizerKind, **kwargs: Any) -> Any:
                 getattr(importlib.import_module("transformers"), found.named).model_input_names
             )
     return cls.from_pretrained(str(found.path), **kwargs)
+
+
+def _from_sentencepiece(found: TokenizerKind, cls: Any, **kwargs: Any) -> Any:
+    """A directory holding a ``tokenizer.model`` alone, loaded as transformers' ``TokenizersBackend`` loads it: the
+    converted document is written to a scratch ``tokenizer.json`` that the class reads in its constructor (it keeps
+    the parsed file, not the path), with the special-token roles the model's trainer spec gives."""
+    document, roles = sentencepiece_directory(found.path)
+    with tempfile.TemporaryDirectory(prefix="hf-bpe-sentencepiece-") as scratch:
+        converted = Path(scratch) / TOKENIZER_FILE
+        converted.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+        return cls.from_pretrained(str(found.path), tokenizer_file=str(converted), **{**roles, **kwargs})

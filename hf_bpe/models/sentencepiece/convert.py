@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, read_tokenizer_config
 from hf_bpe.models.sentencepiece.model_proto import ModelProto, ModelType, PieceType, read_model_proto
 
 #: The file a SentencePiece model directory holds (transformers' ``vocab_files_names["vocab_file"]``).
@@ -53,8 +54,28 @@ def from_sentencepiece_model(path: str | os.PathLike[str], config: Mapping[str, 
         UnsupportedModel: naming the field and value hf_bpe does not implement.
     """
     if config is not None and (refusal := config_refusal(config)) is not None:
-        raise UnsupportedModel(f"{Path(path).parent / 'tokenizer_config.json'}: {refusal}")
+        raise UnsupportedModel(f"{Path(path).parent / TOKENIZER_CONFIG_FILE}: {refusal}")
     return tokenizer_json(read_model_proto(path), str(path))
+
+
+def sentencepiece_directory(directory: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """A directory holding a ``tokenizer.model`` (and maybe a ``tokenizer_config.json``) as transformers loads it:
+    the document, and the special-token roles (``bos_token``, ``eos_token``, ``unk_token``) it takes from the
+    trainer spec where the model has those pieces (``_convert_from_sentencepiece``).
+
+    Raises:
+        As :func:`from_sentencepiece_model`.
+    """
+    path = Path(directory) / SENTENCEPIECE_FILE
+    config = read_tokenizer_config(directory)
+    if (refusal := config_refusal(config)) is not None:
+        raise UnsupportedModel(f"{Path(directory) / TOKENIZER_CONFIG_FILE}: {refusal}")
+    model = read_model_proto(path)
+    document = tokenizer_json(model, str(path))
+    spec = model.trainer_spec
+    roles = {"bos_token": (spec.bos_id, spec.bos_piece), "eos_token": (spec.eos_id, spec.eos_piece)}
+    roles["unk_token"] = (spec.unk_id, spec.unk_piece)
+    return document, {role: piece for role, (piece_id, piece) in roles.items() if piece_id >= 0}
 
 
 def config_refusal(config: Mapping[str, Any]) -> str | None:
