@@ -211,6 +211,18 @@ def unicode_aligned(form: AnyForm, text: str, spans: list[Span]) -> Spanned:
 # -- the twins of tokenizers' normalizers, with spans ---------------------------------------------------------------
 
 
+#: A pattern that is plain text: no character of regex syntax but escaped (``regex.escape`` of a ``String``).
+_LITERAL = regex.compile(r"(?:[^\\.^$*+?{}\[\]|()]|\\[^0-9A-Za-z])+")
+_DEFAULT_FLAGS = regex.compile("").flags
+
+
+def _literal_text(pattern: regex.Pattern[str]) -> str | None:
+    """The text ``pattern`` matches where it matches only that text (None: a real regex, or other flags)."""
+    if pattern.flags != _DEFAULT_FLAGS or not _LITERAL.fullmatch(pattern.pattern):
+        return None
+    return regex.sub(r"\\(.)", r"\1", pattern.pattern, flags=regex.DOTALL)
+
+
 @dataclasses.dataclass(frozen=True)
 class Replace:
     """``normalizers.Replace``: every match of ``pattern`` (leftmost, not overlapping) becomes ``content``; each
@@ -242,6 +254,15 @@ class Replace:
         out_spans += spans[last:]
         return "".join(out), out_spans
 
+    def normalize_str(self, text: str) -> str:
+        """:meth:`normalize`'s text alone (an empty match puts nothing in, as there); a pattern that is plain text
+        (``{"String": " "}``: Llama-2's, Gemma's) by ``str.replace``, the same leftmost matches in C."""
+        content = self.content
+        literal = _literal_text(self.pattern)
+        if literal:
+            return text.replace(literal, content)
+        return self.pattern.sub(lambda match: content if match.end() > match.start() else "", text)
+
 
 @dataclasses.dataclass(frozen=True)
 class Prepend:
@@ -257,6 +278,10 @@ class Prepend:
         if not text:
             return text, spans
         return self.prepend + text, [spans[0]] * len(self.prepend) + spans
+
+    def normalize_str(self, text: str) -> str:
+        """:meth:`normalize`'s text alone."""
+        return self.prepend + text if text else text
 
 
 # Nmt (tokenizers/src/normalizers/unicode.rs, ``do_nmt``): ASCII control characters removed, other white space
@@ -283,6 +308,10 @@ class Nmt:
             return out, spans
         return out, [span for char, span in zip(text, spans, strict=True) if NMT_TABLE.get(ord(char), 0) is not None]
 
+    def normalize_str(self, text: str) -> str:
+        """:meth:`normalize`'s text alone."""
+        return text.translate(NMT_TABLE)
+
 
 @dataclasses.dataclass(frozen=True)
 class UnicodeForm:
@@ -298,6 +327,14 @@ class UnicodeForm:
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         return unicode_aligned(self.form, text, spans)
 
+    def normalize_str(self, text: str) -> str:
+        """:meth:`normalize`'s text alone: ASCII text is in every form already."""
+        if text.isascii():
+            return text
+        if self.form in ("NFC", "NFKC"):
+            return unicode_normalize(self.form, text)
+        return unicode_aligned(self.form, text, [(0, 0)] * len(text))[0]
+
 
 @dataclasses.dataclass(frozen=True)
 class Lowercase:
@@ -305,6 +342,10 @@ class Lowercase:
 
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         return lowercase_aligned(text, spans)
+
+    def normalize_str(self, text: str) -> str:
+        """:meth:`normalize`'s text alone (:func:`lowercase` lowers each character on its own too)."""
+        return lowercase(text)
 
 
 # Rust's char::is_white_space (Unicode's White_Space), what NormalizedString::lrstrip strips: str.isspace() less
@@ -333,6 +374,10 @@ class Strip:
         while self.right and end > start and text[end - 1] in _WHITE_SPACE:
             end -= 1
         return text[start:end], spans[start:end]
+
+    def normalize_str(self, text: str) -> str:
+        """:meth:`normalize`'s text alone."""
+        return self.normalize(text, [(0, 0)] * len(text))[0]
 
 
 class _RangeSet:
@@ -407,6 +452,10 @@ class StripAccents:
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         return _COMBINING_MARKS.removed(text, spans)
 
+    def normalize_str(self, text: str) -> str:
+        """:meth:`normalize`'s text alone."""
+        return _COMBINING_MARKS.pattern.sub("", text)
+
 
 # The CJK blocks BertNormalizer's is_chinese_char knows; hf_bpe.pipeline.bert's CHINESE_RANGES, which this layer
 # may not import (bert sits above the normalizers).
@@ -450,6 +499,18 @@ class BertNormalizer:
         if self.lowercase:
             text, spans = lowercase_aligned(text, spans)
         return text, spans
+
+    def normalize_str(self, text: str) -> str:
+        """:meth:`normalize`'s text alone, each step on the whole text in C; NFD leaves ASCII text as it is."""
+        if self.clean_text:
+            text = _BERT_WHITESPACE.pattern.sub(" ", _BERT_REMOVED.pattern.sub("", text))
+        if self.handle_chinese_chars and _CHINESE.pattern.search(text):
+            text = _CHINESE.pattern.sub(lambda match: f" {match.group()} ", text)
+        if (self.lowercase if self.strip_accents is None else self.strip_accents) and not text.isascii():
+            text = _BERT_NONSPACING.pattern.sub("", unicode_aligned("NFD", text, [(0, 0)] * len(text))[0])
+        if self.lowercase:
+            text = lowercase(text)
+        return text
 
 
 def _byte_chars() -> tuple[str, ...]:
@@ -622,6 +683,15 @@ class NormalizerSequence:
         for normalizer in self.normalizers:
             text, spans = normalizer.normalize(text, spans)
         return text, spans
+
+    def normalize_str(self, text: str) -> str:
+        """:meth:`normalize`'s text alone, for a caller that wants no offsets (``tokenizers``' ``normalize_str``):
+        each normalizer's own ``normalize_str`` where it has one, else its :meth:`normalize` on spans that stand
+        for nothing (a normalizer carries spans along, it never reads them)."""
+        for normalizer in self.normalizers:
+            fast = getattr(normalizer, "normalize_str", None)
+            text = fast(text) if fast is not None else normalizer.normalize(text, [(0, 0)] * len(text))[0]
+        return text
 
 
 def normalizer_from_json(data: Any, path: str = "normalizer") -> NormalizerSequence:

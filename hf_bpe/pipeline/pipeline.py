@@ -60,8 +60,12 @@ class Pipeline:
     normalized_flags: Mapping[str, TokenFlags] = dataclasses.field(default_factory=dict)
     _added_pattern: regex.Pattern[str] | None = dataclasses.field(init=False, repr=False, compare=False)
 
+    _span_free: bool = dataclasses.field(init=False, repr=False, compare=False)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "_added_pattern", whole_tokens_pattern(self.normalized_added))
+        span_free = self._added_pattern is None and not self.pre_tokenizer.reads_spans
+        object.__setattr__(self, "_span_free", span_free)
 
     def pieces(self, text: str, start: int = 0) -> list[tuple[str, list[tuple[int, int]], int | None]]:
         """The pre-tokens of ``text``, normalized, each with its characters' spans in the whole text ``text`` is
@@ -90,8 +94,17 @@ class Pipeline:
         return out
 
     def encode(self, text: str, start: int = 0) -> list[int]:
-        """The ids of ``text`` (no raw-matched added tokens in it; ``start``: see :meth:`pieces`)."""
+        """The ids of ``text`` (no raw-matched added tokens in it; ``start``: see :meth:`pieces`).
+
+        No offsets are asked for, so where no added token is matched in the normalized text and no pre-tokenizer
+        step reads where the text is, the text goes through the stages without its characters' spans
+        (``normalize_str``, ``pre_tokenize_str``, as ``tokenizers``' own span-free calls)."""
         tokenize = self.model.tokenize
+        if self._span_free:
+            normalized = self.normalizer.normalize_str(text)
+            return [
+                token_id for piece in self.pre_tokenizer.pre_tokenize_str(normalized) for token_id, _ in tokenize(piece)
+            ]
         if self._added_pattern is None:
             return [token_id for piece, _, _ in self.pieces(text, start) for token_id, _ in tokenize(piece)]
         return [

@@ -626,6 +626,13 @@ class Split:
     invert: bool
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        return [(text[start:end], spans[start:end]) for start, end in self._kept(text) if end > start]
+
+    def split_str(self, text: str) -> list[str]:
+        """:meth:`split`'s pieces alone."""
+        return [text[start:end] for start, end in self._kept(text) if end > start]
+
+    def _kept(self, text: str) -> list[tuple[int, int]]:
         marked: list[tuple[int, int, bool]] = []  # (start, end, is a match) over the whole text
         last = 0
         for start, end in _rust_matches(self.pattern, text):
@@ -635,8 +642,7 @@ class Split:
             last = end
         if last < len(text):
             marked.append((last, len(text), self.invert))
-        kept = _behave(marked, self.behavior)
-        return [(text[start:end], spans[start:end]) for start, end in kept if end > start]
+        return _behave(marked, self.behavior)
 
 
 def _rust_matches(pattern: regex.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
@@ -723,6 +729,31 @@ class PreTokenizerSequence:
         pieces = [(text, spans)] if text else []
         for step in self.steps:
             pieces = [part for piece, piece_spans in pieces for part in step.split(piece, piece_spans)]
+        return pieces
+
+    @property
+    def reads_spans(self) -> bool:
+        """Whether a step's pieces depend on where the text is (``Metaspace(prepend_scheme="first")``): then only
+        :meth:`pre_tokenize` knows, :meth:`pre_tokenize_str` does not."""
+        return any(isinstance(step, Metaspace) and step.prepend_scheme == "first" for step in self.steps)
+
+    def pre_tokenize_str(self, text: str) -> list[str]:
+        """:meth:`pre_tokenize`'s pieces alone (``tokenizers``' ``pre_tokenize_str``), where not
+        :attr:`reads_spans`: each step's own ``split_str`` where it has one, else its ``split`` on spans that stand
+        for nothing (the other steps carry spans along, they never read them).
+
+        Raises:
+            ValueError: where :attr:`reads_spans`.
+        """
+        if self.reads_spans:
+            raise ValueError('Metaspace(prepend_scheme="first") reads where the text is: pre_tokenize it with spans')
+        pieces = [text] if text else []
+        for step in self.steps:
+            fast = getattr(step, "split_str", None)
+            if fast is not None:
+                pieces = [part for piece in pieces for part in fast(piece)]
+            else:
+                pieces = [part for piece in pieces for part, _ in step.split(piece, [(0, 0)] * len(piece))]
         return pieces
 
 
@@ -918,6 +949,10 @@ class BertPreTokenizer:
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         return [(piece, spans[start:end]) for piece, (start, end) in bert_pre_tokenize(text)]
+
+    def split_str(self, text: str) -> list[str]:
+        """:meth:`split`'s pieces alone."""
+        return [piece for piece, _ in bert_pre_tokenize(text)]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,0 +1,170 @@
+"""The pipeline's fast paths against ``tokenizers``' Rust ``Tokenizer`` loaded from the same file: the BPE model's
+``▁`` cuts and cache of parts (:class:`~hf_bpe.models.bpe.symbols.SymbolBPE`) and the span-free
+``normalize_str`` / ``pre_tokenize_str`` path :meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode` takes. Each file is
+encoded through one instance several times, in two orders, with each fast path on and forced off; ids (and, through
+``encode_with_offsets``, offsets) must be the Rust backend's every time."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import multilingual_text
+from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+from hf_bpe.models.bpe.symbols import SymbolBPE
+from hf_bpe.pipeline.pipeline import Pipeline
+from hf_bpe.tokenizer.serialization import read_pipeline_json
+from hf_bpe.tokenizer.tokenizer import Tokenizer as Ours
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from real_tokenizers import bert_base_uncased_vocab, model_tokenizer_json
+
+META = "\u2581"
+
+
+def _texts(debian_corpora: dict[str, Path]) -> list[str]:
+    """Multilingual lines and 40-line documents of each real corpus (first 60 kB of each)."""
+    texts = [multilingual_text(40, seed=seed) for seed in range(3)]
+    for path in debian_corpora.values():
+        lines = path.read_text(encoding="utf-8")[:60_000].splitlines(keepends=True)
+        texts += ["".join(lines[i : i + 40]) for i in range(0, len(lines), 40)]
+    return texts
+
+
+def _sentencepiece_bpe_crossing_meta(root: Path) -> Path:
+    """A Llama-2-style file (Prepend and Replace normalizers, no pre-tokenizer: a text is one word) trained by
+    ``tokenizers`` on whole lines, so that its merges join across ``▁`` (``e▁``, ``▁▁``)."""
+    tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True, byte_fallback=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend(META), normalizers.Replace(" ", META)])
+    tok.decoder = decoders.Sequence([decoders.Replace(META, " "), decoders.ByteFallback(), decoders.Fuse()])
+    lines = multilingual_text(400, seed=7).splitlines()
+    bytes_ = [f"<0x{byte:02X}>" for byte in range(256)]
+    tok.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=3000, special_tokens=["<unk>", *bytes_]))
+    path = root / "crossing.json"
+    tok.save(str(path))
+    return path
+
+
+def _unigram(root: Path, prepend_scheme: str) -> Path:
+    """A Unigram file trained by ``tokenizers`` (NFKC, a Replace of space runs, Metaspace)."""
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme=prepend_scheme)
+    tok.decoder = decoders.Metaspace(prepend_scheme=prepend_scheme)
+    lines = multilingual_text(400, seed=3).splitlines()
+    tok.train_from_iterator(
+        lines, trainers.UnigramTrainer(vocab_size=2000, unk_token="<unk>", special_tokens=["<unk>"])
+    )
+    path = root / f"unigram-{prepend_scheme}.json"
+    tok.save(str(path))
+    return path
+
+
+def _bert(root: Path) -> Path:
+    """bert-base-uncased's vocabulary as ``tokenizers``' ``BertWordPieceTokenizer`` writes it (BertNormalizer,
+    BertPreTokenizer, WordPiece)."""
+    from tokenizers import BertWordPieceTokenizer
+
+    path = root / "bert.json"
+    BertWordPieceTokenizer(str(bert_base_uncased_vocab()), lowercase=True)._tokenizer.save(str(path))
+    return path
+
+
+FILES: dict[str, Callable[[Path], Path]] = {
+    "llama2": lambda root: model_tokenizer_json("llama2"),
+    "gemma3": lambda root: model_tokenizer_json("gemma3"),
+    "crossing": _sentencepiece_bpe_crossing_meta,
+    "unigram": lambda root: _unigram(root, "always"),
+    "unigram-first": lambda root: _unigram(root, "first"),
+    "bert": _bert,
+}
+
+
+@pytest.fixture(scope="module")
+def texts(debian_corpora: dict[str, Path]) -> list[str]:
+    return _texts(debian_corpora)
+
+
+@pytest.fixture(scope="module", params=list(FILES))
+def loaded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Ours]:
+    path = FILES[request.param](tmp_path_factory.mktemp(request.param))
+    return path, Ours.from_file(path)
+
+
+def _ids(tok: Ours, text: str) -> list[int]:
+    """The ids of ``text`` on the path ``tok(texts)`` takes: the added tokens matched in the raw text cut it, and
+    each stretch between them goes through :meth:`Pipeline.encode` (no offsets)."""
+    ids: list[int] = []
+    for start, end, token in tok._added_spans(text):
+        ids += [tok._added_ids[token]] if token is not None else tok.pipeline.encode(text[start:end], start)
+    return ids
+
+
+def _fast_paths_off(monkeypatch: pytest.MonkeyPatch, pipeline: Pipeline) -> None:
+    monkeypatch.setitem(pipeline.__dict__, "_span_free", False)
+    monkeypatch.setattr(SymbolBPE, "_meta_parts", lambda self, word: [word])
+    monkeypatch.setattr(SymbolBPE, "_remember", lambda self, part, pieces: None)
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast-paths", "forced-off"])
+def test_ids_and_offsets_are_the_rust_backends_in_any_order(loaded, texts, fast, monkeypatch) -> None:
+    path, tok = loaded
+    rust = Tokenizer.from_file(str(path))
+    expected = rust.encode_batch(texts, add_special_tokens=False)
+    if not fast:
+        _fast_paths_off(monkeypatch, tok.pipeline)
+    if isinstance(tok.pipeline.model, SymbolBPE):
+        tok.pipeline.model.clear_cache()
+    for order in (range(len(texts)), reversed(range(len(texts))), range(len(texts))):
+        for i in order:
+            assert _ids(tok, texts[i]) == expected[i].ids, (path.name, i)
+    for i in reversed(range(len(texts))):
+        found = tok.encode(texts[i], add_special_tokens=False)
+        assert (found.ids, found.offsets) == (expected[i].ids, expected[i].offsets), (path.name, i)
+
+
+def test_encode_takes_the_span_free_path_where_no_step_reads_spans(loaded, texts, monkeypatch) -> None:
+    path, tok = loaded
+    pipeline = tok.pipeline
+    rust = Tokenizer.from_file(str(path))
+    reads_spans = path.name == "unigram-first.json"
+    assert pipeline._span_free is not reads_spans
+
+    def refused(*args: object) -> None:
+        raise AssertionError("encode() asked for spans")
+
+    if not reads_spans:
+        monkeypatch.setattr(type(pipeline.normalizer), "normalize", refused)
+        monkeypatch.setattr(type(pipeline.pre_tokenizer), "pre_tokenize", refused)
+    for text in texts[:8]:
+        assert _ids(tok, text) == rust.encode(text, add_special_tokens=False).ids
+
+
+def test_normalize_str_and_pre_tokenize_str_are_the_rust_backends(loaded, texts) -> None:
+    path, tok = loaded
+    pipeline = tok.pipeline
+    rust = Tokenizer.from_file(str(path))
+    for text in texts:
+        normalized = pipeline.normalizer.normalize_str(text)
+        if rust.normalizer is not None:
+            assert normalized == rust.normalizer.normalize_str(text)
+        if rust.pre_tokenizer is not None and not pipeline.pre_tokenizer.reads_spans:
+            expected = [piece for piece, _ in rust.pre_tokenizer.pre_tokenize_str(normalized)]
+            assert pipeline.pre_tokenizer.pre_tokenize_str(normalized) == expected
+
+
+def test_a_merge_across_meta_keeps_its_characters_together(tmp_path) -> None:
+    path = _sentencepiece_bpe_crossing_meta(tmp_path)
+    model = read_pipeline_json(path).pipeline.model
+    merged = {model.id_to_token[token_id] for token_id in model._id_merges[1]}
+    crossing = {token[token.index(META) - 1] for token in merged if META in token[1:]}
+    assert crossing, "the trained file has no merge across ▁"
+    rust = Tokenizer.from_file(str(path))
+    for char in sorted(crossing)[:20]:
+        word = f"{META}a{char}{META}b"
+        assert model._meta_parts(word) == [word]  # never cut between a character and the ▁ a merge joins it to
+        got = [token_id for token_id, _ in model.tokenize(word)]
+        assert got == [token.id for token in rust.model.tokenize(word)]
