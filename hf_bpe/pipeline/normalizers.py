@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
+import functools
 import re
 import struct
 import unicodedata
@@ -216,6 +217,7 @@ _LITERAL = regex.compile(r"(?:[^\\.^$*+?{}\[\]|()]|\\[^0-9A-Za-z])+")
 _DEFAULT_FLAGS = regex.compile("").flags
 
 
+@functools.lru_cache(maxsize=256)
 def _literal_text(pattern: regex.Pattern[str]) -> str | None:
     """The text ``pattern`` matches where it matches only that text (None: a real regex, or other flags)."""
     if pattern.flags != _DEFAULT_FLAGS or not _LITERAL.fullmatch(pattern.pattern):

@@ -49,11 +49,12 @@ class WordPieceEncoder:
         self._longest = max((len(token) for token in vocab), default=1)
         self._cache: dict[str, list[tuple[int, int, int]]] = {}
         self._id_cache: dict[str, list[int]] = {}
+        self._sized_cache: dict[str, list[tuple[int, int]]] = {}  # :meth:`tokenize`'s, by word
 
     def __getstate__(self) -> dict[str, object]:
         # The caches are derived: a pickle (and datasets' fingerprint of a tokenizer) does not depend on what was
         # encoded before.
-        return {**self.__dict__, "_cache": {}, "_id_cache": {}}
+        return {**self.__dict__, "_cache": {}, "_id_cache": {}, "_sized_cache": {}}
 
     def encode_word(self, word: str) -> list[int]:
         """The ids of one word (cached on their own: most words of a text were met before)."""
@@ -83,12 +84,19 @@ class WordPieceEncoder:
         >>> WordPieceEncoder({"[UNK]": 0, "é": 1, "##t": 2}).tokenize("ét")
         [(1, 2), (2, 1)]
         """
-        if word.isascii():
-            return [(token_id, end - start) for token_id, start, end in self.encode_word_with_offsets(word)]
-        return [
-            (token_id, len(word[start:end].encode("utf-8")))
-            for token_id, start, end in self.encode_word_with_offsets(word)
-        ]
+        found = self._sized_cache.get(word)
+        if found is None:
+            # A word met before costs one look-up: the pipeline asks for every word of every text.
+            if word.isascii():
+                found = [(token_id, end - start) for token_id, start, end in self._encode(word)]
+            else:
+                found = [
+                    (token_id, len(word[start:end].encode("utf-8"))) for token_id, start, end in self._encode(word)
+                ]
+            if len(self._sized_cache) >= CACHE_SIZE:
+                self._sized_cache.clear()
+            self._sized_cache[word] = found
+        return list(found)  # the caller's to change, not the cache's
 
     def to_json(self) -> dict[str, object]:
         """The model section of a ``tokenizer.json``."""
