@@ -200,30 +200,17 @@ class TokenizerJson:
     pipeline: KeptPipeline | None = None
 
 
-def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
-    """Read the vocabulary, merges and pre-tokenizer of a byte-level BPE ``tokenizer.json`` (as ``tokenizers`` and
-    transformers' Rust backend save it); merges may be ``"a b"`` strings or ``["a", "b"]`` pairs. The pre-tokenizer
-    is GPT-2's ``ByteLevel`` or ``Split`` steps before ``ByteLevel(use_regex=False)``, with no normalizer or NFC,
-    NFKC or Lowercase (:meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.from_tokenizer_json`). A ``Split`` that
-    keeps only its matches (``"Removed"``, inverted: OLMo-2's) is read as the ``"Isolated"`` one it equals where its
-    pattern leaves no character unmatched (:func:`gapless_splits`).
+def fast_path_settings(
+    data: Mapping[str, Any], model: Mapping[str, Any], path: str | os.PathLike[str]
+) -> tuple[PreTokenizer, TemplateProcessing | None]:
+    """The pre-tokenizer and template :class:`~hf_bpe.transformers.bpe.BPETokenizer`'s fast path takes of a parsed
+    BPE ``tokenizer.json`` (``model`` its model section, ``path`` naming it): every check
+    :func:`read_tokenizer_json` makes of a file, in its order, so that deciding which class reads a file
+    (:func:`hf_bpe.tokenizer.directory.json_class`) and reading it agree.
 
     Raises:
-        FileNotFoundError: if there is no such file.
-        ValueError: naming the file and the setting, if it is not JSON or not byte-level BPE hf_bpe can express
-            (another model, another normalizer or pre-tokenizer, an affix, byte fallback or ``ignore_merges``).
-
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tokenizer.json"
-    >>> model = {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}
-    >>> pre = {"type": "ByteLevel", "add_prefix_space": True, "use_regex": True}
-    >>> _ = path.write_text(json.dumps({"model": model, "pre_tokenizer": pre, "added_tokens": []}), encoding="utf-8")
-    >>> found = read_tokenizer_json(path)
-    >>> found.merges, found.add_prefix_space
-    ([('a', 'b')], True)
+        ValueError: naming the file and the setting the fast path does not take.
     """
-    path = Path(path)
-    data, model = read_bpe_json(path, "BPETokenizer reads byte-level BPE")
     try:
         pre_tokenizer = PreTokenizer.from_tokenizer_json(gapless_splits(data))
     except (ValueError, TypeError, KeyError, AttributeError) as e:
@@ -255,6 +242,34 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
         where, _, why = str(e).partition(": ")
         value = value_at(data.get("post_processor"), where)
         raise unsupported_component(path, where, value, f"a template with {why}", "BPETokenizer") from None
+    return pre_tokenizer, template
+
+
+def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
+    """Read the vocabulary, merges and pre-tokenizer of a byte-level BPE ``tokenizer.json`` (as ``tokenizers`` and
+    transformers' Rust backend save it); merges may be ``"a b"`` strings or ``["a", "b"]`` pairs. The pre-tokenizer
+    is GPT-2's ``ByteLevel`` or ``Split`` steps before ``ByteLevel(use_regex=False)``, with no normalizer or NFC,
+    NFKC or Lowercase (:meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.from_tokenizer_json`). A ``Split`` that
+    keeps only its matches (``"Removed"``, inverted: OLMo-2's) is read as the ``"Isolated"`` one it equals where its
+    pattern leaves no character unmatched (:func:`gapless_splits`).
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        ValueError: naming the file and the setting, if it is not JSON or not byte-level BPE hf_bpe can express
+            (another model, another normalizer or pre-tokenizer, an affix, byte fallback or ``ignore_merges``).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tokenizer.json"
+    >>> model = {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}
+    >>> pre = {"type": "ByteLevel", "add_prefix_space": True, "use_regex": True}
+    >>> _ = path.write_text(json.dumps({"model": model, "pre_tokenizer": pre, "added_tokens": []}), encoding="utf-8")
+    >>> found = read_tokenizer_json(path)
+    >>> found.merges, found.add_prefix_space
+    ([('a', 'b')], True)
+    """
+    path = Path(path)
+    data, model = read_bpe_json(path, "BPETokenizer reads byte-level BPE")
+    pre_tokenizer, template = fast_path_settings(data, model, path)
     vocab, merges = model_vocab_and_merges(model, path)
     added = data.get("added_tokens") or []
     settings = pre_tokenizer.model_settings()

@@ -180,6 +180,23 @@ def _recipe_sections() -> dict[str, Any]:
     }
 
 
+def check_recipe_file(data: Mapping[str, Any], model: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
+    """Refuse a parsed ``tokenizer.json`` (``model`` its model section, ``path`` naming it) that is not of hf_bpe's
+    Unigram recipe: another model, byte fallback, a post-processor, truncation or padding, or another normalizer,
+    pre-tokenizer or decoder than the recipe's. What :func:`read_unigram_json` checks, and what deciding which class
+    reads a file (:func:`hf_bpe.tokenizer.directory.json_class`) asks.
+
+    Raises:
+        ValueError: naming the file and what is not the recipe's.
+    """
+    if model.get("type") != "Unigram":
+        raise ValueError(f"{path}: the model is {model.get('type')!r}, not 'Unigram'; this class reads Unigram files")
+    if model.get("byte_fallback"):
+        raise ValueError(f"{path}: byte_fallback is not supported by hf_bpe's UnigramTokenizer")
+    refuse_unsupported(data, path, "UnigramTokenizer", post_processor=only_types(), decoder=lambda _: None)
+    refuse_other_sections(data, _recipe_sections(), path, "UnigramTokenizer")
+
+
 def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, float]], int | None, list[str]]:
     """The pieces, unknown id and special tokens of a Unigram ``tokenizer.json``.
 
@@ -191,12 +208,7 @@ def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, flo
         model = data["model"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(f"{path}: not a readable tokenizer.json ({error})") from error
-    if model.get("type") != "Unigram":
-        raise ValueError(f"{path}: the model is {model.get('type')!r}, not 'Unigram'; this class reads Unigram files")
-    if model.get("byte_fallback"):
-        raise ValueError(f"{path}: byte_fallback is not supported by hf_bpe's UnigramTokenizer")
-    refuse_unsupported(data, path, "UnigramTokenizer", post_processor=only_types(), decoder=lambda _: None)
-    refuse_other_sections(data, _recipe_sections(), path, "UnigramTokenizer")
+    check_recipe_file(data, model, path)
     pieces = [(str(piece), float(score)) for piece, score in model["vocab"]]
     specials = [token["content"] for token in data.get("added_tokens", []) if token.get("special")]
     return pieces, model.get("unk_id"), specials
