@@ -15,6 +15,7 @@ from conftest import multilingual_text
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
 from hf_bpe.models.bpe.symbols import SymbolBPE
+from hf_bpe.models.unigram.encoder import UnigramEncoder
 from hf_bpe.models.wordpiece.encoder import WordPieceEncoder
 from hf_bpe.pipeline.pipeline import Pipeline
 from hf_bpe.tokenizer.serialization import read_pipeline_json
@@ -115,7 +116,7 @@ def _fast_paths_off(monkeypatch: pytest.MonkeyPatch, pipeline: Pipeline) -> None
     monkeypatch.setitem(pipeline.__dict__, "_span_free", False)
     monkeypatch.setattr(SymbolBPE, "_meta_parts", lambda self, word: [word])
     monkeypatch.setattr(SymbolBPE, "_remember", lambda self, part, pieces: None)
-    if isinstance(pipeline.model, WordPieceEncoder):
+    if isinstance(pipeline.model, WordPieceEncoder | UnigramEncoder):
         monkeypatch.setattr(pipeline.model, "_sized_cache", _Forgetful())
 
 
@@ -128,7 +129,7 @@ def test_ids_and_offsets_are_the_rust_backends_in_any_order(loaded, texts, fast,
         _fast_paths_off(monkeypatch, tok.pipeline)
     if isinstance(tok.pipeline.model, SymbolBPE):
         tok.pipeline.model.clear_cache()
-    if isinstance(tok.pipeline.model, WordPieceEncoder):
+    if isinstance(tok.pipeline.model, WordPieceEncoder | UnigramEncoder):
         tok.pipeline.model._sized_cache.clear()
     for order in (range(len(texts)), reversed(range(len(texts))), range(len(texts))):
         for i in order:

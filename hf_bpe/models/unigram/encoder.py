@@ -64,11 +64,12 @@ class UnigramEncoder:
         self.scores = [score for _, score in self.pieces]
         self.unk_score = min_score - UNK_PENALTY
         self._cache: dict[str, list[tuple[int, str]]] = {}
+        self._sized_cache: dict[str, list[tuple[int, int]]] = {}  # :meth:`tokenize`'s, by word
 
     def __getstate__(self) -> dict[str, object]:
         # The cache is derived: a pickle (and datasets' fingerprint of a tokenizer) does not depend on what was
         # encoded before.
-        return {**self.__dict__, "_cache": {}}
+        return {**self.__dict__, "_cache": {}, "_sized_cache": {}}
 
     def encode_word(self, word: str) -> list[tuple[int, str]]:
         """``(id, token)`` of one word (``Unigram::encode_optimized`` then ``Unigram::tokenize``).
@@ -156,12 +157,18 @@ class UnigramEncoder:
         ...     byte_fallback=True).tokenize("▁aé")
         [(1, 4), (2, 1), (3, 1)]
         """
+        found = self._sized_cache.get(word)
+        if found is not None:  # a word met before costs one look-up: the pipeline asks for every word of every text
+            return list(found)  # the caller's to change, not the cache's
         out: list[tuple[int, int]] = []
         for token_id, surface in self.encode_word(word):
             encoded = surface.encode("utf-8")
             byte_ids = self._fallback(token_id, encoded)
             out += [(byte_id, 1) for byte_id in byte_ids] if byte_ids else [(token_id, len(encoded))]
-        return out
+        if len(self._sized_cache) >= 100_000:
+            self._sized_cache.clear()
+        self._sized_cache[word] = out
+        return list(out)
 
     def byte_spans(self, word: str) -> list[tuple[int, int, int]]:
         """``(id, start, end)`` of each token of one word, in its UTF-8 bytes: the byte-fallback tokens of an
