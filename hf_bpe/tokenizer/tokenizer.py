@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import os
 from collections.abc import Sequence
 from typing import Any
 
+from hf_bpe.models.sentencepiece.convert import from_sentencepiece_model
 from hf_bpe.pipeline.added_tokens import AddedToken, added_token_spans, split_around, whole_tokens_pattern
 from hf_bpe.pipeline.encoding import STRATEGIES, Encoding, padding_length, stride_fits, truncate_encodings
 from hf_bpe.pipeline.processors import post_process
@@ -114,6 +116,20 @@ class Tokenizer:
             ValueError: as :meth:`from_file`, naming ``<string>`` for the file.
         """
         return cls(pipeline_from_data(parse_json(json, STRING), STRING, owner="Tokenizer"))
+
+    @classmethod
+    def from_sentencepiece(cls, path: str | os.PathLike[str]) -> Tokenizer:
+        """The tokenizer of a SentencePiece ``tokenizer.model``: the ``tokenizer.json`` transformers converts it
+        into (:func:`~hf_bpe.models.sentencepiece.convert.from_sentencepiece_model`), which encodes as
+        ``SentencePieceProcessor.encode`` does.
+
+        Raises:
+            ValueError: naming the file and the byte offset of what is not a ModelProto, or the field and value of
+                what the conversion cannot express.
+        """
+        # Through the file's text, as transformers' Rust backend takes the converted tokenizer: a score then holds
+        # the value serde_json reads back from its shortest form, which is not always the float32 it was.
+        return cls.from_str(json.dumps(from_sentencepiece_model(path)))
 
     def to_str(self, pretty: bool = False) -> str:
         """This tokenizer as ``tokenizer.json`` text, as ``Tokenizer.to_str`` writes it: the added tokens by id,
