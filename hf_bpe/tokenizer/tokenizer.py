@@ -217,6 +217,10 @@ class Tokenizer:
         """How many tokens :meth:`get_vocab` holds (``TokenizerImpl::get_vocab_size``)."""
         return len(self.get_vocab(with_added_tokens)) if with_added_tokens else len(self._vocab)
 
+    def get_added_tokens_decoder(self) -> dict[int, AddedToken]:
+        """Each added token by its id (``Tokenizer.get_added_tokens_decoder``), ids in increasing order."""
+        return {token_id: self._added[token_id] for token_id in sorted(self._added)}
+
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         """How many special tokens the post-processor adds to a sequence or (``is_pair``) a pair."""
         return sum(map(len, self.pipeline.post_processor.around(pair=is_pair)))

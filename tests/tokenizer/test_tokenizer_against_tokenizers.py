@@ -287,6 +287,10 @@ def test_added_tokens_match_tokenizers(kind):
     assert ours.add_tokens(["<sp1>"]) == rust.add_tokens(["<sp1>"])  # the same content, other flags: added again
     assert ours.to_str() == rust.to_str()
     assert ours.get_vocab() == rust.get_vocab()
+    flags = ("content", "single_word", "lstrip", "rstrip", "normalized", "special")
+    assert {i: [getattr(t, f) for f in flags] for i, t in ours.get_added_tokens_decoder().items()} == {
+        i: [getattr(t, f) for f in flags] for i, t in rust.get_added_tokens_decoder().items()
+    }
     text = f"the hugging<ent> x<ent>y <unset> [loc]  Ωmega ΩMEGA <sp1>{LINES[2]}<sp2>{new[1]} hugging"
     _same_encodings(ours, rust, lambda tok: tok.encode(text, LINES[3]))
     ids = rust.encode(text).ids
