@@ -97,6 +97,20 @@ def unicode_normalize(form: Form, text: str) -> str:
     return unicode_aligned(form, text, [(0, 0)] * len(text))[0]
 
 
+def unicode_str(form: AnyForm, text: str) -> str:
+    """Any of the four forms as :func:`unicode_aligned` makes it, without spans: ``unicodedata``'s own where the
+    two Unicode versions agree (as :func:`unicode_normalize`), ASCII text as it is.
+
+    >>> unicode_str("NFD", "é"), unicode_str("NFKD", "㋿")
+    ('é', '㋿')
+    """
+    if text.isascii():
+        return text
+    if _SPECIAL.isdisjoint(text):
+        return unicodedata.normalize(form, text)
+    return unicode_aligned(form, text, [(0, 0)] * len(text))[0]
+
+
 # -- the reference's alignments: NormalizedString::transform, and the four Unicode forms through it ---------------
 
 AnyForm = Literal["NFC", "NFKC", "NFD", "NFKD"]
@@ -333,9 +347,7 @@ class UnicodeForm:
         """:meth:`normalize`'s text alone: ASCII text is in every form already."""
         if text.isascii():
             return text
-        if self.form in ("NFC", "NFKC"):
-            return unicode_normalize(self.form, text)
-        return unicode_aligned(self.form, text, [(0, 0)] * len(text))[0]
+        return unicode_str(self.form, text)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -509,7 +521,7 @@ class BertNormalizer:
         if self.handle_chinese_chars and _CHINESE.pattern.search(text):
             text = _CHINESE.pattern.sub(lambda match: f" {match.group()} ", text)
         if (self.lowercase if self.strip_accents is None else self.strip_accents) and not text.isascii():
-            text = _BERT_NONSPACING.pattern.sub("", unicode_aligned("NFD", text, [(0, 0)] * len(text))[0])
+            text = _BERT_NONSPACING.pattern.sub("", unicode_str("NFD", text))
         if self.lowercase:
             text = lowercase(text)
         return text

@@ -181,3 +181,44 @@ def test_a_merge_across_meta_keeps_its_characters_together(tmp_path) -> None:
         assert model._meta_parts(word) == [word]  # never cut between a character and the ▁ a merge joins it to
         got = [token_id for token_id, _ in model.tokenize(word)]
         assert got == [token.id for token in rust.model.tokenize(word)]
+
+
+CODE_POINTS = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+NORMALIZERS = {
+    "bert-uncased": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                     "strip_accents": None, "lowercase": True},
+    "nfd": {"type": "NFD"},
+    "nfkd": {"type": "NFKD"},
+    "nfc": {"type": "NFC"},
+    "nfkc": {"type": "NFKC"},
+    "lowercase": {"type": "Lowercase"},
+    "strip-accents": {"type": "StripAccents"},
+    "nmt": {"type": "Nmt"},
+    "strip": {"type": "Strip", "strip_left": True, "strip_right": True},
+    "replace-string": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+    "replace-dot": {"type": "Replace", "pattern": {"String": "."}, "content": "<.>"},
+    "replace-regex": {"type": "Replace", "pattern": {"Regex": " {2,}|a+"}, "content": "_"},
+    "prepend": {"type": "Prepend", "prepend": "\u2581"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(NORMALIZERS))
+def test_normalize_str_is_the_rust_normalizers_on_every_code_point(name) -> None:
+    import json
+
+    from hf_bpe.pipeline.normalizers import normalizer_from_json
+
+    data = NORMALIZERS[name]
+    ours = normalizer_from_json(data)
+    reference = Tokenizer.from_str(
+        json.dumps(
+            {"version": "1.0", "normalizer": data, "model": {"type": "WordLevel", "vocab": {}, "unk_token": "?"}}
+        )
+    ).normalizer
+    for start in range(0, len(CODE_POINTS), 2048):
+        # Each character after a letter and before a mark, so that compositions and reorderings are exercised too.
+        block = "".join(f"a{char}\u0301 " for char in CODE_POINTS[start : start + 2048])
+        if ours.normalize_str(block) != reference.normalize_str(block):
+            wrong = [c for c in CODE_POINTS[start : start + 2048]
+                     if ours.normalize_str(f"a{c}\u0301 ") != reference.normalize_str(f"a{c}\u0301 ")]  # fmt: skip
+            assert wrong == [], [f"U+{ord(c):04X}" for c in wrong[:20]]
