@@ -199,6 +199,7 @@ def main() -> int:
         print(f"tokenizer.json files; corpora in {args.corpora}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
         same = True
         for path in args.tokenizer_json:
+            load_times(path, args.repeat)
             contenders = tokenizer_json_contenders(path)
             for name, docs in sets.items():
                 if not args.only or name in args.only:
@@ -214,6 +215,36 @@ def main() -> int:
     return 0 if same else 1
 
 
+def load_times(path: Path, repeat: int) -> None:
+    """Print the best of ``repeat`` loads of ``path`` by ``hf_bpe.from_pretrained`` (each from the file: the
+    classes' shared cache of read files emptied first) and by the Rust backend, alternating, imports done before."""
+    from transformers import PreTrainedTokenizerFast
+
+    import hf_bpe
+    from hf_bpe.transformers import bpe, pipeline
+
+    def ours() -> None:
+        pipeline._loaded.cache_clear()
+        bpe._loaded.cache_clear()
+        hf_bpe.from_pretrained(path)
+
+    def theirs() -> None:
+        PreTrainedTokenizerFast(tokenizer_file=str(path))
+
+    ours()  # the first load imports the classes' modules (transformers, ...): not timed
+    times: dict[str, list[float]] = {"hf_bpe": [], "Rust": []}
+    for _ in range(max(1, repeat)):
+        for name, load in (("hf_bpe", ours), ("Rust", theirs)):
+            start = time.perf_counter()
+            load()
+            times[name].append(time.perf_counter() - start)
+    ours_s, theirs_s = min(times["hf_bpe"]), min(times["Rust"])
+    print(
+        f"\n{path.parent.name or path.name} load: hf_bpe.from_pretrained {ours_s:.2f} s, Rust {theirs_s:.2f} s,"
+        f" hf_bpe / Rust {ours_s / theirs_s:.2f}x (time: lower is better)"
+    )
+
+
 def tokenizer_json_contenders(path: Path) -> dict:  # type: ignore[type-arg]
     """hf_bpe's class for a real model's ``tokenizer.json`` and the Rust backend loading the same file."""
     from transformers import PreTrainedTokenizerFast
@@ -224,10 +255,7 @@ def tokenizer_json_contenders(path: Path) -> dict:  # type: ignore[type-arg]
         tok = hf_bpe.from_pretrained(path)
         # Instances loaded from one file share its model and pre-token cache: start every run cold.
         model = tok.bpe if isinstance(tok, hf_bpe.BPETokenizer) else tok.pipeline.model
-        if hasattr(model, "clear_cache"):
-            model.clear_cache()
-        elif hasattr(model, "_cache"):  # WordPiece's and Unigram's encoders keep theirs as _cache
-            model._cache.clear()
+        model.clear_cache()
         return lambda docs: tok(docs)["input_ids"]
 
     def theirs():  # type: ignore[no-untyped-def]

@@ -66,6 +66,11 @@ class UnigramEncoder:
         self._cache: dict[str, list[tuple[int, str]]] = {}
         self._sized_cache: dict[str, list[tuple[int, int]]] = {}  # :meth:`tokenize`'s, by word
 
+    def clear_cache(self) -> None:
+        """Forget the words met so far."""
+        self._cache.clear()
+        self._sized_cache.clear()
+
     def __getstate__(self) -> dict[str, object]:
         # The cache is derived: a pickle (and datasets' fingerprint of a tokenizer) does not depend on what was
         # encoded before.

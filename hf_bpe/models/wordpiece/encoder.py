@@ -51,6 +51,12 @@ class WordPieceEncoder:
         self._id_cache: dict[str, list[int]] = {}
         self._sized_cache: dict[str, list[tuple[int, int]]] = {}  # :meth:`tokenize`'s, by word
 
+    def clear_cache(self) -> None:
+        """Forget the words met so far."""
+        self._cache.clear()
+        self._id_cache.clear()
+        self._sized_cache.clear()
+
     def __getstate__(self) -> dict[str, object]:
         # The caches are derived: a pickle (and datasets' fingerprint of a tokenizer) does not depend on what was
         # encoded before.
