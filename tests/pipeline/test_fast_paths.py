@@ -219,3 +219,32 @@ def test_normalize_str_is_the_rust_normalizers_on_every_code_point(name) -> None
             wrong = [c for c in CODE_POINTS[start : start + 2048]
                      if ours.normalize_str(f"a{c}\u0301 ") != reference.normalize_str(f"a{c}\u0301 ")]  # fmt: skip
             assert wrong == [], [f"U+{ord(c):04X}" for c in wrong[:20]]
+
+
+@pytest.mark.parametrize("spelling", ["lists", "strings", "mixed"])
+def test_merges_read_in_c_or_one_by_one_load_the_rust_backends_model(tmp_path, spelling) -> None:
+    import json
+
+    data = json.loads(_sentencepiece_bpe_crossing_meta(tmp_path).read_text(encoding="utf-8"))
+    pairs = [merge.split(" ") if isinstance(merge, str) else merge for merge in data["model"]["merges"]]
+    spelled = {"lists": pairs, "strings": [" ".join(pair) for pair in pairs]}
+    spelled["mixed"] = [" ".join(pair) if i % 2 else pair for i, pair in enumerate(pairs)]
+    data["model"]["merges"] = spelled[spelling]
+    path = tmp_path / f"{spelling}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    if spelling == "mixed":  # tokenizers reads one kind throughout (MergeType, an untagged enum)
+        with pytest.raises(Exception, match="MergeType"):
+            Tokenizer.from_file(str(path))
+        with pytest.raises(ValueError, match=r"merge 2 is .*, but the merges before it are pairs"):
+            read_pipeline_json(path)
+        return
+    ours, rust = read_pipeline_json(path).pipeline, Tokenizer.from_file(str(path))
+    for text in (multilingual_text(20, seed=11), "a▁b  c"):
+        assert ours.encode(text) == rust.encode(text, add_special_tokens=False).ids
+    # One malformed merge: refused by both, hf_bpe naming it.
+    data["model"]["merges"][4] = " ".join(pairs[4]).replace(" ", "  ")
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(Exception):  # noqa: B017 (the Rust backend's own error type)
+        Tokenizer.from_file(str(path))
+    with pytest.raises(ValueError, match="merge 5 is"):
+        read_pipeline_json(path)

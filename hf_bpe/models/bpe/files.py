@@ -15,6 +15,7 @@ together, so an error or Ctrl-C never leaves a half-written or mixed directory b
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -348,15 +349,45 @@ def model_vocab_and_merges(model: Mapping[str, Any], path: Path) -> tuple[Vocab,
         ValueError: naming the file and the entry that is not well formed.
     """
     vocab = model.get("vocab")
-    if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
+    # Checked in C (a type per id, the least id): Gemma's 262,000 ids.
+    if not isinstance(vocab, dict) or not set(map(type, vocab.values())) <= {int} or min(vocab.values(), default=0) < 0:
         raise ValueError(f"{path}: model.vocab must be an object from token to non-negative integer id")
-    merges: Merges = []
-    for number, merge in enumerate(model.get("merges") or [], start=1):
+    merges = _well_formed_merges(model.get("merges") or [])
+    if merges is not None:
+        return dict(vocab), merges
+    merges = []
+    raw = model.get("merges") or []
+    for number, merge in enumerate(raw, start=1):
         parts = merge.split(" ") if isinstance(merge, str) else merge
         if not isinstance(parts, list) or len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
             raise ValueError(f'{path}: merge {number} is {merge!r}; expected "left right" or ["left", "right"]')
+        if type(merge) is not type(raw[0]):
+            # tokenizers' MergeType is one untagged enum for the whole list: all strings or all pairs.
+            kind = "strings" if isinstance(raw[0], str) else "pairs"
+            raise ValueError(f"{path}: merge {number} is {merge!r}, but the merges before it are {kind}: one kind only")
         merges.append((parts[0], parts[1]))
     return dict(vocab), merges
+
+
+def _well_formed_merges(raw: Any) -> Merges | None:
+    """``raw`` as pairs, read in C where every merge is well formed ("a b" strings, or ["a", "b"] lists, one kind
+    throughout); None otherwise, for :func:`model_vocab_and_merges`'s loop to name the first that is not."""
+    if not isinstance(raw, list) or not raw:
+        return None if raw else []
+    kinds = set(map(type, raw))
+    if kinds == {str}:
+        split = list(map(str.split, raw, itertools.repeat(" ")))
+    elif kinds == {list}:
+        split = raw
+    else:
+        return None
+    if set(map(len, split)) != {2}:
+        return None
+    merges = list(map(tuple, split))
+    parts = list(itertools.chain.from_iterable(merges))
+    if set(map(type, parts)) != {str} or "" in parts:
+        return None
+    return merges  # type: ignore[return-value]
 
 
 def format_vocab(vocab: Mapping[str, int]) -> str:
