@@ -290,12 +290,3 @@ def pre_tokenize(text: str) -> list[Piece]:
     [('Hey', (0, 3)), ('friend', (4, 10)), ('!', (10, 11)), ('ok', (13, 15)), ('?', (15, 16)), ('!', (16, 17))]
     """
     return [(match.group(), match.span()) for match in _WORDS.finditer(text)]
-
-
-def pre_tokenize_str(text: str) -> list[str]:
-    """:func:`pre_tokenize`'s pieces alone, found in C.
-
-    >>> pre_tokenize_str("Hey friend!  ok?!")
-    ['Hey', 'friend', '!', 'ok', '?', '!']
-    """
-    return _WORDS.findall(text)

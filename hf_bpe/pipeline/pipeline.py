@@ -27,7 +27,8 @@ from hf_bpe.pipeline.processors import PostProcessor
 
 class Model(Protocol):
     """What the pipeline asks of a model: the tokens of one pre-token. (A model whose tokens may overlap in the
-    text also has ``byte_spans(piece)``: ``(id, start, end)`` of each, in the piece's UTF-8 bytes.)"""
+    text also has ``byte_spans(piece)``: ``(id, start, end)`` of each, in the piece's UTF-8 bytes; one that can
+    give the ids alone faster, from a cache of words, has ``token_ids(piece)``, a list the caller does not change.)"""
 
     def tokenize(self, piece: str) -> list[tuple[int, int]]:
         """``(id, size)`` of each token of ``piece``, in order; ``size`` is how many of the piece's UTF-8 bytes
@@ -101,10 +102,14 @@ class Pipeline:
         (``normalize_str``, ``pre_tokenize_str``, as ``tokenizers``' own span-free calls)."""
         tokenize = self.model.tokenize
         if self._span_free:
-            normalized = self.normalizer.normalize_str(text)
-            return [
-                token_id for piece in self.pre_tokenizer.pre_tokenize_str(normalized) for token_id, _ in tokenize(piece)
-            ]
+            pieces = self.pre_tokenizer.pre_tokenize_str(self.normalizer.normalize_str(text))
+            ids_of = getattr(self.model, "token_ids", None)
+            if ids_of is None:
+                return [token_id for piece in pieces for token_id, _ in tokenize(piece)]
+            out: list[int] = []
+            for piece in pieces:
+                out += ids_of(piece)
+            return out
         if self._added_pattern is None:
             return [token_id for piece, _, _ in self.pieces(text, start) for token_id, _ in tokenize(piece)]
         return [

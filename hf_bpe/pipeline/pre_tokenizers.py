@@ -32,7 +32,7 @@ from hf_bpe.pipeline._regex.dialect import Splitter, compiled, exact_pattern, on
 from hf_bpe.pipeline.added_tokens import whole_tokens_pattern
 from hf_bpe.pipeline.bert import BertRecipe, split_words
 from hf_bpe.pipeline.bert import pre_tokenize as bert_pre_tokenize
-from hf_bpe.pipeline.bert import pre_tokenize_str as bert_pre_tokenize_str
+from hf_bpe.pipeline.bert import split_words as bert_split_words
 from hf_bpe.pipeline.byte_level import byte_level_json, to_byte_level
 from hf_bpe.pipeline.component import (
     MISSING,
@@ -953,7 +953,7 @@ class BertPreTokenizer:
 
     def split_str(self, text: str) -> list[str]:
         """:meth:`split`'s pieces alone."""
-        return bert_pre_tokenize_str(text)
+        return bert_split_words(text)
 
 
 @dataclasses.dataclass(frozen=True)

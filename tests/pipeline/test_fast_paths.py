@@ -118,6 +118,10 @@ def _fast_paths_off(monkeypatch: pytest.MonkeyPatch, pipeline: Pipeline) -> None
     monkeypatch.setattr(SymbolBPE, "_remember", lambda self, part, pieces: None)
     if isinstance(pipeline.model, WordPieceEncoder | UnigramEncoder):
         monkeypatch.setattr(pipeline.model, "_sized_cache", _Forgetful())
+        monkeypatch.setattr(pipeline.model, "_cache", _Forgetful())
+        monkeypatch.setattr(type(pipeline.model), "token_ids", None)  # the pipeline takes tokenize's ids then
+    if isinstance(pipeline.model, WordPieceEncoder):
+        monkeypatch.setattr(pipeline.model, "_id_cache", _Forgetful())
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["fast-paths", "forced-off"])
@@ -248,3 +252,34 @@ def test_merges_read_in_c_or_one_by_one_load_the_rust_backends_model(tmp_path, s
         Tokenizer.from_file(str(path))
     with pytest.raises(ValueError, match="merge 5 is"):
         read_pipeline_json(path)
+
+
+PRE_TOKENIZERS = {
+    "bert": {"type": "BertPreTokenizer"},
+    "whitespace-split": {"type": "WhitespaceSplit"},
+    "split-space": {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False},
+    "metaspace": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+    "digits": {"type": "Digits", "individual_digits": True},
+    "punctuation": {"type": "Punctuation", "behavior": "Isolated"},
+}
+
+
+@pytest.mark.parametrize("name", list(PRE_TOKENIZERS))
+def test_pre_tokenize_str_is_the_rust_pre_tokenizers_on_every_code_point(name) -> None:
+    import json
+
+    from hf_bpe.pipeline.pre_tokenizers import pre_tokenizer_from_json
+
+    data = PRE_TOKENIZERS[name]
+    ours = pre_tokenizer_from_json(data)
+    model = {"type": "WordLevel", "vocab": {}, "unk_token": "?"}
+    reference = Tokenizer.from_str(json.dumps({"version": "1.0", "pre_tokenizer": data, "model": model})).pre_tokenizer
+    for start in range(0, len(CODE_POINTS), 2048):
+        # Each character between letters, beside a space and a digit: every cut a class can make.
+        block = "".join(f"a{char}b {char}1" for char in CODE_POINTS[start : start + 2048])
+        expected = [piece for piece, _ in reference.pre_tokenize_str(block)]
+        if ours.pre_tokenize_str(block) != expected:
+            wrong = [c for c in CODE_POINTS[start : start + 2048]
+                     if ours.pre_tokenize_str(f"a{c}b {c}1")
+                     != [piece for piece, _ in reference.pre_tokenize_str(f"a{c}b {c}1")]]  # fmt: skip
+            assert wrong == [], [f"U+{ord(c):04X}" for c in wrong[:20]]

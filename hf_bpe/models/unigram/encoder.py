@@ -65,16 +65,18 @@ class UnigramEncoder:
         self.unk_score = min_score - UNK_PENALTY
         self._cache: dict[str, list[tuple[int, str]]] = {}
         self._sized_cache: dict[str, list[tuple[int, int]]] = {}  # :meth:`tokenize`'s, by word
+        self._ids_cache: dict[str, list[int]] = {}  # :meth:`token_ids`', by word
 
     def clear_cache(self) -> None:
         """Forget the words met so far."""
         self._cache.clear()
         self._sized_cache.clear()
+        self._ids_cache.clear()
 
     def __getstate__(self) -> dict[str, object]:
         # The cache is derived: a pickle (and datasets' fingerprint of a tokenizer) does not depend on what was
         # encoded before.
-        return {**self.__dict__, "_cache": {}, "_sized_cache": {}}
+        return {**self.__dict__, "_cache": {}, "_sized_cache": {}, "_ids_cache": {}}
 
     def encode_word(self, word: str) -> list[tuple[int, str]]:
         """``(id, token)`` of one word (``Unigram::encode_optimized`` then ``Unigram::tokenize``).
@@ -174,6 +176,20 @@ class UnigramEncoder:
             self._sized_cache.clear()
         self._sized_cache[word] = out
         return list(out)
+
+    def token_ids(self, word: str) -> list[int]:
+        """The ids of one word's tokens (:meth:`tokenize`'s), for the pipeline: a list the caller does not change.
+
+        >>> UnigramEncoder([("<unk>", 0.0), ("▁a", -1.0)], unk_id=0).token_ids("▁aé")
+        [1, 0]
+        """
+        found = self._ids_cache.get(word)
+        if found is None:
+            found = [token_id for token_id, _ in self.tokenize(word)]
+            if len(self._ids_cache) >= 100_000:
+                self._ids_cache.clear()
+            self._ids_cache[word] = found
+        return found
 
     def byte_spans(self, word: str) -> list[tuple[int, int, int]]:
         """``(id, start, end)`` of each token of one word, in its UTF-8 bytes: the byte-fallback tokens of an

@@ -62,6 +62,10 @@ class WordPieceEncoder:
         # encoded before.
         return {**self.__dict__, "_cache": {}, "_id_cache": {}, "_sized_cache": {}}
 
+    def token_ids(self, word: str) -> list[int]:
+        """The ids of one word, for the pipeline (:meth:`encode_word`'s list: the caller does not change it)."""
+        return self.encode_word(word)
+
     def encode_word(self, word: str) -> list[int]:
         """The ids of one word (cached on their own: most words of a text were met before)."""
         found = self._id_cache.get(word)
