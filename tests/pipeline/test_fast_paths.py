@@ -116,6 +116,7 @@ def _fast_paths_off(monkeypatch: pytest.MonkeyPatch, pipeline: Pipeline) -> None
     monkeypatch.setitem(pipeline.__dict__, "_span_free", False)
     monkeypatch.setattr(SymbolBPE, "_meta_parts", lambda self, word: [word])
     monkeypatch.setattr(SymbolBPE, "_remember", lambda self, part, pieces: None)
+    monkeypatch.setattr(SymbolBPE, "token_ids", None)  # the pipeline takes tokenize's ids then
     if isinstance(pipeline.model, WordPieceEncoder | UnigramEncoder):
         monkeypatch.setattr(pipeline.model, "_sized_cache", _Forgetful())
         monkeypatch.setattr(pipeline.model, "_cache", _Forgetful())

@@ -98,6 +98,7 @@ class SymbolBPE:
         self._random = random.Random(seed)
         self._bytes = [self.vocab.get(f"<0x{byte:02X}>") for byte in range(256)]
         self._cache: dict[str, list[Piece]] = {}
+        self._ids_cache: dict[str, list[int]] = {}  # :meth:`token_ids`', by part
         self._joins: frozenset[str] | None = None  # made on first use (see _parts)
         self._cut_before_meta: frozenset[str] | None = None  # made on first use (see _meta_parts)
 
@@ -145,18 +146,43 @@ class SymbolBPE:
         pieces: list[Piece] = []
         for part in self._meta_parts(word):
             found = cache.get(part)
-            if found is None:
-                found = []
-                for sub in self._parts(part):
-                    merged = cache.get(sub)
-                    if merged is None:
-                        merged = self._merge(sub)
-                        self._remember(sub, merged)
-                    found += merged
-                if len(part) <= LONG_PART:
-                    self._remember(part, found)
-            pieces += found
+            pieces += found if found is not None else self._part_pieces(part)
         return pieces
+
+    def token_ids(self, word: str) -> list[int]:
+        """:meth:`tokenize`'s ids alone, for the pipeline: each part's ids remembered on their own (a list the caller
+        does not change)."""
+        if not word or self.dropout is not None or self._affixes or (self.ignore_merges and word in self.vocab):
+            return [token_id for token_id, _ in self.tokenize(word)]
+        cache = self._ids_cache
+        ids: list[int] = []
+        for part in self._meta_parts(word):
+            found = cache.get(part)
+            if found is None:
+                found = [token_id for token_id, _ in self._part_pieces(part)]
+                if len(part) <= LONG_PART:
+                    if len(cache) >= CACHE_SIZE:
+                        cache.clear()
+                    cache[part] = found
+            ids += found
+        return ids
+
+    def _part_pieces(self, part: str) -> list[Piece]:
+        """A part's tokens (see :meth:`tokenize`): those of its own parts, each remembered, and the part's too where
+        it is not long."""
+        cache = self._cache
+        found = cache.get(part)
+        if found is None:
+            found = []
+            for sub in self._parts(part):
+                merged = cache.get(sub)
+                if merged is None:
+                    merged = self._merge(sub)
+                    self._remember(sub, merged)
+                found += merged
+            if len(part) <= LONG_PART:
+                self._remember(part, found)
+        return found
 
     def _remember(self, part: str, pieces: list[Piece]) -> None:
         """Keep a part's tokens, the cache emptied when full (bounded: a text of any size, any number of calls)."""
@@ -343,10 +369,12 @@ class SymbolBPE:
     def clear_cache(self) -> None:
         """Forget the tokens of the words met so far."""
         self._cache.clear()
+        self._ids_cache.clear()
 
     def __getstate__(self) -> dict[str, object]:
         state = self.__dict__.copy()
         state["_cache"] = {}
+        state["_ids_cache"] = {}
         return state
 
 
