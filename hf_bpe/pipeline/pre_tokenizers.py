@@ -810,6 +810,24 @@ class Metaspace:
             return [(text, spans)] if text else []
         return Split(_literal(self.replacement), "MergedWithNext", False).split(text, spans)
 
+    def split_str(self, text: str) -> list[str]:
+        """:meth:`split`'s pieces alone, cut by ``str.split`` in C (each replacement starts a piece, as
+        ``MergedWithNext`` merges it with what follows).
+
+        Raises:
+            ValueError: for ``prepend_scheme="first"``, which reads where the text is (its spans).
+        """
+        if self.prepend_scheme == "first":
+            raise ValueError('Metaspace(prepend_scheme="first") reads where the text is: split it with spans')
+        replacement = self.replacement
+        text = text.replace(" ", replacement)
+        if text and self.prepend_scheme == "always" and not text.startswith(replacement):
+            text = replacement + text
+        if not self.split_pieces:
+            return [text] if text else []
+        first, *rest = text.split(replacement)
+        return ([first] if first else []) + [replacement + chunk for chunk in rest]
+
 
 @functools.cache
 def _literal(text: str) -> regex.Pattern[str]:

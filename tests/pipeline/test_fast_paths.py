@@ -260,9 +260,13 @@ PRE_TOKENIZERS = {
     "whitespace-split": {"type": "WhitespaceSplit"},
     "split-space": {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": False},
     "metaspace": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+    "metaspace-never": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "never", "split": True},
+    "metaspace-whole": {"type": "Metaspace", "replacement": "_", "prepend_scheme": "always", "split": False},
+    "metaspace-sequence": {"type": "Sequence", "pretokenizers": [
+        {"type": "WhitespaceSplit"}, {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always"}]},
     "digits": {"type": "Digits", "individual_digits": True},
     "punctuation": {"type": "Punctuation", "behavior": "Isolated"},
-}
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", list(PRE_TOKENIZERS))
