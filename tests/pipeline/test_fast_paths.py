@@ -115,6 +115,7 @@ class _Forgetful(dict):  # type: ignore[type-arg]
 def _fast_paths_off(monkeypatch: pytest.MonkeyPatch, pipeline: Pipeline) -> None:
     monkeypatch.setitem(pipeline.__dict__, "_span_free", False)
     monkeypatch.setattr(SymbolBPE, "_meta_parts", lambda self, word: [word])
+    monkeypatch.setattr(SymbolBPE, "_parts", lambda self, word: [word])  # merged whole, never cut
     monkeypatch.setattr(SymbolBPE, "_remember", lambda self, part, pieces: None)
     monkeypatch.setattr(SymbolBPE, "token_ids", None)  # the pipeline takes tokenize's ids then
     if isinstance(pipeline.model, WordPieceEncoder | UnigramEncoder):

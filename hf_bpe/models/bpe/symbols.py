@@ -100,6 +100,7 @@ class SymbolBPE:
         self._cache: dict[str, list[Piece]] = {}
         self._ids_cache: dict[str, list[int]] = {}  # :meth:`token_ids`', by part
         self._joins: frozenset[str] | None = None  # made on first use (see _parts)
+        self._joined_ids: frozenset[int] | None = None  # made on first use (see _parts)
         self._cut_before_meta: frozenset[str] | None = None  # made on first use (see _meta_parts)
 
     @property
@@ -244,8 +245,29 @@ class SymbolBPE:
             self._joins = frozenset(found)
         return self._joins
 
+    def _id_joins(self) -> frozenset[int]:
+        """:meth:`_pair_joins` of two characters of the vocabulary, each as ``left * span + right`` of their ids."""
+        if self._joined_ids is None:
+            vocab, span = self.vocab, self._id_merges[2]
+            self._joined_ids = frozenset(
+                vocab[pair[0]] * span + vocab[pair[1]]
+                for pair in self._pair_joins()
+                if pair[0] in vocab and pair[1] in vocab
+            )
+        return self._joined_ids
+
     def _parts(self, word: str) -> list[str]:
         """``word`` cut wherever no merge can cross (see :meth:`tokenize`)."""
+        if len(word) < 3:
+            return [word]
+        ids = list(map(self.vocab.get, word))
+        if None not in ids:
+            # Every character a token: its pairs as ids, looked up in C (the same cuts as below, faster).
+            span = self._id_merges[2]
+            keys = map(operator.add, map(operator.mul, ids, itertools.repeat(span)), ids[1:])
+            joined = self._id_joins()
+            cuts = list(itertools.compress(range(1, len(word)), map(operator.not_, map(joined.__contains__, keys))))
+            return [word[start:end] for start, end in itertools.pairwise([0, *cuts, len(word)])]
         joins, vocab = self._pair_joins(), self.vocab
         cuts = [
             index
