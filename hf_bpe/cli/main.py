@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import signal
 import sys
+import traceback
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from hf_bpe.cli.commands import (
@@ -68,6 +70,22 @@ def _show_warning(
         sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
+def _bug_report(error: BaseException) -> str:
+    """An unexpected exception as one line for a bug report: its type, message, and the file, line and function
+    that raised it.
+
+    >>> try:
+    ...     {}["x"]
+    ... except KeyError as e:
+    ...     print(_bug_report(e).split(" (raised in ")[0])
+    KeyError: 'x'; this is a bug in hf_bpe, please report it with the command that gave it
+    """
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" (raised in {Path(frames[-1].filename).name}:{frames[-1].lineno}, {frames[-1].name})" if frames else ""
+    plea = "this is a bug in hf_bpe, please report it with the command that gave it"
+    return f"{type(error).__name__}: {error}; {plea}{where}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``hf-bpe``; returns the exit status (0 ok, 1 runtime error, 2 usage error, 130/143 interrupted)."""
     with warnings.catch_warnings():
@@ -115,8 +133,13 @@ def _main(argv: Sequence[str] | None = None) -> int:
     except Terminated:
         print("hf-bpe: terminated; nothing was written", file=sys.stderr)
         return 143
-    except (OSError, ValueError, TypeError, KeyError, RuntimeError) as e:
+    except (OSError, ValueError, RuntimeError) as e:
         print(f"hf-bpe: error: {e}", file=sys.stderr)
+        return 1
+    except (TypeError, KeyError, AttributeError, IndexError) as e:
+        # Every user mistake hf_bpe knows of is a UsageError, an OSError or a ValueError naming the culprit: these
+        # are hf_bpe's own bugs. Said so, with where they were raised, and still no traceback.
+        print(f"hf-bpe: internal error: {_bug_report(e)}", file=sys.stderr)
         return 1
     finally:
         signal.signal(signal.SIGTERM, previous)

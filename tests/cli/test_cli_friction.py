@@ -4,6 +4,7 @@ once."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -128,3 +129,20 @@ def test_a_mistyped_directory_is_refused_at_once_naming_it(command, corpus, tmp_
     assert done.returncode == 1
     assert done.stderr.endswith("./my-tokenzier: no such tokenizer directory (did you mean ./my-tokenizer?)\n")
     assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("error", [KeyError("vocab_size"), TypeError("'str' object is not callable")])
+def test_an_internal_error_is_named_a_bug_not_a_user_mistake(error, monkeypatch, capsys, corpus):
+    """hf_bpe's own bug (a KeyError or TypeError no user mistake raises) is said to be one, with where it was
+    raised, in one line; a user mistake stays "hf-bpe: error: ..." (the tests above)."""
+    cli = importlib.import_module("hf_bpe.cli.main")
+
+    def broken(args):
+        raise error
+
+    monkeypatch.setattr(cli, "train_command", broken)
+    assert cli.main(["train", str(corpus), "--vocab-size", "300", "-o", str(corpus.parent / "out")]) == 1
+    message = capsys.readouterr().err
+    assert message.startswith(f"hf-bpe: internal error: {type(error).__name__}: {error}; this is a bug in hf_bpe")
+    assert "test_cli_friction.py" in message and "broken" in message
+    assert "Traceback" not in message and message.count("\n") == 1
