@@ -376,14 +376,14 @@ def _well_formed_merges(raw: Any) -> Merges | None:
         return None if raw else []
     kinds = set(map(type, raw))
     if kinds == {str}:
-        split = list(map(str.split, raw, itertools.repeat(" ")))
+        # Each split list freed at once (a list of them kept alive would wake the garbage collector over and over).
+        merges = list(map(tuple, map(str.split, raw, itertools.repeat(" "))))
     elif kinds == {list}:
-        split = raw
+        merges = list(map(tuple, raw))
     else:
         return None
-    if set(map(len, split)) != {2}:
+    if set(map(len, merges)) != {2}:
         return None
-    merges = list(map(tuple, split))
     parts = list(itertools.chain.from_iterable(merges))
     if set(map(type, parts)) != {str} or "" in parts:
         return None
