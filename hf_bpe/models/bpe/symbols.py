@@ -257,23 +257,17 @@ class SymbolBPE:
         return self._joined_ids
 
     def _parts(self, word: str) -> list[str]:
-        """``word`` cut wherever no merge can cross (see :meth:`tokenize`)."""
+        """``word`` cut wherever no merge can cross (see :meth:`tokenize`): between two characters of the vocabulary
+        that no merge's result holds side by side. The pairs are looked up as ids, in C; a character outside the
+        vocabulary is id -1 there, whose pairs are no merge's (a candidate cut beside it is then dropped)."""
         if len(word) < 3:
             return [word]
-        ids = list(map(self.vocab.get, word))
-        if None not in ids:
-            # Every character a token: its pairs as ids, looked up in C (the same cuts as below, faster).
-            span = self._id_merges[2]
-            keys = map(operator.add, map(operator.mul, ids, itertools.repeat(span)), ids[1:])
-            joined = self._id_joins()
-            cuts = list(itertools.compress(range(1, len(word)), map(operator.not_, map(joined.__contains__, keys))))
-            return [word[start:end] for start, end in itertools.pairwise([0, *cuts, len(word)])]
-        joins, vocab = self._pair_joins(), self.vocab
-        cuts = [
-            index
-            for index, pair in enumerate(map(operator.add, word, word[1:]), start=1)
-            if pair not in joins and pair[0] in vocab and pair[1] in vocab
-        ]
+        ids = list(map(self.vocab.get, word, itertools.repeat(-1)))
+        keys = map(operator.add, map(operator.mul, ids, itertools.repeat(self._id_merges[2])), ids[1:])
+        joined = self._id_joins()
+        cuts = list(itertools.compress(range(1, len(word)), map(operator.not_, map(joined.__contains__, keys))))
+        if -1 in ids:
+            cuts = [cut for cut in cuts if ids[cut - 1] >= 0 and ids[cut] >= 0]
         return [word[start:end] for start, end in itertools.pairwise([0, *cuts, len(word)])]
 
     def _symbols(self, word: str) -> tuple[list[int], list[int]]:
