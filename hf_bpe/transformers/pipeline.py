@@ -134,7 +134,10 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         """The added tokens matched in the raw text: all but those the file matches in the normalized text."""
         if not self._normalized_contents:
             return self._added_tokens_encoder
-        return {token: i for token, i in self._added_tokens_encoder.items() if token not in self._normalized_contents}
+        normalized = self._normalized_contents
+        return self._added_matcher.cached(
+            "raw", lambda: {token: i for token, i in self._added_tokens_encoder.items() if token not in normalized}
+        )
 
     def special_tokens_types(self, pair: bool = False) -> Types:
         """The type ids the post-processor gives its special tokens and the sequences."""

@@ -262,8 +262,22 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         return added_token_spans(text, pattern, lambda token: decoder[encoder[token]])
 
     def _strips_added_tokens(self) -> bool:
-        """Whether some added token strips the white space beside it or matches single words only."""
-        return any(token.lstrip or token.rstrip or token.single_word for token in self._added_tokens_decoder.values())
+        """Whether some added token strips the white space beside it or matches single words only (known until the
+        added tokens change: Gemma's 6,415 were looked through for every text)."""
+        return self._added_matcher.cached(
+            "strips",
+            lambda: any(
+                token.lstrip or token.rstrip or token.single_word for token in self._added_tokens_decoder.values()
+            ),
+        )
+
+    def _update_total_vocab_size(self) -> None:
+        """transformers calls this whenever the added tokens change (``_add_tokens``, the ``added_tokens_decoder``
+        setter): what was derived from them is derived again."""
+        matcher = self.__dict__.get("_added_matcher")
+        if matcher is not None:
+            matcher.changed()
+        super()._update_total_vocab_size()
 
     def raw_added_tokens(self) -> dict[str, int]:
         """The added tokens matched in the raw text, before any normalizer: all of them, unless a subclass's
@@ -844,22 +858,34 @@ def _is_words_pair(item: Any) -> bool:
 
 
 class AddedTokenMatcher:
-    """A pattern matching every added token whole, longest first, rebuilt when the added tokens change.
+    """What a tokenizer derives from its added tokens (a pattern matching every one whole, longest first; whether
+    any strips), derived again when they change (:meth:`changed`).
 
     It holds only what can be derived again, so it pickles as nothing: a tokenizer's pickle, and ``datasets``'
     fingerprint of it (which hashes the tokenizer's ``__dict__``), do not depend on whether it was used.
     """
 
     def __init__(self) -> None:
-        self._key: tuple[str, ...] | None = None
-        self._pattern: regex.Pattern[str] | None = None
+        self._version = 0
+        self._derived: dict[str, tuple[int, Any]] = {}
+
+    def changed(self) -> None:
+        """The added tokens changed: everything derived from them is stale."""
+        self._version += 1
+
+    def cached(self, name: str, derive: Callable[[], Any]) -> Any:
+        """``derive()``, kept under ``name`` until the added tokens change."""
+        found = self._derived.get(name)
+        if found is not None and found[0] == self._version:
+            return found[1]
+        value = derive()
+        self._derived[name] = (self._version, value)
+        return value
 
     def pattern(self, tokens: dict[str, int]) -> regex.Pattern[str] | None:
-        key = tuple(tokens)
-        if key != self._key:
-            self._pattern = whole_tokens_pattern(key)
-            self._key = key
-        return self._pattern
+        """A pattern matching any of ``tokens`` (the tokenizer's added tokens, or those of them it matches in the
+        raw text: each class gives the one kind) whole, longest first."""
+        return self.cached("pattern", lambda: whole_tokens_pattern(tokens))
 
     def __getstate__(self) -> dict[str, Any]:
         return {}
