@@ -99,10 +99,10 @@ class Pipeline:
 
         No offsets are asked for, so where no added token is matched in the normalized text and no pre-tokenizer
         step reads where the text is, the text goes through the stages without its characters' spans
-        (``normalize_str``, ``pre_tokenize_str``, as ``tokenizers``' own span-free calls)."""
+        (``normalize_str``, ``pieces_str``, as ``tokenizers``' own span-free calls)."""
         tokenize = self.model.tokenize
         if self._span_free:
-            pieces = self.pre_tokenizer.pre_tokenize_str(self.normalizer.normalize_str(text))
+            pieces = self.pre_tokenizer.pieces_str(self.normalizer.normalize_str(text))
             ids_of = getattr(self.model, "token_ids", None)
             if ids_of is None:
                 return [token_id for piece in pieces for token_id, _ in tokenize(piece)]

@@ -735,11 +735,21 @@ class PreTokenizerSequence:
     @property
     def reads_spans(self) -> bool:
         """Whether a step's pieces depend on where the text is (``Metaspace(prepend_scheme="first")``): then only
-        :meth:`pre_tokenize` knows, :meth:`pre_tokenize_str` does not."""
+        :meth:`pre_tokenize` knows, :meth:`pieces_str` does not."""
         return any(isinstance(step, Metaspace) and step.prepend_scheme == "first" for step in self.steps)
 
-    def pre_tokenize_str(self, text: str) -> list[str]:
-        """:meth:`pre_tokenize`'s pieces alone (``tokenizers``' ``pre_tokenize_str``), where not
+    def pre_tokenize_str(self, text: str) -> list[tuple[str, Span]]:
+        """``tokenizers``' ``pre_tokenize_str``: each piece of ``text`` with its ``(start, end)`` in ``text``, in
+        characters (the text taken as a whole text's start, as the reference takes it).
+
+        >>> PreTokenizerSequence((WhitespaceSplit(), Metaspace())).pre_tokenize_str("ab  cd")
+        [('▁ab', (0, 2)), ('▁cd', (4, 6))]
+        """
+        pieces = self.pre_tokenize(text, [(i, i + 1) for i in range(len(text))])
+        return [(piece, (spans[0][0], spans[-1][1]) if spans else (0, 0)) for piece, spans in pieces]
+
+    def pieces_str(self, text: str) -> list[str]:
+        """:meth:`pre_tokenize`'s pieces alone, for a caller that wants no offsets, where not
         :attr:`reads_spans`: each step's own ``split_str`` where it has one, else its ``split`` on spans that stand
         for nothing (the other steps carry spans along, they never read them).
 

@@ -24,7 +24,10 @@ from typing import Any
 
 from hf_bpe.models.sentencepiece.convert import from_sentencepiece_model
 from hf_bpe.pipeline.added_tokens import AddedToken, added_token_spans, split_around, whole_tokens_pattern
+from hf_bpe.pipeline.decoders import DecoderSequence
 from hf_bpe.pipeline.encoding import STRATEGIES, Encoding, padding_length, stride_fits, truncate_encodings
+from hf_bpe.pipeline.normalizers import NormalizerSequence
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizerSequence
 from hf_bpe.pipeline.processors import post_process
 from hf_bpe.tokenizer.serialization import (
     PipelineJson,
@@ -193,6 +196,24 @@ class Tokenizer:
                 self._special.add(token.content)
         self._refresh_added()
         return added
+
+    # -- the stages, to inspect -----------------------------------------------------------------------------------
+
+    @property
+    def normalizer(self) -> NormalizerSequence | None:
+        """The normalizer, with ``tokenizers``' ``normalize_str(text)`` (None: the file has none)."""
+        return self.pipeline.normalizer if self.file.sections.get("normalizer") is not None else None
+
+    @property
+    def pre_tokenizer(self) -> PreTokenizerSequence | None:
+        """The pre-tokenizer, with ``tokenizers``' ``pre_tokenize_str(text)``: each piece and its offsets (None: the
+        file has none)."""
+        return self.pipeline.pre_tokenizer if self.file.sections.get("pre_tokenizer") is not None else None
+
+    @property
+    def decoder(self) -> DecoderSequence | None:
+        """The decoder, with ``tokenizers``' ``decode(tokens)`` (None: the file has none)."""
+        return self.pipeline.decoder if self.file.sections.get("decoder") is not None else None
 
     # -- the vocabulary -------------------------------------------------------------------------------------------
 

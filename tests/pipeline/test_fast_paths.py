@@ -1,6 +1,6 @@
 """The pipeline's fast paths against ``tokenizers``' Rust ``Tokenizer`` loaded from the same file: the BPE model's
 ``▁`` cuts and cache of parts (:class:`~hf_bpe.models.bpe.symbols.SymbolBPE`) and the span-free
-``normalize_str`` / ``pre_tokenize_str`` path :meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode` takes. Each file is
+``normalize_str`` / ``pieces_str`` path :meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode` takes. Each file is
 encoded through one instance several times, in two orders, with each fast path on and forced off; ids (and, through
 ``encode_with_offsets``, offsets) must be the Rust backend's every time."""
 
@@ -169,7 +169,7 @@ def test_normalize_str_and_pre_tokenize_str_are_the_rust_backends(loaded, texts)
             assert normalized == rust.normalizer.normalize_str(text)
         if rust.pre_tokenizer is not None and not pipeline.pre_tokenizer.reads_spans:
             expected = [piece for piece, _ in rust.pre_tokenizer.pre_tokenize_str(normalized)]
-            assert pipeline.pre_tokenizer.pre_tokenize_str(normalized) == expected
+            assert pipeline.pre_tokenizer.pieces_str(normalized) == expected
 
 
 def test_a_merge_across_meta_keeps_its_characters_together(tmp_path) -> None:
@@ -284,8 +284,8 @@ def test_pre_tokenize_str_is_the_rust_pre_tokenizers_on_every_code_point(name) -
         # Each character between letters, beside a space and a digit: every cut a class can make.
         block = "".join(f"a{char}b {char}1" for char in CODE_POINTS[start : start + 2048])
         expected = [piece for piece, _ in reference.pre_tokenize_str(block)]
-        if ours.pre_tokenize_str(block) != expected:
+        if ours.pieces_str(block) != expected:
             wrong = [c for c in CODE_POINTS[start : start + 2048]
-                     if ours.pre_tokenize_str(f"a{c}b {c}1")
+                     if ours.pieces_str(f"a{c}b {c}1")
                      != [piece for piece, _ in reference.pre_tokenize_str(f"a{c}b {c}1")]]  # fmt: skip
             assert wrong == [], [f"U+{ord(c):04X}" for c in wrong[:20]]

@@ -340,3 +340,21 @@ def test_scores_are_written_as_tokenizers_writes_them(tmp_path):
     hf_bpe.from_pretrained(tmp_path).save_pretrained(tmp_path / "ours")
     PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json")).save_pretrained(tmp_path / "rust")
     assert (tmp_path / "ours" / "tokenizer.json").read_text() == (tmp_path / "rust" / "tokenizer.json").read_text()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_stages_inspect_as_tokenizers_does(kind):
+    """``normalizer.normalize_str``, ``pre_tokenizer.pre_tokenize_str`` (pieces and offsets) and ``decoder.decode``,
+    as the HF course inspects a tokenizer's stages; None where the file has no such stage."""
+    ours, rust = _pair(kind)
+    texts = [*_texts(rust), "Hello, how are  you?", "  héllo\tthere ¿qué? 東京では"]
+    for stage in ("normalizer", "pre_tokenizer", "decoder"):
+        assert (getattr(ours, stage) is None) == (getattr(rust, stage) is None), stage
+    for text in texts:
+        if rust.normalizer is not None:
+            assert ours.normalizer.normalize_str(text) == rust.normalizer.normalize_str(text), text
+        if rust.pre_tokenizer is not None:
+            assert ours.pre_tokenizer.pre_tokenize_str(text) == rust.pre_tokenizer.pre_tokenize_str(text), text
+        if rust.decoder is not None:
+            tokens = rust.encode(text).tokens
+            assert ours.decoder.decode(tokens) == rust.decoder.decode(tokens), text
