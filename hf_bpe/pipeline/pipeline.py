@@ -62,11 +62,15 @@ class Pipeline:
     _added_pattern: regex.Pattern[str] | None = dataclasses.field(init=False, repr=False, compare=False)
 
     _span_free: bool = dataclasses.field(init=False, repr=False, compare=False)
+    #: Whether a token of :attr:`normalized_flags` has a flag set (then the flags cut the text).
+    _flagged: bool = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_added_pattern", whole_tokens_pattern(self.normalized_added))
         span_free = self._added_pattern is None and not self.pre_tokenizer.reads_spans
         object.__setattr__(self, "_span_free", span_free)
+        flagged = any(flag.single_word or flag.lstrip or flag.rstrip for flag in self.normalized_flags.values())
+        object.__setattr__(self, "_flagged", flagged)
 
     def pieces(self, text: str, start: int = 0) -> list[tuple[str, list[tuple[int, int]], int | None]]:
         """The pre-tokens of ``text``, normalized, each with its characters' spans in the whole text ``text`` is
@@ -80,9 +84,8 @@ class Pipeline:
         if self._added_pattern is None:
             return [(piece, piece_spans, None) for piece, piece_spans in cut(normalized, spans)]
         out: list[tuple[str, list[tuple[int, int]], int | None]] = []
-        flags = self.normalized_flags
-        if any(flag.single_word or flag.lstrip or flag.rstrip for flag in flags.values()):
-            cuts = added_token_spans(normalized, self._added_pattern, flags.__getitem__)
+        if self._flagged:
+            cuts = added_token_spans(normalized, self._added_pattern, self.normalized_flags.__getitem__)
         else:
             cuts = list(split_around(normalized, self._added_pattern))
         for begin, end, token in cuts:

@@ -281,17 +281,10 @@ _MODELS: dict[str, Callable[[Mapping[str, Any], Path], tuple[Any, dict[str, int]
 
 
 def pipeline_json(read: PipelineJson, added_tokens: list[dict[str, Any]]) -> str:
-    """The ``tokenizer.json`` text of ``read`` with ``added_tokens`` (entries as the file writes them)."""
-    data = tokenizer_document(
-        _model_json(read),
-        added_tokens=added_tokens,
-        **{key: read.sections[key] for key in SECTIONS},
-        **truncation_and_padding_json(read.truncation, read.padding),
-    )
-    # As TokenizersBackend.save_pretrained writes the same file back (its post-processor as serde re-serializes it).
-    data["post_processor"] = saved_post_processor(read.sections.get("post_processor"))
-    data["pre_tokenizer"], data["decoder"] = saved_section(data["pre_tokenizer"]), saved_section(data["decoder"])
-    return pretty_dumps(data)
+    """The ``tokenizer.json`` text of ``read`` with ``added_tokens`` (entries as the file writes them), as
+    transformers' ``TokenizersBackend.save_pretrained`` writes the same file back: :func:`tokenizer_text`'s, with
+    the file's truncation and padding, and a template adding nothing where the file has no post-processor."""
+    return pretty_dumps(_document(read, added_tokens, read.truncation, read.padding, no_post_processor=False))
 
 
 def tokenizer_text(
@@ -307,17 +300,30 @@ def tokenizer_text(
     binding's form, :func:`~hf_bpe.pipeline.tokenizer_json.read_truncation_and_padding`'s): each section as serde
     writes back what it read (a ``ByteLevel``'s missing flags filled in, a post-processor's fields of its type
     only), the model as its twin holds it."""
+    document = _document(read, added_tokens, truncation, padding, no_post_processor=True)
+    return pretty_dumps(document) if pretty else dumps(document)
+
+
+def _document(
+    read: PipelineJson,
+    added_tokens: list[dict[str, Any]],
+    truncation: Mapping[str, Any] | None,
+    padding: Mapping[str, Any] | None,
+    *,
+    no_post_processor: bool,
+) -> dict[str, Any]:
+    """The parsed document both writers write; ``no_post_processor``: a file without one stays so (else it gets
+    :data:`~hf_bpe.pipeline.tokenizer_json.NO_TEMPLATE`, as transformers' Rust backend sets it)."""
     sections = read.sections
-    document = tokenizer_document(
+    return tokenizer_document(
         _model_json(read),
         added_tokens=added_tokens,
         normalizer=sections.get("normalizer"),
         pre_tokenizer=saved_section(sections.get("pre_tokenizer")),
-        post_processor=saved_post_processor(sections.get("post_processor"), top=False),
+        post_processor=saved_post_processor(sections.get("post_processor"), top=not no_post_processor),
         decoder=saved_section(sections.get("decoder")),
         **truncation_and_padding_json(truncation, padding),
     )
-    return pretty_dumps(document) if pretty else dumps(document)
 
 
 def _model_json(read: PipelineJson) -> dict[str, Any]:

@@ -17,6 +17,9 @@ from typing import cast
 from hf_bpe.models.unigram.lattice import UNK_PENALTY
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
+#: How many words each of the encoder's caches holds before it starts again (a bound on memory, never on results).
+CACHE_SIZE = 100_000
+
 
 class UnknownCharacterError(ValueError):
     """A character is not in the vocabulary and the model has no unknown token."""
@@ -151,7 +154,7 @@ class UnigramEncoder:
         unk = unk_id if unk_id is not None else -1
         ids = self.ids
         result = [(ids.get(surface, unk), surface) for surface in surfaces]
-        if len(self._cache) < 100_000:
+        if len(self._cache) < CACHE_SIZE:
             self._cache[word] = result
         return result
 
@@ -172,7 +175,7 @@ class UnigramEncoder:
             encoded = surface.encode("utf-8")
             byte_ids = self._fallback(token_id, encoded)
             out += [(byte_id, 1) for byte_id in byte_ids] if byte_ids else [(token_id, len(encoded))]
-        if len(self._sized_cache) >= 100_000:
+        if len(self._sized_cache) >= CACHE_SIZE:
             self._sized_cache.clear()
         self._sized_cache[word] = out
         return list(out)
@@ -186,7 +189,7 @@ class UnigramEncoder:
         found = self._ids_cache.get(word)
         if found is None:
             found = [token_id for token_id, _ in self.tokenize(word)]
-            if len(self._ids_cache) >= 100_000:
+            if len(self._ids_cache) >= CACHE_SIZE:
                 self._ids_cache.clear()
             self._ids_cache[word] = found
         return found
