@@ -30,8 +30,9 @@ _OFF = frozenset({"", "off", "false", "f", "no", "n", "0"})
 
 
 @contextlib.contextmanager
-def signals_blocked() -> Iterator[None]:
-    """Block SIGINT and SIGTERM while processes and threads are started (main thread only; elsewhere a no-op).
+def signals_blocked(signals: frozenset[int] = PARENT_SIGNALS) -> Iterator[None]:
+    """Block SIGINT and SIGTERM (or ``signals``) while processes and threads are started (main thread only;
+    elsewhere a no-op).
 
     A forked child then cannot receive one before it has set its own handlers (it would run the parent's
     handler, with a traceback); it unblocks them itself (:func:`leave_signals_to_parent`). Threads started here
@@ -41,7 +42,7 @@ def signals_blocked() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, PARENT_SIGNALS)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
     try:
         yield
     finally:

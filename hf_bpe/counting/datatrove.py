@@ -38,6 +38,7 @@ import functools
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -62,6 +63,7 @@ from hf_bpe.counting.counts_dir import (
     write_counts_manifest,
 )
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.processes import signals_blocked
 
 try:
     import datatrove.executor.slurm as datatrove_slurm
@@ -78,6 +80,8 @@ EXECUTORS = ("local", "ray", "slurm")
 LOGS = "datatrove-logs"
 #: Example values for the Slurm options every run needs, for the error that asks for them.
 _EXAMPLES = {"partition": "NAME", "time": "02:00:00"}
+#: What a terminal's Ctrl-C sends: blocked in the local executor's workers (:class:`QuietLocalExecutor`).
+_CTRL_C = frozenset({signal.SIGINT})
 
 
 def _partial_dir(output: Path, bucket: int) -> Path:
@@ -378,9 +382,43 @@ class _QuietTasks:
 
 # At the module's top level: the executors are pickled into their worker processes and cluster jobs.
 class QuietLocalExecutor(_QuietTasks, LocalPipelineExecutor):
+    """datatrove's local executor, quiet, with a Ctrl-C left to the driver.
+
+    A terminal's Ctrl-C signals the whole process group, and a pool worker interrupted in the middle of handing
+    back its result could leave the pool's queue locked and the driver hanging in its clean-up (seen once in
+    some twenty runs). So the workers ignore it: the fork server they are forked from is started here with
+    SIGINT ignored (a Python started so keeps it ignored, and its children inherit that), unless something in
+    this process started it before; then they block it from their first task on. The driver alone is
+    interrupted, and terminates the pool (SIGTERM) as datatrove does.
+    """
+
+    def run(self) -> Any:
+        self._driver = os.getpid()
+        if self.workers > 1 and self.start_method == "forkserver":
+            _start_deaf_fork_server()
+        return super().run()
+
     def _launch_run_for_rank(self, *args: Any, **kwargs: Any) -> Any:
+        if os.getpid() != getattr(self, "_driver", os.getpid()):  # a pool worker, not the driver
+            signal.pthread_sigmask(signal.SIG_BLOCK, _CTRL_C)
         with _datatrove_quiet():  # and its "N/T tasks completed" lines
             return super()._launch_run_for_rank(*args, **kwargs)
+
+
+def _start_deaf_fork_server() -> None:
+    """Start ``multiprocess``' fork server (if it is not running) with SIGINT ignored, which its children inherit;
+    a Ctrl-C that comes meanwhile is held and delivered to this process afterwards (main thread only)."""
+    from multiprocess import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()
+        return
+    with signals_blocked(_CTRL_C):
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            forkserver.ensure_running()
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 class QuietRayExecutor(_QuietTasks, RayPipelineExecutor):
@@ -715,12 +753,15 @@ def count_with_datatrove(
         if executor == "slurm":
             return _count_on_slurm(shards, output, wait=wait, **run)  # type: ignore[arg-type]
         return _count_locally(executor, shards, output, progress=progress, **run)  # type: ignore[arg-type]
-    except BaseException:
-        # An interrupted run (Ctrl-C, SIGTERM: "nothing was written") leaves no directory it made: its partial
-        # counts and logs are gone by then, and a failed run's logs are kept, so the directory is not empty.
-        if created:
+    except BaseException as error:
+        # An interrupted run (Ctrl-C, SIGTERM: "nothing was written") leaves no directory it made, not even the
+        # bucket files the summing stage had written when it came; a failed one keeps its logs (the error names
+        # them), so a directory it made stays unless it is empty.
+        if created and isinstance(error, Exception):
             with contextlib.suppress(OSError):
                 output.rmdir()
+        elif created:
+            shutil.rmtree(output, ignore_errors=True)
         raise
 
 

@@ -263,11 +263,14 @@ def test_asked_tasks_run_where_the_input_allows_and_a_cap_is_named(tmp_path, mon
     assert dict(iter_counts(tmp_path / "many")) == dict(count_files([path], workers=1).counts)
 
 
-def test_an_interrupted_cli_count_leaves_no_directory_it_made(tmp_path):
+@pytest.mark.parametrize("delay", [0.2, 1.0], ids=["workers-starting", "tasks-under-way"])
+def test_an_interrupted_cli_count_leaves_no_directory_it_made(tmp_path, delay):
     """Ctrl-C in the middle of a datatrove count: the CLI says nothing was written, and nothing is: the output
-    directory the run made (it once stayed behind, empty) is gone with its partial counts and logs."""
+    directory the run made (it once stayed behind, empty) is gone with its partial counts and logs. Interrupted as
+    the pool's workers start and when their tasks are under way: a worker interrupted as it handed back a result
+    once left the driver hanging in its clean-up (its pool's queue locked), so the workers hold Ctrl-C blocked."""
     corpus = tmp_path / "corpus.txt"
-    corpus.write_text("".join(TRAPS * 150000), encoding="utf-8")  # 29 MB: seconds of counting
+    corpus.write_text("".join(TRAPS * 300000), encoding="utf-8")  # 58 MB: seconds of counting
     temporary = Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))
     output = tmp_path / "counts"
     command = [sys.executable, "-m", "hf_bpe.cli", "count", str(corpus), "-o", str(output), "--engine", "datatrove",
@@ -277,8 +280,8 @@ def test_an_interrupted_cli_count_leaves_no_directory_it_made(tmp_path):
     try:
         deadline = time.monotonic() + 120
         while not (output / "datatrove-logs" / "counting").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(1)  # the counting tasks are under way
+            time.sleep(0.02)
+        time.sleep(delay)
         assert process.poll() is None, "the count ended before it could be interrupted"
         os.killpg(process.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole process group
         _, err = process.communicate(timeout=120)
@@ -288,7 +291,34 @@ def test_an_interrupted_cli_count_leaves_no_directory_it_made(tmp_path):
         shutil.rmtree(temporary, ignore_errors=True)
     assert process.returncode == 130, err
     assert "interrupted; nothing was written" in err
+    assert "Traceback" not in err, err
     assert not output.exists(), sorted(str(path) for path in output.rglob("*"))
+
+
+def test_a_count_interrupted_while_summing_leaves_no_bucket_behind(tmp_path, monkeypatch):
+    """Ctrl-C after the summing stage wrote some bucket files (a CLI count once ended with 130 and "nothing was
+    written" and left them in the directory it made): the directory goes with them; one the caller made stays,
+    with no manifest in it."""
+    from hf_bpe.counting import datatrove
+
+    path = tmp_path / "corpus.txt"
+    path.write_text("".join(TRAPS * 200), encoding="utf-8")
+    summed = datatrove.SumBuckets.run
+
+    def interrupted(self, data=None, rank=0, world_size=1):
+        yield from summed(self, data, rank, world_size)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(datatrove.SumBuckets, "run", interrupted)
+    for made in (False, True):
+        output = tmp_path / f"counts-{made}"
+        if made:
+            output.mkdir()
+        with pytest.raises(KeyboardInterrupt):
+            count_with_datatrove([path], output, tasks=2, workers=1, buckets=4)
+        assert output.exists() is made
+        if made:
+            assert not (output / "manifest.json").exists() and not (output / "datatrove-logs").exists()
 
 
 def test_a_datatrove_count_reports_the_bytes_counted(tmp_path, capsys):
