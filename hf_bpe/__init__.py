@@ -28,6 +28,7 @@ import typing as _typing
 
 from hf_bpe.models.bpe.files import read_merges, read_vocab, write_merges, write_vocab
 from hf_bpe.models.bpe.options import BpeOptions, CharLevel, Merges, Vocab
+from hf_bpe.models.bpe.parity import train_parity_aware
 from hf_bpe.models.bpe.trainer import TrainResult
 from hf_bpe.models.bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
 from hf_bpe.models.bpe.trim import TrimResult, trim
@@ -105,6 +106,7 @@ __all__ = [
     "train_from_dataset",
     "train_from_files",
     "train_from_iterator",
+    "train_parity_aware",
     "train_wordpiece",
     "train_wordpiece_from_dataset",
     "train_wordpiece_from_files",

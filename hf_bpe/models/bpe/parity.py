@@ -1,0 +1,528 @@
+"""Parity-aware BPE (Foroutan et al. 2025, arXiv 2508.04796): each merge is chosen for the language that compresses
+worst, exactly as ``tokenizers``' ``ParityBpeTrainer`` chooses it (``tokenizers/src/models/bpe/parity_trainer.rs``).
+
+This module owns the parity rules; text is cut and counted by :mod:`hf_bpe.counting.counting` (one language per
+process, every core) with the pre-tokenizer :func:`hf_bpe.models.bpe.training.pre_tokenizer_for` builds for the
+other front ends, and the result is the same :class:`~hf_bpe.models.bpe.result.TrainResult`, saved by its
+``save``.
+
+What is shared with the plain trainer (:mod:`hf_bpe.models.bpe.trainer`): the vocabulary's first ids (special
+tokens, then the alphabet by code point: ``_first_tokens``), the word representation (symbol strings, one
+character per symbol whose code point is the symbol's id, so ``str.split`` finds a pair in C) and the merge of
+every occurrence left to right. What differs, and why it is written here:
+
+* every language keeps its own words, pair counts and queue, and every merge is applied to all of them: the
+  reference picks the pair from one language's counts (``apply_merge_to_language`` for each language).
+* ties between pairs of equal count go to the *larger* ``(left token, right token)`` compared as strings
+  (``PairMerge::cmp``, after the Python reference's ``max(stats, key=lambda x: (stats[x][lang], x))``), not to
+  the smaller ids as ``BpeTrainer`` has it; so the queues here order by a string key, not by ids.
+* a merged pair's count drops to 0 in every language (the reference sets it), and all its occurrences merge
+  in one step; so, unlike ``BpeTrainer``'s, this loop has no queue-order quirk: the argmax is exact.
+
+The rules of ``ParityBpeTrainer::do_train``:
+
+* languages are in the order of ``train``'s keys; ties between languages go to the first.
+* the measure: with ``dev``, each language's dev text length in symbols (the units the pre-tokenizer emits: bytes
+  under byte-level); the longest goes next (``base``). With ``ratio``, the training text's compression
+  (initial length / current length) divided by the language's ratio; the lowest goes next. With neither, the
+  training text's length, as with ``dev``.
+* ``window``: the language with the best measure is passed over while it holds more than ``alpha / languages``
+  of the last ``window_size`` choices (``select_language_window``).
+* ``global_merges``: the first merges take the pair counts summed over the languages.
+* a language whose best pair is rarer than ``min_frequency`` (or which has none) is exhausted for good and skipped;
+  training stops when every language is, or after ``num_merges`` merges (less the size of the vocabulary before
+  any merge with ``total_symbols``, so that the vocabulary has at most ``num_merges`` tokens).
+* a merge whose token already exists keeps its id (a pair merged twice keeps its last place in ``merges.txt``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import os
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from itertools import pairwise
+
+from hf_bpe.counting.counting import count_sequences
+from hf_bpe.models.bpe.options import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, Merges, Vocab
+from hf_bpe.models.bpe.result import TrainResult
+from hf_bpe.models.bpe.trainer import _first_tokens
+from hf_bpe.models.options import check_count, check_special_tokens
+from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.processes import run_forked
+
+VARIANTS = ("base", "window")
+
+Texts = Iterable[str | Sequence[str]]
+
+# A queue entry: (-count, key of the left token, key of the right token, pair). heapq pops the smallest, so the
+# keys reverse the string order: each character c becomes chr(_TOP - 1 - ord(c)) and a key ends with chr(_TOP),
+# above every such character, so that a longer token ("abc") comes before its prefix ("ab"), as it is larger.
+_TOP = 0x10FFFF
+
+
+def _descending(token: str) -> str:
+    """A key whose ascending order is ``token``'s descending order (see ``_TOP``)."""
+    return "".join([chr(_TOP - 1 - ord(c)) for c in token]) + chr(_TOP)
+
+
+@dataclass
+class _Words:
+    """One language's words (symbol strings), their counts, and the words each pair may occur in (a superset:
+    a word stays listed after the pair left it). ``pairs``: the pair counts (training words only); ``queue``:
+    their lazy max-queue; ``length``: the symbols of the text, words of one symbol included."""
+
+    words: list[str]
+    counts: list[int]
+    where: dict[str, list[int]]
+    length: int
+    pairs: dict[str, int] | None = None
+    queue: list[tuple[int, str, str, str]] = field(default_factory=list)
+
+
+def _spell(counts: Mapping[str, int], table: dict[int, str], count_pairs: bool) -> _Words:
+    """``counts`` as symbol strings, with where each pair occurs (and its count, for training words)."""
+    words: list[str] = []
+    word_counts: list[int] = []
+    where: dict[str, list[int]] = {}
+    pairs: dict[str, int] = {}
+    length = 0
+    for word, count in counts.items():
+        length += len(word) * count
+        if len(word) < 2:
+            continue  # no pair, never changes; its length is counted above
+        symbols = word.translate(table)
+        index = len(words)
+        words.append(symbols)
+        word_counts.append(count)
+        found = [a + b for a, b in pairwise(symbols)]
+        if count_pairs:
+            for pair in found:
+                pairs[pair] = pairs.get(pair, 0) + count
+        for pair in dict.fromkeys(found):
+            where.setdefault(pair, []).append(index)
+    return _Words(words, word_counts, where, length, pairs if count_pairs else None)
+
+
+def _merge(language: _Words, pair: str, symbol: str) -> tuple[int, set[str]]:
+    """Merge every occurrence of ``pair`` into ``symbol`` in ``language``'s words (``Word::merge``, left to right).
+
+    Returns how many symbols the text lost, and the pairs whose count rose (new pairs included). The pair's own
+    count ends at 0, as ``apply_merge_to_language`` sets it. Pairs whose count fell need no telling: their queue
+    entries are too high, and are put right when popped.
+
+    Hot loop: one piece on purpose (it runs for every word each merge touches, in every language).
+    """
+    indices = language.where.pop(pair, None)
+    if indices is None:
+        return 0, set()
+    words, counts, where, pairs = language.words, language.counts, language.where, language.pairs
+    first, second = pair[0], pair[1]
+    lost = 0
+    changes: Counter[str] = Counter()
+    for index in indices:
+        parts = words[index].split(pair)
+        occurrences = len(parts) - 1
+        if not occurrences:
+            continue
+        words[index] = symbol.join(parts)
+        count = counts[index]
+        lost += occurrences * count
+        made: list[str] = []
+        last = len(parts) - 1
+        for j, part in enumerate(parts):
+            if part:
+                if j:  # after an occurrence: (second, x) becomes (symbol, x)
+                    changes[second + part[0]] -= count
+                    made.append(symbol + part[0])
+                if j < last:  # before an occurrence: (x, first) becomes (x, symbol)
+                    changes[part[-1] + first] -= count
+                    made.append(part[-1] + symbol)
+            elif 0 < j < last:  # two occurrences touch: (second, first) becomes (symbol, symbol)
+                changes[second + first] -= count
+                made.append(symbol + symbol)
+        for new in dict.fromkeys(made):
+            where.setdefault(new, []).append(index)
+            if pairs is not None:
+                changes[new] += made.count(new) * count
+    if pairs is None:
+        return lost, set()
+    pairs.pop(pair, None)
+    rose = set()
+    for changed, change in changes.items():
+        if changed == pair:
+            continue  # an overlapping occurrence ("aaa" for "a a"): gone with the pair
+        total = pairs.get(changed, 0) + change
+        if total:
+            pairs[changed] = total
+        else:
+            pairs.pop(changed, None)
+        if change > 0:
+            rose.add(changed)
+    return lost, rose
+
+
+def _enqueue(queue: list[tuple[int, str, str, str]], pair: str, count: int, keys: list[str]) -> None:
+    """Queue ``pair`` at ``count``: the highest count first, then the larger pair of token strings."""
+    heapq.heappush(queue, (-count, keys[ord(pair[0])], keys[ord(pair[1])], pair))
+
+
+def _best(queue: list[tuple[int, str, str, str]], count_of: Callable[[str], int]) -> tuple[str, int] | None:
+    """Pop the best pair and its count, None if none is left (``pop_best_pair``): an entry whose count is stale
+    is queued again at its current count, one for a pair gone is dropped."""
+    while queue:
+        entry = heapq.heappop(queue)
+        count = count_of(entry[3])
+        if count <= 0:
+            continue
+        if count != -entry[0]:
+            heapq.heappush(queue, (-count, *entry[1:]))
+            continue
+        return entry[3], count
+    return None
+
+
+def _window_choice(values: Sequence[float], window: deque[int], window_size: int, threshold: float) -> int:
+    """The language with the highest value (-inf: exhausted) that holds at most ``threshold`` of the window,
+    passing over the best while it holds more (``select_language_window``). As the reference has it, a choice
+    among none left falls to language 0, exhausted or not.
+
+    Raises:
+        RuntimeError: where the reference would loop for ever (language 0 holds too much of the window and the
+            languages left unpassed are all exhausted).
+    """
+    mask = [True] * len(values)
+    while True:
+        best, best_value = 0, -math.inf
+        for index, value in enumerate(values):
+            if mask[index] and value > best_value:
+                best, best_value = index, value
+        if window.count(best) / window_size <= threshold:
+            return best
+        if best_value == -math.inf and not mask[best]:
+            raise RuntimeError(
+                "the window variant has no language to choose: the languages left are exhausted or hold more "
+                f"than alpha / languages = {threshold} of the window (tokenizers' ParityBpeTrainer loops for ever "
+                "here); raise alpha"
+            )
+        mask[best] = False
+        if not any(mask):
+            return best
+
+
+@dataclass
+class _Choice:
+    """How the next language is chosen (``do_train``'s selection)."""
+
+    variant: str
+    ratio: list[float] | None
+    initial: list[int]  # ratio mode: each language's training length before any merge
+    window_size: int
+    threshold: float
+    window: deque[int] = field(default_factory=deque)
+
+    def language(self, lengths: Sequence[int], exhausted: set[int]) -> int:
+        """The language the next merge is for, given the current lengths (dev or training)."""
+        if self.ratio is not None:
+            # The compression (initial / current length) over the ratio: the lowest goes next.
+            rates = [(float(i) / float(c)) / r for i, c, r in zip(self.initial, lengths, self.ratio, strict=True)]
+            if self.variant == "base":
+                best, best_rate = 0, math.inf
+                for index, rate in enumerate(rates):
+                    if index not in exhausted and rate < best_rate:
+                        best, best_rate = index, rate
+                return best
+            values = [-math.inf if i in exhausted else -rate for i, rate in enumerate(rates)]
+        elif self.variant == "base":
+            best, best_length = 0, -math.inf
+            for index, length in enumerate(lengths):
+                if index not in exhausted and length > best_length:
+                    best, best_length = index, length
+            return best
+        else:
+            values = [-math.inf if i in exhausted else float(length) for i, length in enumerate(lengths)]
+        best = _window_choice(values, self.window, self.window_size, self.threshold)
+        self.window.append(best)
+        if len(self.window) > self.window_size:
+            self.window.popleft()
+        return best
+
+
+@dataclass
+class _Run:
+    """The state of a run: the vocabulary so far, each language's training and dev words, the merges."""
+
+    vocab: Vocab
+    tokens: list[str]
+    keys: list[str]  # id -> _descending(token)
+    languages: list[_Words]
+    dev: list[_Words] | None
+    merges: list[str] = field(default_factory=list)
+
+    def count(self, pair: str) -> int:
+        """The pair's count summed over the languages (the global phase's)."""
+        return sum(language.pairs.get(pair, 0) for language in self.languages if language.pairs is not None)
+
+    def merge(self, pair: str, global_queue: list[tuple[int, str, str, str]] | None) -> list[int]:
+        """Merge ``pair`` in every language (and dev set); returns how many symbols each language's measured text
+        lost (dev text where there is a dev set)."""
+        token = self.tokens[ord(pair[0])] + self.tokens[ord(pair[1])]
+        if token not in self.vocab:
+            self.vocab[token] = len(self.tokens)
+            self.tokens.append(token)
+            self.keys.append(_descending(token))
+        symbol = chr(self.vocab[token])
+        self.merges.append(pair)
+        lost = []
+        rose: set[str] = set()
+        for language in self.languages:
+            fewer, risen = _merge(language, pair, symbol)
+            lost.append(fewer)
+            pairs = language.pairs or {}
+            for changed in risen:
+                _enqueue(language.queue, changed, pairs[changed], self.keys)
+            rose |= risen
+        if global_queue is not None:
+            for changed in rose:
+                _enqueue(global_queue, changed, self.count(changed), self.keys)
+        if self.dev is not None:
+            lost = [_merge(language, pair, symbol)[0] for language in self.dev]
+        return lost
+
+
+def train_parity_from_counts(
+    train: Mapping[str, Mapping[str, int]],
+    *,
+    dev: Mapping[str, Mapping[str, int]] | None = None,
+    ratio: Mapping[str, float] | None = None,
+    variant: str = "base",
+    num_merges: int = 32000,
+    min_frequency: int = 0,
+    global_merges: int = 0,
+    window_size: int = 100,
+    alpha: float = 2.0,
+    total_symbols: bool = False,
+    special_tokens: Sequence[str] = (),
+    pre_tokenizer: PreTokenizer | None = None,
+) -> TrainResult:
+    """Parity-aware BPE on each language's pre-token counts (byte-level spelling), as ``ParityBpeTrainer`` trains.
+
+    Args and Raises: as :func:`train_parity_aware`, with counts (pre-token to count) for texts; ``pre_tokenizer``
+    only records how the counts were made, for the tokenizer files.
+
+    >>> result = train_parity_from_counts({"en": {"aabb": 100}, "xx": {"ccdd": 1}}, num_merges=6,
+    ...     variant="window", window_size=2, alpha=1.0)
+    >>> [" ".join(merge) for merge in result.merges]
+    ['b b', 'a bb', 'd d', 'a abb', 'c dd', 'c cdd']
+    """
+    names = list(train)
+    specials = check_special_tokens(special_tokens)
+    _check(names, dev, ratio, variant, num_merges, min_frequency, global_merges, window_size, alpha)
+    for name in names:
+        if not train[name]:
+            raise ValueError(f"language {name!r} has no training text: give it text or leave it out")
+    seen = set().union(*(set("".join(counts)) for counts in [*train.values(), *(dev or {}).values()]))
+    vocab, tokens = _first_tokens([*specials, *sorted(seen | set(BYTE_ALPHABET))])
+    table = {ord(char): chr(vocab[char]) for char in seen}
+    languages = [_spell(train[name], table, True) for name in names]
+    dev_words = None if dev is None else [_spell(dev[name], table, False) for name in names]
+    run = _Run(vocab, tokens, [_descending(token) for token in tokens], languages, dev_words)
+    if total_symbols:
+        # The vocabulary before any merge counts against num_merges: tokenizers 0.23.3 subtracts its size (special
+        # tokens, initial alphabet and dev characters included), not the distinct characters its source describes.
+        num_merges = max(num_merges - len(tokens), 0)
+    ratios = None if ratio is None else [float(ratio[name]) for name in names]
+    lengths = [language.length for language in (dev_words or languages)]
+    choice = _Choice(variant, ratios, list(lengths), window_size, alpha / len(names))
+    stop = _merge_loop(run, choice, lengths, num_merges, min_frequency, global_merges)
+    merges, learned = _in_order(run.merges, tokens)
+    return TrainResult(vocab, merges, stop, learned, specials, pre_tokenizer=pre_tokenizer or PreTokenizer())
+
+
+def _merge_loop(
+    run: _Run, choice: _Choice, lengths: list[int], num_merges: int, min_frequency: int, global_merges: int
+) -> str:
+    """``do_train``'s loop: choose a language (or the global counts), pop its best pair, merge it everywhere.
+    ``lengths`` change in place. Returns why training stopped."""
+    for language in run.languages:
+        counts = language.pairs or {}
+        language.queue = [(-c, run.keys[ord(p[0])], run.keys[ord(p[1])], p) for p, c in counts.items() if c > 0]
+        heapq.heapify(language.queue)
+    global_queue: list[tuple[int, str, str, str]] | None = None
+    if global_merges:
+        totals: Counter[str] = Counter()
+        for language in run.languages:
+            totals.update(language.pairs or {})
+        global_queue = [(-c, run.keys[ord(p[0])], run.keys[ord(p[1])], p) for p, c in totals.items() if c > 0]
+        heapq.heapify(global_queue)
+    exhausted: set[int] = set()
+    stop = STOP_NO_PAIRS
+    while len(run.merges) < num_merges:
+        if len(exhausted) >= len(run.languages):
+            return stop
+        if len(run.merges) < global_merges and global_queue is not None:
+            best = _best(global_queue, run.count)
+            if best is None or best[1] < min_frequency:
+                return STOP_NO_PAIRS if best is None else STOP_MIN_FREQUENCY
+        else:
+            global_queue = None  # the global phase is over
+            index = choice.language(lengths, exhausted)
+            language = run.languages[index]
+            best = _best(language.queue, partial(_pair_count, language.pairs or {}))
+            if best is None or best[1] < min_frequency:
+                stop = STOP_NO_PAIRS if best is None and stop == STOP_NO_PAIRS else STOP_MIN_FREQUENCY
+                exhausted.add(index)
+                continue
+        lost = run.merge(best[0], global_queue)
+        for index, fewer in enumerate(lost):
+            lengths[index] -= fewer
+    return STOP_VOCAB_SIZE
+
+
+def _pair_count(pairs: Mapping[str, int], pair: str) -> int:
+    return pairs.get(pair, 0)
+
+
+def _in_order(merges: list[str], tokens: list[str]) -> tuple[Merges, int]:
+    """The merges as ``merges.txt`` lists them (a pair merged twice keeps its last place: the reference's model
+    keeps merges in a map from pair to rank) and how many were made."""
+    last = {pair: rank for rank, pair in enumerate(merges)}
+    kept = [pair for rank, pair in enumerate(merges) if last[pair] == rank]
+    return [(tokens[ord(pair[0])], tokens[ord(pair[1])]) for pair in kept], len(merges)
+
+
+def _check(
+    names: list[str],
+    dev: Mapping[str, object] | None,
+    ratio: Mapping[str, float] | None,
+    variant: str,
+    num_merges: int,
+    min_frequency: int,
+    global_merges: int,
+    window_size: int,
+    alpha: float,
+) -> None:
+    """Refuse bad options, naming the option, the language or the value."""
+    if not names:
+        raise ValueError("train has no language: give a mapping from each language's name to its texts")
+    if variant not in VARIANTS:
+        raise ValueError(f"variant={variant!r}: must be one of {', '.join(map(repr, VARIANTS))}")
+    check_count("num_merges", num_merges, 0)
+    check_count("min_frequency", min_frequency, 0)
+    check_count("global_merges", global_merges, 0)
+    check_count("window_size", window_size, 1)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha) or alpha <= 0:
+        raise ValueError(f"alpha={alpha!r}: must be a positive finite number")
+    if dev is not None and ratio is not None:
+        raise ValueError("give dev (held-out text per language) or ratio (target compression per language), not both")
+    for option, given in (("dev", dev), ("ratio", ratio)):
+        if given is None:
+            continue
+        missing = [name for name in names if name not in given]
+        extra = [name for name in given if name not in names]
+        if missing or extra:
+            what = f"has no {missing[0]!r}" if missing else f"has {extra[0]!r}, which train has not"
+            raise ValueError(f"{option} {what}: its languages must be train's ({', '.join(map(repr, names))})")
+    for name, value in (ratio or {}).items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"ratio[{name!r}]={value!r}: must be a positive finite number")
+
+
+def train_parity_aware(
+    train: Mapping[str, Texts],
+    *,
+    dev: Mapping[str, Texts] | None = None,
+    ratio: Mapping[str, float] | None = None,
+    variant: str = "base",
+    num_merges: int = 32000,
+    min_frequency: int = 0,
+    global_merges: int = 0,
+    window_size: int = 100,
+    alpha: float = 2.0,
+    total_symbols: bool = False,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+    add_prefix_space: bool = False,
+    pre_tokenizer: PreTokenizer | None = None,
+    special_tokens: Sequence[str] = (),
+    exclude_special_tokens: bool = False,
+    workers: int | None = None,
+) -> TrainResult:
+    """Train byte-level BPE over several languages at once, each merge chosen for the language that compresses
+    worst: exactly ``tokenizers``' ``ParityBpeTrainer.train_from_iterator`` with the same pre-tokenizer and the
+    byte alphabet as ``initial_alphabet`` (the rules: the module docstring).
+
+    Args:
+        train: each language's name to its texts (strings, or batches of strings, as ``train_from_iterator``
+            takes); languages are ranked in this order, and ties go to the first.
+        dev: each language's held-out texts (ideally parallel): the language whose dev text is longest in symbols
+            takes the next merge. Languages as ``train``'s.
+        ratio: each language's target compression instead of ``dev``: the language whose training compression
+            divided by its ratio is lowest takes the next merge (only the ratios' proportions matter).
+        variant: ``"base"``, or ``"window"``: a language is passed over while it holds more than
+            ``alpha / languages`` of the last ``window_size`` choices.
+        num_merges: how many merges to make (each adds a token unless its token exists already).
+        min_frequency: a language whose best pair is rarer than this is done.
+        global_merges: how many merges first take the pair counts summed over the languages (plain BPE).
+        window_size, alpha: the window variant's.
+        total_symbols: count the vocabulary before any merge (special tokens, alphabet) in ``num_merges``, which
+            is then the most tokens the vocabulary has.
+        pattern, normalizer, add_prefix_space, pre_tokenizer, special_tokens, exclude_special_tokens: how text is
+            cut, as :func:`hf_bpe.models.bpe.training.train_from_iterator` takes them (byte-level only).
+        workers: processes that count the languages' texts at once (default: the CPU count); the result is the
+            same for any number.
+
+    Returns:
+        The vocabulary (special tokens, the 256 byte-level characters, then merged tokens in order) and merges.
+
+    Raises:
+        ValueError: naming an unknown variant, a language of ``dev`` or ``ratio`` that is not ``train``'s (or
+            one missing), ``dev`` with ``ratio``, a language without text, a bad number, or a char-level cut.
+        TypeError: naming a language whose texts are one string instead of an iterable of strings.
+
+    >>> result = train_parity_aware({"en": ["hug hug pug"], "fr": ["bon bon"]}, num_merges=3, workers=1)
+    >>> result.merges
+    [('u', 'g'), ('h', 'ug'), ('o', 'n')]
+    """
+    from hf_bpe.models.bpe.training import pre_tokenizer_for  # training imports the trainers: not at load time
+
+    cut = pre_tokenizer_for(
+        pre_tokenizer=pre_tokenizer, pattern=pattern, normalizer=normalizer, add_prefix_space=add_prefix_space,
+        special_tokens=special_tokens, exclude_special_tokens=exclude_special_tokens,
+    )  # fmt: skip
+    if not cut.byte_level:
+        raise ValueError("train_parity_aware trains byte-level BPE: give a byte-level pre_tokenizer")
+    check_count("workers", workers, 1, optional=True)
+    names = list(train)
+    _check(names, dev, ratio, variant, num_merges, min_frequency, global_merges, window_size, alpha)
+    sources = [("train", name, train[name]) for name in names]
+    sources += [("dev", name, dev[name]) for name in names] if dev is not None else []
+    counted = _count(sources, cut, workers or os.cpu_count() or 1)
+    return train_parity_from_counts(
+        dict(zip(names, counted, strict=False)),  # counted: the train counts, then dev's
+        dev=None if dev is None else dict(zip(names, counted[len(names) :], strict=True)),
+        ratio=ratio, variant=variant, num_merges=num_merges, min_frequency=min_frequency,
+        global_merges=global_merges, window_size=window_size, alpha=alpha, total_symbols=total_symbols,
+        special_tokens=special_tokens, pre_tokenizer=cut.for_encoding(),
+    )  # fmt: skip
+
+
+def _count(sources: list[tuple[str, str, Texts]], cut: PreTokenizer, workers: int) -> list[Counter[str]]:
+    """Each source's pre-token counts, ``workers`` sources at a time, each in a forked process of its own
+    (:func:`hf_bpe.processes.run_forked`: the child takes the iterable as it is, only the counts come back)."""
+    for role, name, texts in sources:
+        if isinstance(texts, (str, bytes)):
+            raise TypeError(
+                f"{role}[{name!r}] is one {type(texts).__name__}; give an iterable of texts (a list of strings)"
+            )
+    jobs = [partial(count_sequences, texts, pre_tokenizer=cut) for _, _, texts in sources]
+    if workers < 2:
+        return [job() for job in jobs]
+    counted: list[Counter[str]] = []
+    for start in range(0, len(jobs), workers):
+        counted += run_forked(jobs[start : start + workers], "hf_bpe parity counting")
+    return counted
