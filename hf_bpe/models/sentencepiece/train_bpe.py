@@ -1,0 +1,780 @@
+"""Training a SentencePiece BPE model as ``spm_train --model_type=bpe`` (sentencepiece 0.2.3) trains it, from word
+counts, so that memory follows distinct words rather than sentences.
+
+The steps are the reference's, named after its functions:
+
+1. :func:`count_words` (``TrainerInterface::LoadSentences`` and ``SplitSentencesByWhitespace``): lines longer than
+   ``max_sentence_length`` bytes, empty ones and ones holding U+2585 are skipped; each is normalized
+   (``normalizer::Normalizer::Normalize``), meta pieces in it become U+001F, and it is cut into words before each
+   ``▁`` (``SplitIntoWords``); the words are counted.
+2. :func:`train_bpe`: the required characters by ``character_coverage`` (counted from the words, which partition
+   the sentences), the rest replaced by U+2585; then ``bpe::Trainer::Train``'s merge loop, mirrored structure for
+   structure (pair symbols cached by their two halves, positions kept in the reference's order, frequencies updated
+   incrementally and a priority queue of (frequency, shorter, smaller piece)), so that even its quirks — overlapping
+   pairs, pieces reached by two paths — come out the same; then ``TrainerInterface::Serialize``'s placing of the
+   meta pieces. The result is a :class:`~.model_proto.ModelProto`; :mod:`.model_writer` writes its bytes.
+
+Options are sentencepiece's, by its names and defaults (:class:`SentencePieceOptions`); one this module does not
+implement is refused by name. Normalization: ``identity`` only for now (the ``nmt_nfkc`` family needs sentencepiece's
+precompiled character map, which hf_bpe does not generate yet). Unicode scripts (``split_by_unicode_script``) come
+from the ``regex`` module, limited to the scripts of Unicode 9.0 that sentencepiece's own table knows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import struct
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from functools import cache
+from typing import Any
+
+import regex
+
+from hf_bpe.models.sentencepiece.model_proto import (
+    ModelProto,
+    ModelType,
+    NormalizerSpec,
+    Piece,
+    PieceType,
+    TrainerSpec,
+)
+
+#: sentencepiece's meta characters: white space, the unknown character, the pretokenization boundary.
+WS = "\u2581"
+UNK_CHAR = "\u2585"
+BOUNDARY = "\x1f"
+
+_DEFAULTS = TrainerSpec()
+_ESCAPED = regex.compile("[\udc80-\udcff]")
+
+#: TrainerSpec options this module implements (any value) and the ones it only accepts at their default.
+_IMPLEMENTED = (
+    "vocab_size",
+    "character_coverage",
+    "byte_fallback",
+    "max_sentencepiece_length",
+    "max_sentence_length",
+    "split_by_whitespace",
+    "split_by_unicode_script",
+    "split_by_number",
+    "split_digits",
+    "treat_whitespace_as_suffix",
+    "user_defined_symbols",
+    "control_symbols",
+    "required_chars",
+    "unk_id",
+    "bos_id",
+    "eos_id",
+    "pad_id",
+    "unk_piece",
+    "bos_piece",
+    "eos_piece",
+    "pad_piece",
+    "unk_surface",
+    "hard_vocab_limit",
+    "num_threads",
+    "vocabulary_output_piece_score",
+    "shuffle_input_sentence",
+)
+_DEFAULT_ONLY = ("allow_whitespace_only_pieces", "input_sentence_size", "use_all_vocab", "auto_character_coverage")
+_NORMALIZER_OPTIONS = ("normalization_rule_name", "add_dummy_prefix", "remove_extra_whitespaces")
+_IMPLEMENTED_RULES = ("identity",)
+
+
+@dataclasses.dataclass(frozen=True)
+class SentencePieceOptions:
+    """sentencepiece's training options as the model records them: its ``TrainerSpec`` and ``NormalizerSpec``."""
+
+    trainer_spec: TrainerSpec
+    normalizer_spec: NormalizerSpec
+
+    @classmethod
+    def from_kwargs(cls, **kwargs: Any) -> SentencePieceOptions:
+        """Options from ``SentencePieceTrainer.train``'s keyword names; defaults are sentencepiece's.
+
+        Raises:
+            ValueError: naming an option this module does not implement, or a value sentencepiece refuses.
+
+        >>> SentencePieceOptions.from_kwargs(vocab_size=100, normalization_rule_name="identity").trainer_spec.vocab_size
+        100
+        >>> SentencePieceOptions.from_kwargs(seed_sentencepiece_size=10)
+        Traceback (most recent call last):
+        ValueError: sentencepiece option seed_sentencepiece_size is not implemented by hf_bpe's BPE trainer
+        """
+        trainer: dict[str, Any] = {"model_type": ModelType.BPE}
+        normalizer: dict[str, Any] = {"name": "nmt_nfkc"}
+        for key, value in kwargs.items():
+            if key == "model_type":
+                if str(value).lower() != "bpe":
+                    raise ValueError(f"sentencepiece option model_type={value!r}: this trainer trains 'bpe' only")
+            elif key == "normalization_rule_name":
+                normalizer["name"] = value
+            elif key in _NORMALIZER_OPTIONS:
+                normalizer[key] = bool(value)
+            elif key in _IMPLEMENTED or key in _DEFAULT_ONLY:
+                trainer[key] = _typed(key, value)
+                if key in _DEFAULT_ONLY and trainer[key] != getattr(_DEFAULTS, key):
+                    raise ValueError(
+                        f"sentencepiece option {key}={value!r} is not implemented by hf_bpe (only its "
+                        f"default, {getattr(_DEFAULTS, key)!r})"
+                    )
+            else:
+                raise ValueError(f"sentencepiece option {key} is not implemented by hf_bpe's BPE trainer")
+        if normalizer["name"] not in _IMPLEMENTED_RULES:
+            raise ValueError(
+                f"sentencepiece option normalization_rule_name={normalizer['name']!r} is not implemented by hf_bpe "
+                f"yet (implemented: {', '.join(_IMPLEMENTED_RULES)})"
+            )
+        options = cls(TrainerSpec(**trainer), NormalizerSpec(**normalizer))
+        _verify(options.trainer_spec)
+        return options
+
+
+def _typed(key: str, value: Any) -> Any:
+    """``value`` as the TrainerSpec field ``key`` holds it (floats as float32, lists as tuples)."""
+    default = getattr(_DEFAULTS, key)
+    if isinstance(default, tuple):
+        return tuple(value.split(",") if isinstance(value, str) else value)
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else str(value).lower() in ("true", "1")
+    if isinstance(default, float):
+        return _float32(float(value))
+    if isinstance(default, int):
+        return int(value)
+    return str(value)
+
+
+def _float32(value: float) -> float:
+    """``value`` rounded to a float32, as the proto's ``float`` fields hold it."""
+    return float(struct.unpack("<f", struct.pack("<f", value))[0])
+
+
+def _verify(spec: TrainerSpec) -> None:
+    """The ranges ``VerifySpec`` (trainer_interface.cc) checks."""
+    checks = {
+        "vocab_size": spec.vocab_size > 0,
+        "character_coverage": 0.98 <= spec.character_coverage <= 1.0,
+        "max_sentencepiece_length": 1 <= spec.max_sentencepiece_length <= 512,
+        "num_threads": 1 <= spec.num_threads <= 1024,
+        "max_sentence_length": 10 <= spec.max_sentence_length <= 1073741824,
+        "unk_piece": spec.unk_piece != "",
+        "bos_piece": spec.bos_piece != "",
+        "eos_piece": spec.eos_piece != "",
+        "pad_piece": spec.pad_piece != "",
+    }
+    for key, ok in checks.items():
+        if not ok:
+            raise ValueError(
+                f"sentencepiece option {key}={getattr(spec, key)!r} is out of the range sentencepiece "
+                f"accepts (its VerifySpec)"
+            )
+
+
+# -- meta pieces (TrainerInterface::InitMetaPieces) ---------------------------------------------------------------
+
+
+def meta_pieces(spec: TrainerSpec) -> dict[int, tuple[str, PieceType]]:
+    """The pieces placed before learning, by id: unk/bos/eos/pad, control and user-defined symbols, byte pieces.
+
+    Raises:
+        ValueError: naming the duplicate, out-of-range or missing piece, as ``InitMetaPieces`` refuses it.
+    """
+    pieces: dict[int, tuple[str, PieceType]] = {}
+    has_unk = False
+    for role in ("unk", "bos", "eos", "pad"):
+        piece_id, piece = getattr(spec, f"{role}_id"), getattr(spec, f"{role}_piece")
+        if piece_id < 0:
+            continue
+        if piece_id >= spec.vocab_size or piece_id in pieces or (has_unk and piece == spec.unk_piece):
+            raise ValueError(f"sentencepiece option {role}_id={piece_id}: out of the vocabulary or already taken")
+        has_unk = has_unk or piece == spec.unk_piece
+        pieces[piece_id] = (piece, PieceType.UNKNOWN if piece == spec.unk_piece else PieceType.CONTROL)
+    if not spec.byte_fallback and not has_unk:
+        raise ValueError(f"sentencepiece option unk_id: {spec.unk_piece} must be defined (or byte_fallback set)")
+    seen: set[str] = set()
+    next_id = 0
+    symbols = [(w, PieceType.CONTROL) for w in spec.control_symbols]
+    symbols += [(w, PieceType.USER_DEFINED) for w in spec.user_defined_symbols]
+    symbols += [(f"<0x{b:02X}>", PieceType.BYTE) for b in range(256)] if spec.byte_fallback else []
+    for piece, kind in symbols:
+        if piece in seen or piece == spec.unk_piece:
+            raise ValueError(f"sentencepiece symbol {piece!r} is already defined (duplicated or the unk piece)")
+        seen.add(piece)
+        role_id = next(
+            (
+                getattr(spec, f"{r}_id")
+                for r in ("bos", "eos", "pad")
+                if piece == getattr(spec, f"{r}_piece") and getattr(spec, f"{r}_id") >= 0
+            ),
+            None,
+        )
+        if role_id is not None:
+            pieces[role_id] = (piece, kind)
+            continue
+        while next_id in pieces:
+            next_id += 1
+        pieces[next_id] = (piece, kind)
+    return pieces
+
+
+# -- normalizing and counting (LoadSentences, Normalizer::Normalize, SplitIntoWords) ------------------------------
+
+
+def normalize(text: str, normalizer: NormalizerSpec, *, treat_whitespace_as_suffix: bool = False) -> str:
+    """``Normalizer::Normalize`` with the ``identity`` rule (no character map): white space handling only.
+
+    >>> normalize("  hello   world ", NormalizerSpec(name="identity"))
+    '▁hello▁world'
+    """
+    remove = normalizer.remove_extra_whitespaces
+    if remove:
+        text = text.lstrip(" ")
+        if not text:
+            return ""
+        text = regex.sub(" {2,}", " ", text)
+    space = WS if normalizer.escape_whitespaces else " "
+    out = text.replace(" ", space)
+    if normalizer.add_dummy_prefix and not treat_whitespace_as_suffix:
+        out = space + out
+    if remove:
+        # The reference strips trailing escaped spaces, a literal U+2581 in the text included.
+        while out.endswith(space):
+            out = out[: -len(space)]
+    if normalizer.add_dummy_prefix and treat_whitespace_as_suffix:
+        out += space
+    return out
+
+
+def _replace_meta(text: str, matcher: regex.Pattern[str] | None) -> str:
+    """``PrefixMatcher::GlobalReplace``: each meta piece in ``text`` (longest first) becomes U+001F."""
+    return text if matcher is None else matcher.sub(BOUNDARY, text)
+
+
+def _meta_matcher(spec: TrainerSpec) -> regex.Pattern[str] | None:
+    words = sorted({piece for piece, _ in meta_pieces(spec).values()}, key=lambda w: (-len(w), w))
+    return regex.compile("|".join(regex.escape(w) for w in words)) if words else None
+
+
+def split_into_words(text: str, *, treat_whitespace_as_suffix: bool = False) -> list[str]:
+    """``SplitIntoWords``: cut before each ``▁`` (after each, with ``treat_whitespace_as_suffix``).
+
+    >>> split_into_words("▁a▁▁b")
+    ['▁a', '▁', '▁b']
+    """
+    if not text:
+        return []
+    if treat_whitespace_as_suffix:
+        words = text.split(WS)
+        out = [w + WS for w in words[:-1]]
+        return [*out, words[-1]] if words[-1] else out
+    words = text.split(WS)
+    return ([words[0]] if words[0] else []) + [WS + w for w in words[1:]]
+
+
+def count_words(lines: Iterable[str | bytes], options: SentencePieceOptions) -> Counter[str]:
+    """The words ``spm_train`` trains on and their counts, from lines of text as it reads them (one per line).
+
+    ``lines`` are lines without their ``\\n`` (as ``std::getline`` gives them), as ``str`` or ``bytes``; a line
+    longer than ``max_sentence_length`` bytes is skipped, as is one holding U+2585. Counts from several sources add
+    up (``Counter.update``).
+
+    >>> options = SentencePieceOptions.from_kwargs(normalization_rule_name="identity")
+    >>> sorted(count_words(["a b", "b <s>"], options).items())
+    [('▁\\x1f', 1), ('▁a', 1), ('▁b', 2)]
+    """
+    spec, normalizer = options.trainer_spec, options.normalizer_spec
+    matcher = _meta_matcher(spec)
+    suffix = spec.treat_whitespace_as_suffix
+    counts: Counter[str] = Counter()
+    for line in lines:
+        raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
+        if not raw or len(raw) > spec.max_sentence_length or UNK_CHAR.encode() in raw:
+            continue
+        text = _decode(raw)
+        sentence = _replace_meta(normalize(text, normalizer, treat_whitespace_as_suffix=suffix), matcher)
+        if not sentence:
+            continue
+        if spec.split_by_whitespace:
+            counts.update(split_into_words(sentence, treat_whitespace_as_suffix=suffix))
+        else:
+            counts[sentence] += 1
+    return counts
+
+
+def _decode(raw: bytes) -> str:
+    """UTF-8 with each byte of a malformed sequence read as U+FFFD (``NormalizePrefix`` consumes one byte each)."""
+    return _ESCAPED.sub("\ufffd", raw.decode("utf-8", "surrogateescape"))
+
+
+# -- Unicode scripts (unicode_script::GetScript, its table of Unicode 9.0) ----------------------------------------
+
+#: The scripts sentencepiece's table knows (Unicode 9.0); a character of any other script, or unassigned, is Common.
+_SCRIPTS = [
+    "Adlam",
+    "Ahom",
+    "Anatolian_Hieroglyphs",
+    "Arabic",
+    "Armenian",
+    "Avestan",
+    "Balinese",
+    "Bamum",
+    "Bassa_Vah",
+    "Batak",
+    "Bengali",
+    "Bhaiksuki",
+    "Bopomofo",
+    "Brahmi",
+    "Braille",
+    "Buginese",
+    "Buhid",
+    "Canadian_Aboriginal",
+    "Carian",
+    "Caucasian_Albanian",
+    "Chakma",
+    "Cham",
+    "Cherokee",
+    "Coptic",
+    "Cuneiform",
+    "Cypriot",
+    "Cyrillic",
+    "Deseret",
+    "Devanagari",
+    "Duployan",
+    "Egyptian_Hieroglyphs",
+    "Elbasan",
+    "Ethiopic",
+    "Georgian",
+    "Glagolitic",
+    "Gothic",
+    "Grantha",
+    "Greek",
+    "Gujarati",
+    "Gurmukhi",
+    "Han",
+    "Hangul",
+    "Hanunoo",
+    "Hatran",
+    "Hebrew",
+    "Hiragana",
+    "Imperial_Aramaic",
+    "Inherited",
+    "Inscriptional_Pahlavi",
+    "Inscriptional_Parthian",
+    "Javanese",
+    "Kaithi",
+    "Kannada",
+    "Katakana",
+    "Kayah_Li",
+    "Kharoshthi",
+    "Khmer",
+    "Khojki",
+    "Khudawadi",
+    "Lao",
+    "Latin",
+    "Lepcha",
+    "Limbu",
+    "Linear_A",
+    "Linear_B",
+    "Lisu",
+    "Lycian",
+    "Lydian",
+    "Mahajani",
+    "Malayalam",
+    "Mandaic",
+    "Manichaean",
+    "Marchen",
+    "Meetei_Mayek",
+    "Mende_Kikakui",
+    "Meroitic_Cursive",
+    "Meroitic_Hieroglyphs",
+    "Miao",
+    "Modi",
+    "Mongolian",
+    "Mro",
+    "Multani",
+    "Myanmar",
+    "Nabataean",
+    "New_Tai_Lue",
+    "Newa",
+    "Nko",
+    "Ogham",
+    "Ol_Chiki",
+    "Old_Hungarian",
+    "Old_Italic",
+    "Old_North_Arabian",
+    "Old_Permic",
+    "Old_Persian",
+    "Old_South_Arabian",
+    "Old_Turkic",
+    "Oriya",
+    "Osage",
+    "Osmanya",
+    "Pahawh_Hmong",
+    "Palmyrene",
+    "Pau_Cin_Hau",
+    "Phags_Pa",
+    "Phoenician",
+    "Psalter_Pahlavi",
+    "Rejang",
+    "Runic",
+    "Samaritan",
+    "Saurashtra",
+    "Sharada",
+    "Shavian",
+    "Siddham",
+    "SignWriting",
+    "Sinhala",
+    "Sora_Sompeng",
+    "Sundanese",
+    "Syloti_Nagri",
+    "Syriac",
+    "Tagalog",
+    "Tagbanwa",
+    "Tai_Le",
+    "Tai_Tham",
+    "Tai_Viet",
+    "Takri",
+    "Tamil",
+    "Tangut",
+    "Telugu",
+    "Thaana",
+    "Thai",
+    "Tibetan",
+    "Tifinagh",
+    "Tirhuta",
+    "Ugaritic",
+    "Vai",
+    "Warang_Citi",
+    "Yi",
+]
+_SCRIPT_PATTERN = regex.compile("|".join(f"(?P<{name}>\\p{{Script={name}}})" for name in _SCRIPTS))
+#: IsValidSentencePiece's "any script" (kAnyType), which matches every script.
+_ANY = "any"
+
+
+@cache
+def _script(c: str) -> str:
+    """The script ``IsValidSentencePiece`` compares: Hiragana, Katakana and U+30FC count as Han."""
+    match = _SCRIPT_PATTERN.match(c)
+    script = match.lastgroup if match is not None and match.lastgroup is not None else "Common"
+    return "Han" if script in ("Hiragana", "Katakana") or c == "\u30fc" else script
+
+
+def _is_decimal(c: str) -> bool:
+    """``is_unicode_decimal_number``: ASCII and full-width digits."""
+    return "0" <= c <= "9" or "\uff10" <= c <= "\uff19"
+
+
+def is_valid_piece(piece: str, spec: TrainerSpec) -> bool:
+    """``TrainerInterface::IsValidSentencePiece``: may ``piece`` be a learned piece?
+
+    >>> is_valid_piece("▁ab", TrainerSpec()), is_valid_piece("a▁b", TrainerSpec()), is_valid_piece("a.", TrainerSpec())
+    (True, False, False)
+    """
+    if not piece or len(piece) > spec.max_sentencepiece_length:
+        return False
+    last = len(piece) - 1
+    prev = _ANY
+    for pos, c in enumerate(piece):
+        if c in (UNK_CHAR, "\0", BOUNDARY, " ") or "\ud800" <= c <= "\udfff":
+            return False
+        if c == WS:
+            if spec.treat_whitespace_as_suffix:
+                if (spec.split_by_whitespace and pos < last) or (not spec.split_by_whitespace and pos == 0 < last):
+                    return False
+            elif (spec.split_by_whitespace and pos > 0) or (not spec.split_by_whitespace and 0 < pos == last):
+                return False
+            continue
+        script = _script(c)
+        if script == "Inherited":
+            script = prev
+        if _is_decimal(c):
+            if not spec.split_by_number:
+                script = _ANY
+            if spec.split_digits and len(piece) > 1:
+                return False
+        if spec.split_by_unicode_script and _ANY not in (script, prev) and prev != script:
+            return False
+        prev = script
+    return True
+
+
+# -- required characters (LoadSentences' character_coverage) ----------------------------------------------------
+
+
+def required_chars(word_counts: Mapping[str, int], spec: TrainerSpec) -> dict[str, int]:
+    """The characters always in the vocabulary, most frequent first, as ``character_coverage`` picks them.
+
+    Raises:
+        ValueError: where the words hold no character, or the vocabulary cannot hold them and the meta pieces.
+    """
+    counts: Counter[str] = Counter()
+    for word, count in word_counts.items():
+        for c, n in Counter(word).items():
+            counts[c] += n * count
+    for c in ("\0", *[c for c in counts if "\ud800" <= c <= "\udfff"]):
+        counts.pop(c, None)
+    total = sum(counts.values())
+    if total <= 0:
+        raise ValueError("sentencepiece training: the corpus holds no character (all chars count=0)")
+    forced = {c for c in spec.required_chars if c != "\0"}
+    order = sorted({*counts, *forced}, key=lambda c: (c not in forced, -counts.get(c, 0), c))
+    chosen: dict[str, int] = {}
+    covered = 0
+    for c in order:
+        # The reference computes the coverage as a float (trainer_interface.cc: `const float coverage`).
+        if _float32(covered / total) >= spec.character_coverage:
+            break
+        covered += counts.get(c, 0)
+        if c != BOUNDARY:
+            chosen[c] = counts.get(c, 0)
+    return chosen
+
+
+def _training_words(word_counts: Mapping[str, int], chars: Mapping[str, int]) -> list[tuple[str, int]]:
+    """The words with characters outside ``chars`` replaced by U+2585, merged, in ``Sorted`` order (most frequent
+    first, then by code points)."""
+    merged: Counter[str] = Counter()
+    for word, count in word_counts.items():
+        if all(c in chars for c in word):
+            merged[word] += count
+        else:
+            merged["".join(c if c in chars else UNK_CHAR for c in word)] += count
+    return sorted(merged.items(), key=lambda item: (-item[1], item[0]))
+
+
+# -- the merge loop (bpe::Trainer::Train) --------------------------------------------------------------------------
+
+_MASK = (1 << 64) - 1  # the reference's frequencies are uint64_t: a decrement below zero wraps
+
+
+class _Merger:
+    """``bpe::Trainer``'s state: each word as a list of symbol ids (-1 where a merge emptied a slot), and per symbol
+    its piece, halves, frequency, flags and positions (``(sid << 64) | (left << 32) | right``, in the reference's
+    order, stale ones kept: a position is live only while its two slots still hold the pair's halves)."""
+
+    def __init__(self, words: list[tuple[str, int]], spec: TrainerSpec) -> None:
+        self.spec = spec
+        self.counts = [count for _, count in words]
+        self.piece: list[str] = []
+        self.length: list[int] = []
+        self.halves: list[tuple[int, int]] = []
+        self.freq: list[int] = []
+        self.unk: list[bool] = []
+        self.active: list[bool] = []
+        self.pending: list[bool] = []
+        self.recompute: list[bool] = []
+        self.positions: list[list[int]] = []
+        self.chars: dict[str, int] = {}
+        self.pairs: dict[tuple[int, int], int] = {}  # symbols_cache_ for pairs; -1: the pair makes no valid piece
+        self.pending_queue: list[int] = []
+        self.heap: list[tuple[int, int, str, int, int]] = []
+        self.words = [[self._char(c) for c in word] for word, _ in words]
+
+    def _new(self, piece: str, length: int, halves: tuple[int, int]) -> int:
+        ident = len(self.piece)
+        self.piece.append(piece)
+        self.length.append(length)
+        self.halves.append(halves)
+        self.freq.append(0)
+        self.unk.append(piece == UNK_CHAR)
+        self.active.append(True)
+        self.pending.append(False)
+        self.recompute.append(True)
+        self.positions.append([])
+        return ident
+
+    def _char(self, c: str) -> int:
+        """``GetCharSymbol``."""
+        ident = self.chars.get(c)
+        if ident is None:
+            ident = self.chars[c] = self._new(c, 1, (-1, -1))
+        return ident
+
+    def _pair(self, left: int, right: int) -> int:
+        """``GetPairSymbol``: the pair's symbol, made on first sight; -1 where the pair makes no valid piece."""
+        if left < 0 or right < 0 or self.unk[left] or self.unk[right]:
+            return -1
+        ident = self.pairs.get((left, right))
+        if ident is None:
+            piece = self.piece[left] + self.piece[right]
+            valid = is_valid_piece(piece, self.spec)
+            ident = self._new(piece, self.length[left] + self.length[right], (left, right)) if valid else -1
+            self.pairs[left, right] = ident
+        return ident
+
+    def _push(self, ident: int) -> None:
+        # std::priority_queue's order (QueueEntryComparator): higher frequency, then fewer characters, then the
+        # smaller piece; the symbol id only breaks what the reference leaves to its heap's layout.
+        heapq.heappush(self.heap, (-self.freq[ident], self.length[ident], self.piece[ident], ident, ident))
+
+    def _compute(self, ident: int) -> None:
+        """``ComputeFreq``: frequencies are kept up to date; it only drops the positions of a pair now absent."""
+        if self.recompute[ident]:
+            if self.freq[ident] == 0:
+                self.positions[ident] = []
+            self.recompute[ident] = False
+
+    def _flush_pending(self) -> None:
+        for ident in self.pending_queue:
+            self.pending[ident] = False
+            if self.active[ident]:
+                self._compute(ident)
+                self._push(ident)
+        self.pending_queue.clear()
+
+    def _add(self, sid: int, left: int, right: int) -> None:
+        """``AddNewPair``."""
+        if left < 0 or right < 0:
+            return
+        word = self.words[sid]
+        ident = self._pair(word[left], word[right])
+        if ident >= 0:
+            self.positions[ident].append(sid << 64 | left << 32 | right)
+            self.freq[ident] = (self.freq[ident] + self.counts[sid]) & _MASK
+            if not self.pending[ident]:
+                self.pending[ident] = True
+                self.pending_queue.append(ident)
+
+    def _reset(self, sid: int, left: int, right: int, best: int) -> None:
+        """``ResetFreq``: the pair at (left, right) is about to go."""
+        if left < 0 or right < 0:
+            return
+        word = self.words[sid]
+        ident = self._pair(word[left], word[right])
+        if ident >= 0 and ident != best:
+            self.freq[ident] = (self.freq[ident] - self.counts[sid]) & _MASK
+            self.recompute[ident] = True
+
+    def _accept(self, best: int) -> None:
+        """``AcceptSymbol``: merge every live position of ``best``, updating its neighbours' pairs."""
+        left_half, right_half = self.halves[best]
+        for encoded in self.positions[best]:
+            sid, left, right = encoded >> 64, (encoded >> 32) & 0xFFFFFFFF, encoded & 0xFFFFFFFF
+            word = self.words[sid]
+            if word[left] != left_half or word[right] != right_half:
+                continue  # stale, or taken by an overlapping merge of the same pair ("aaa")
+            following = next((i for i in range(right + 1, len(word)) if word[i] >= 0), -1)
+            previous = next((i for i in range(left - 1, -1, -1) if word[i] >= 0), -1)
+            self._reset(sid, previous, left, best)
+            self._reset(sid, right, following, best)
+            word[left], word[right] = best, -1
+            self._add(sid, previous, left)
+            self._add(sid, left, following)
+        self._retire(best)
+
+    def _retire(self, ident: int) -> None:
+        """Remove ``ident`` from the cache so it is not selected again (a later sight of its halves makes anew)."""
+        self.pairs.pop(self.halves[ident], None)
+        self.active[ident] = False
+        self.positions[ident] = []
+
+    def _best(self) -> int:
+        """The queue's top live symbol (``Train``'s inner loop), or -1 where the queue is empty."""
+        heap = self.heap
+        while heap:
+            neg_freq, _, _, _, ident = heap[0]
+            if not self.active[ident]:
+                heapq.heappop(heap)
+            elif self.recompute[ident]:
+                heapq.heappop(heap)
+                self._compute(ident)
+                self._push(ident)
+            elif -neg_freq != self.freq[ident]:
+                heapq.heappop(heap)
+            else:
+                heapq.heappop(heap)
+                return ident
+        return -1
+
+    def merge(self, max_merges: int) -> list[str]:
+        """The learned pieces, in the order ``Train`` takes them (at most ``max_merges``)."""
+        for sid, word in enumerate(self.words):
+            for i in range(1, len(word)):
+                self._add(sid, i - 1, i)
+        self._flush_pending()
+        pieces: list[str] = []
+        seen: set[str] = set()
+        while len(pieces) < max_merges:
+            best = self._best()
+            if best < 0:
+                break  # the reference: "No valid symbol found"
+            piece = self.piece[best]
+            if piece in seen:  # the same piece reached by another pair of halves ("aa"+"a", "a"+"aa")
+                self._retire(best)
+                continue
+            seen.add(piece)
+            pieces.append(piece)
+            self._accept(best)
+            self._flush_pending()
+        return pieces
+
+
+def train_bpe(word_counts: Mapping[str, int], options: SentencePieceOptions) -> ModelProto:
+    """The model ``spm_train --model_type=bpe`` trains on the text ``word_counts`` was counted from.
+
+    Args:
+        word_counts: :func:`count_words`' counts (possibly summed over several sources).
+        options: the training options.
+
+    Raises:
+        ValueError: as ``spm_train`` fails: a vocabulary too small for the required characters and meta pieces, or
+            too large for what the corpus yields (with ``hard_vocab_limit``).
+
+    >>> options = SentencePieceOptions.from_kwargs(vocab_size=9, normalization_rule_name="identity")
+    >>> model = train_bpe(count_words(["abab ab"], options), options)
+    >>> [p.piece for p in model.pieces]
+    ['<unk>', '<s>', '</s>', 'ab', '▁ab', '▁abab', 'a', 'b', '▁']
+    """
+    spec = options.trainer_spec
+    metas = meta_pieces(spec)
+    chars = required_chars(word_counts, spec)
+    if len(chars) + len(metas) > spec.vocab_size:
+        raise ValueError(
+            f"sentencepiece option vocab_size={spec.vocab_size} is smaller than the required characters and meta "
+            f"pieces ({len(chars)} + {len(metas)}); increase it or decrease character_coverage"
+        )
+    merger = _Merger(_training_words(word_counts, chars), spec)
+    learned = merger.merge(spec.vocab_size - len(metas) - len(chars))
+    learned += [c for c, _ in sorted(chars.items(), key=lambda item: (-item[1], item[0]))]
+    return _serialize(learned, metas, options)
+
+
+def _serialize(
+    learned: list[str], metas: dict[int, tuple[str, PieceType]], options: SentencePieceOptions
+) -> ModelProto:
+    """``TrainerInterface::Serialize``: meta pieces at their ids, learned pieces in the other slots, in order."""
+    spec = options.trainer_spec
+    pieces: list[Piece] = []
+    queue = iter(enumerate(learned))
+    for piece_id in range(spec.vocab_size):
+        if piece_id in metas:
+            pieces.append(Piece(metas[piece_id][0], 0.0, metas[piece_id][1]))
+        elif (item := next(queue, None)) is not None:
+            pieces.append(Piece(item[1], _float32(-item[0])))
+    if len({p.piece for p in pieces}) != len(pieces):
+        raise ValueError("sentencepiece training: a learned piece is also a meta piece (is already defined)")
+    if spec.hard_vocab_limit and len(pieces) != spec.vocab_size:
+        raise ValueError(
+            f"sentencepiece option vocab_size={spec.vocab_size} is too high for this corpus; set it to a value <= "
+            f"{len(pieces)} (or hard_vocab_limit=False)"
+        )
+    if not spec.hard_vocab_limit:
+        spec = dataclasses.replace(spec, vocab_size=len(pieces))
+    return ModelProto(pieces=tuple(pieces), trainer_spec=spec, normalizer_spec=options.normalizer_spec)
+
+
+def train_bpe_from_text(lines: Iterable[str | bytes], **kwargs: Any) -> bytes:
+    """The ``.model`` bytes ``SentencePieceTrainer.train(model_type="bpe", **kwargs)`` writes for ``lines``.
+
+    >>> import sentencepiece
+    >>> model = train_bpe_from_text(["abab ab"], vocab_size=9, normalization_rule_name="identity")
+    >>> sentencepiece.SentencePieceProcessor(model_proto=model).encode("abab")
+    [5]
+    """
+    from hf_bpe.models.sentencepiece.model_writer import write_model_proto
+
+    options = SentencePieceOptions.from_kwargs(**kwargs)
+    return write_model_proto(train_bpe(count_words(lines, options), options))
