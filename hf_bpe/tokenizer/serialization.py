@@ -13,7 +13,10 @@ holds it, and the tokenizer's added tokens: :func:`tokenizer_text` as ``Tokenize
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
@@ -45,6 +48,7 @@ from hf_bpe.pipeline.tokenizer_json import (
     unsupported,
     with_model_type,
 )
+from hf_bpe.utf8 import decode_utf8
 
 OWNER = "PipelineTokenizer"
 #: The sections written back as read.
@@ -95,17 +99,60 @@ def _types(component: Any) -> Iterator[Any]:
 
 def read_json(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A ``tokenizer.json`` parsed, its numbers as ``tokenizers`` reads them (Unigram's scores: see
-    :func:`~hf_bpe.models.unigram.files.serde_json_float`).
+    :func:`~hf_bpe.models.unigram.files.serde_json_float`). Inside :func:`parsing_once`, a content read before in
+    the same scope is not parsed again: the same object is returned, which no reader changes.
 
     Raises:
-        ValueError: naming the file where it is not UTF-8 text or not a JSON object.
+        FileNotFoundError: naming the file where there is none.
+        ValueError: naming the file (line and byte) where it is not UTF-8 text, or naming it where it is not a
+            JSON object.
+    """
+    content, digest = read_file(path)
+    parsed = _PARSED.get()
+    if parsed is not None and digest in parsed:
+        return parsed[digest]
+    data = parse_json(decode_utf8(content, path), str(path))
+    if parsed is not None:
+        parsed[digest] = data
+    return data
+
+
+def read_file(path: str | os.PathLike[str]) -> tuple[bytes, bytes]:
+    """A file's bytes and their SHA-256: what it holds now, whatever its modification time says (a file rewritten
+    within the file system's clock tick, at the same size, keeps its ``st_mtime_ns``).
+
+    Raises:
+        FileNotFoundError: naming the file where there is none.
     """
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a directory, expected a file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    return parse_json(text, str(path))
+        content = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    return content, hashlib.sha256(content).digest()
+
+
+#: The documents :func:`read_json` parsed inside :func:`parsing_once`, by their bytes' SHA-256 (None: outside).
+_PARSED: contextvars.ContextVar[dict[bytes, dict[str, Any]] | None] = contextvars.ContextVar("_PARSED", default=None)
+
+
+@contextlib.contextmanager
+def parsing_once() -> Iterator[None]:
+    """Within it, :func:`read_json` parses each file content once: :func:`hf_bpe.from_pretrained` decides the class
+    from the parsed ``tokenizer.json`` and the class reads the same parse (Gemma-3's 33 MB took half a second to
+    parse, twice). Keyed by the bytes read, not the path or time, so a file changed in between is parsed anew; the
+    documents are dropped when the outermost scope ends (a parsed Gemma-3 holds hundreds of MB).
+    """
+    if _PARSED.get() is not None:
+        yield  # an inner scope shares the outer one's documents
+        return
+    token = _PARSED.set({})
+    try:
+        yield
+    finally:
+        _PARSED.reset(token)
 
 
 def parse_json(text: str, where: str) -> dict[str, Any]:

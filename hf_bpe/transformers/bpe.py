@@ -31,9 +31,9 @@ from hf_bpe.models.bpe.files import (
     format_vocab,
     loaded_tokenizer_json,
     read_merges,
-    read_tokenizer_json,
     read_vocab,
     tokenizer_json,
+    tokenizer_json_from_data,
 )
 from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE
 from hf_bpe.pipeline.byte_level import from_byte_level, replace_surrogates
@@ -41,6 +41,7 @@ from hf_bpe.pipeline.decoders import byte_level_bytes
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.processors import TemplateProcessing, Types
 from hf_bpe.pipeline.tokenizer_json import read_truncation_and_padding, truncation_and_padding_json
+from hf_bpe.tokenizer.serialization import read_file, read_json
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder, file_defaults
 
@@ -450,12 +451,10 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     # -- decoding -----------------------------------------------------------------------------------------------
 
     def convert_tokens_to_string(self, tokens: list[str]) -> str:
-        data = bytearray()
-        added = self._added_tokens_encoder
-        for token in tokens:
-            # A token outside the byte alphabet stands for its own text (ByteLevel::decode_chain).
-            data += token.encode("utf-8") if token in added else byte_level_bytes(token)
-        return data.decode("utf-8", self.errors)
+        # Added tokens too, as Tokenizer::decode hands every token to the decoder: a token outside the byte
+        # alphabet stands for its own text (ByteLevel::decode_chain), one inside it for its bytes ("Wörld": W, 0xF6,
+        # r, l, d, not UTF-8).
+        return b"".join(map(byte_level_bytes, tokens)).decode("utf-8", self.errors)
 
     def _decode(
         self,
@@ -474,7 +473,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             if token_id in special:
                 continue
             if token_id in added:
-                data += added[token_id].content.encode("utf-8")
+                data += byte_level_bytes(added[token_id].content)  # see convert_tokens_to_string
             else:
                 token = decoder.get(token_id)
                 if token is None:
@@ -900,12 +899,13 @@ class _LoadedFiles:
 
 
 def file_key(path: str | os.PathLike[str]) -> tuple[str, int, int]:
-    """A file's identity for :func:`_loaded`: its path, modification time and size (changed files load again)."""
+    """A file's identity for :func:`_loaded`: its path, size and content (its SHA-256 as an integer), so a changed
+    file loads again even where its modification time did not change (a rewrite within the clock's tick)."""
     try:
-        stat = os.stat(path)
+        content, digest = read_file(path)
     except OSError:
         return (os.fspath(path), -1, -1)  # reading it will raise the error that names it
-    return (os.path.realpath(path), stat.st_mtime_ns, stat.st_size)
+    return (os.path.realpath(path), len(content), int.from_bytes(digest, "big"))
 
 
 @functools.lru_cache(maxsize=4)
@@ -915,7 +915,8 @@ def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
     if len(keys) == 2:
         vocab = read_vocab(keys[0][0])
         return _LoadedFiles(vocab, read_merges(keys[1][0], vocab))
-    found = read_tokenizer_json(keys[0][0])
+    # Parsed by read_json: within hf_bpe.from_pretrained, the parse that decided this class (parsing_once).
+    found = tokenizer_json_from_data(read_json(keys[0][0]), Path(keys[0][0]))
     document = found.pipeline.document if found.pipeline is not None else {}
     truncation, padding = read_truncation_and_padding(document, keys[0][0])
     return _LoadedFiles(

@@ -25,6 +25,7 @@ from typing import Any
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE
 from hf_bpe.models.sentencepiece.convert import SENTENCEPIECE_FILE, sentencepiece_directory
 from hf_bpe.tokenizer.directory import BARE_FILES, TokenizerKind, tokenizer_kind
+from hf_bpe.tokenizer.serialization import parsing_once
 from hf_bpe.transformers.classes import CLASSES, tokenizer_class
 from hf_bpe.transformers.rows import added_tokens_decoder
 
@@ -47,14 +48,16 @@ def from_pretrained(path: str | os.PathLike[str], **kwargs: Any) -> Any:
     >>> type(tok).__name__, tok("hug pug")["input_ids"]
     ('BPETokenizer', [257, 220, 258])
     """
-    found = tokenizer_kind(path)
-    if found is None:
-        bare = " or ".join(" + ".join(files) for files, _ in BARE_FILES)
-        raise FileNotFoundError(
-            f"{path}: no {TOKENIZER_FILE} there, no {TOKENIZER_CONFIG_FILE} naming one of hf_bpe's classes, and no "
-            f"{bare}"
-        )
-    return load(found, **kwargs)
+    # The tokenizer.json that decides the class is the one the class reads: parsed once for both.
+    with parsing_once():
+        found = tokenizer_kind(path)
+        if found is None:
+            bare = " or ".join(" + ".join(files) for files, _ in BARE_FILES)
+            raise FileNotFoundError(
+                f"{path}: no {TOKENIZER_FILE} there, no {TOKENIZER_CONFIG_FILE} naming one of hf_bpe's classes, and "
+                f"no {bare}"
+            )
+        return load(found, **kwargs)
 
 
 def load(found: TokenizerKind, **kwargs: Any) -> Any:

@@ -269,7 +269,21 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
     ([('a', 'b')], True)
     """
     path = Path(path)
-    data, model = read_bpe_json(path, "BPETokenizer reads byte-level BPE")
+    data, _ = read_bpe_json(path, FAST_PATH_READER)
+    return tokenizer_json_from_data(data, path)
+
+
+#: Who reads what, in the error naming a file whose model is not BPE.
+FAST_PATH_READER = "BPETokenizer reads byte-level BPE"
+
+
+def tokenizer_json_from_data(data: Mapping[str, Any], path: Path) -> TokenizerJson:
+    """:func:`read_tokenizer_json` of a parsed file (``path`` names it in errors); ``data`` is not changed.
+
+    Raises:
+        ValueError: as :func:`read_tokenizer_json`.
+    """
+    model = bpe_model(data, path, FAST_PATH_READER)
     pre_tokenizer, template = fast_path_settings(data, model, path)
     vocab, merges = model_vocab_and_merges(model, path)
     added = data.get("added_tokens") or []
@@ -335,11 +349,20 @@ def read_bpe_json(path: Path, reader: str) -> tuple[dict[str, Any], dict[str, An
         data = with_model_type(json.loads(_read_text(path)))
     except json.JSONDecodeError as e:
         raise ValueError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from e
+    return data, bpe_model(data, path, reader)
+
+
+def bpe_model(data: Any, path: Path, reader: str) -> dict[str, Any]:
+    """A parsed ``tokenizer.json``'s ``model`` section, which must be BPE (``reader`` says who reads what).
+
+    Raises:
+        ValueError: naming the file, if its model is not BPE.
+    """
     model = data.get("model") if isinstance(data, dict) else None
     if not isinstance(model, dict) or model.get("type") != "BPE":
         found = model.get("type") if isinstance(model, dict) else None
         raise ValueError(f"{path}: model type is {found!r}; {reader} (model type 'BPE') only")
-    return data, model
+    return model
 
 
 def model_vocab_and_merges(model: Mapping[str, Any], path: Path) -> tuple[Vocab, Merges]:

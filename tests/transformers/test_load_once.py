@@ -1,0 +1,98 @@
+"""Loading reads each version of a ``tokenizer.json`` once, and no version twice by mistake: within one
+:func:`hf_bpe.from_pretrained` the parse that decides the class is the one the class reads
+(:func:`hf_bpe.tokenizer.serialization.parsing_once`), and the classes' cache of loaded files knows a file by its
+content, so a file rewritten at the same size within the file system's clock tick (its ``st_mtime_ns`` unchanged)
+loads anew. Judged by the Rust backend (``PreTrainedTokenizerFast``) loading the same file."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from transformers import PreTrainedTokenizerFast
+
+import hf_bpe
+from hf_bpe.tokenizer.directory import BYTE_LEVEL, PIPELINE, tokenizer_kind
+
+CORPUS = ["hug pug hug bun", "the quick brown fox", "pugs hug buns", "a bun for the pug"] * 20
+TEXT = "hug the pug, a quick bun"
+
+
+def _byte_level(path: Path) -> None:
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tokenizer.train_from_iterator(CORPUS, trainer)
+    tokenizer.save(str(path))
+
+
+def _wordpiece(path: Path) -> None:
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.decoder = decoders.WordPiece()
+    trainer = trainers.WordPieceTrainer(vocab_size=200, special_tokens=["[UNK]"], show_progress=False)
+    tokenizer.train_from_iterator(CORPUS, trainer)
+    tokenizer.save(str(path))
+
+
+MAKERS = {BYTE_LEVEL: _byte_level, PIPELINE: _wordpiece}
+
+
+def _swapped_ids(path: Path, text: str) -> str:
+    """The file's text with the ids of two tokens of ``text``'s encoding swapped: the same size, other ids."""
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    vocab = document["model"]["vocab"]
+    used = Tokenizer.from_file(str(path)).encode(text).ids
+    tokens = {token_id: token for token, token_id in vocab.items()}
+    first, second = [i for i in sorted(set(used)) if len(str(i)) == len(str(max(used)))][:2]
+    vocab[tokens[first]], vocab[tokens[second]] = second, first
+    return json.dumps(document, ensure_ascii=False, indent=2)
+
+
+@pytest.mark.parametrize("kind", list(MAKERS))
+def test_a_file_rewritten_at_the_same_size_and_time_loads_anew(kind, tmp_path):
+    path = tmp_path / "tokenizer.json"
+    MAKERS[kind](path)
+    first_text = json.dumps(json.loads(path.read_text(encoding="utf-8")), ensure_ascii=False, indent=2)
+    second_text = _swapped_ids(path, TEXT)
+    assert len(first_text.encode()) == len(second_text.encode()) and first_text != second_text
+    path.write_text(first_text, encoding="utf-8")
+    before = os.stat(path)
+    assert tokenizer_kind(path).tokenizer_class == kind  # type: ignore[union-attr]
+    first = hf_bpe.from_pretrained(path)(TEXT)["input_ids"]
+    assert first == PreTrainedTokenizerFast(tokenizer_file=str(path))(TEXT)["input_ids"]
+
+    # Rewritten in place, its modification time set back: what a rewrite within one clock tick leaves.
+    path.write_text(second_text, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (os.stat(path).st_size, os.stat(path).st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    second = hf_bpe.from_pretrained(path)(TEXT)["input_ids"]
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(path))(TEXT)["input_ids"]
+    assert second == rust != first
+
+
+@pytest.mark.parametrize("kind", list(MAKERS))
+def test_from_pretrained_parses_the_file_once(kind, tmp_path, monkeypatch):
+    path = tmp_path / "tokenizer.json"
+    MAKERS[kind](path)
+    parsed: list[str] = []
+    real_loads = json.loads
+
+    def counting_loads(text: str | bytes, **kwargs: Any) -> Any:
+        if '"model"' in (text if isinstance(text, str) else text.decode()):
+            parsed.append("tokenizer.json")
+        return real_loads(text, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counting_loads)
+    ours = hf_bpe.from_pretrained(path)(TEXT)["input_ids"]
+    monkeypatch.undo()
+    assert parsed == ["tokenizer.json"]
+    assert ours == PreTrainedTokenizerFast(tokenizer_file=str(path))(TEXT)["input_ids"]
