@@ -40,7 +40,7 @@ from __future__ import annotations
 import heapq
 import math
 import os
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -111,9 +111,11 @@ def _spell(counts: Mapping[str, int], table: dict[int, str], count_pairs: bool) 
 def _merge(language: _Words, pair: str, symbol: str) -> tuple[int, set[str]]:
     """Merge every occurrence of ``pair`` into ``symbol`` in ``language``'s words (``Word::merge``, left to right).
 
-    Returns how many symbols the text lost, and the pairs whose count rose (new pairs included). The pair's own
-    count ends at 0, as ``apply_merge_to_language`` sets it. Pairs whose count fell need no telling: their queue
-    entries are too high, and are put right when popped.
+    Returns how many symbols the text lost, and the pairs whose count rose: the new pairs, each of ``symbol``
+    and a neighbour. The pair's own count ends at 0, as ``apply_merge_to_language`` sets it. Pairs whose count
+    fell (a neighbour with ``pair``'s first or second symbol) need no telling: their queue entries are too high,
+    and are put right when popped. Counts and words are gathered by neighbour first, and each pair is updated
+    once per neighbour; a word of one occurrence, by far the most common, has its own branch.
 
     Hot loop: one piece on purpose (it runs for every word each merge touches, in every language).
     """
@@ -121,48 +123,63 @@ def _merge(language: _Words, pair: str, symbol: str) -> tuple[int, set[str]]:
     if indices is None:
         return 0, set()
     words, counts, where, pairs = language.words, language.counts, language.where, language.pairs
-    first, second = pair[0], pair[1]
+    # The symbol before an occurrence -> its count, and the words it is in; the same after.
+    before: defaultdict[str, int] = defaultdict(int)
+    before_words: defaultdict[str, list[int]] = defaultdict(list)
+    after: defaultdict[str, int] = defaultdict(int)
+    after_words: defaultdict[str, list[int]] = defaultdict(list)
+    touching = 0  # occurrences right after another ("a b a b": (b, a) becomes (ab, ab))
+    touching_words: list[int] = []
     lost = 0
-    changes: Counter[str] = Counter()
     for index in indices:
         parts = words[index].split(pair)
         occurrences = len(parts) - 1
         if not occurrences:
-            continue
+            continue  # the pair left this word after it was listed
         words[index] = symbol.join(parts)
         count = counts[index]
         lost += occurrences * count
-        made: list[str] = []
-        last = len(parts) - 1
+        if occurrences == 1:
+            head, tail = parts
+            if head:
+                left = head[-1]
+                before[left] += count
+                before_words[left].append(index)
+            if tail:
+                right = tail[0]
+                after[right] += count
+                after_words[right].append(index)
+            continue
         for j, part in enumerate(parts):
             if part:
-                if j:  # after an occurrence: (second, x) becomes (symbol, x)
-                    changes[second + part[0]] -= count
-                    made.append(symbol + part[0])
-                if j < last:  # before an occurrence: (x, first) becomes (x, symbol)
-                    changes[part[-1] + first] -= count
-                    made.append(part[-1] + symbol)
-            elif 0 < j < last:  # two occurrences touch: (second, first) becomes (symbol, symbol)
-                changes[second + first] -= count
-                made.append(symbol + symbol)
-        for new in dict.fromkeys(made):
-            where.setdefault(new, []).append(index)
-            if pairs is not None:
-                changes[new] += made.count(new) * count
-    if pairs is None:
-        return lost, set()
-    pairs.pop(pair, None)
+                if j:
+                    after[part[0]] += count
+                    after_words[part[0]].append(index)
+                if j < occurrences:
+                    before[part[-1]] += count
+                    before_words[part[-1]].append(index)
+            elif 0 < j < occurrences:
+                touching += count
+                touching_words.append(index)
+    changes = [(left + pair[0], left + symbol, count, before_words[left]) for left, count in before.items()]
+    changes += [(pair[1] + right, symbol + right, count, after_words[right]) for right, count in after.items()]
+    if touching:
+        changes.append((pair[1] + pair[0], symbol + symbol, touching, touching_words))
     rose = set()
-    for changed, change in changes.items():
-        if changed == pair:
-            continue  # an overlapping occurrence ("aaa" for "a a"): gone with the pair
-        total = pairs.get(changed, 0) + change
-        if total:
-            pairs[changed] = total
-        else:
-            pairs.pop(changed, None)
-        if change > 0:
-            rose.add(changed)
+    for old, new, count, found in changes:
+        where.setdefault(new, []).extend(found)
+        if pairs is None:
+            continue
+        if old != pair:  # an overlapping occurrence ("a a a" for "a a") went with the pair
+            left_over = pairs[old] - count
+            if left_over:
+                pairs[old] = left_over
+            else:
+                del pairs[old]
+        pairs[new] = pairs.get(new, 0) + count
+        rose.add(new)
+    if pairs is not None:
+        pairs.pop(pair, None)
     return lost, rose
 
 
