@@ -41,7 +41,7 @@ import heapq
 import math
 import os
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import pairwise
@@ -74,7 +74,9 @@ def _descending(token: str) -> str:
 class _Words:
     """One language's words (symbol strings), their counts, and the words each pair may occur in (a superset:
     a word stays listed after the pair left it). ``pairs``: the pair counts (training words only); ``queue``:
-    their lazy max-queue; ``length``: the symbols of the text, words of one symbol included."""
+    their lazy max-queue, and ``risen`` the pairs whose count rose since it was last used (queued when it is
+    next used: each once, however often it rose); ``length``: the symbols of the text, words of one symbol
+    included."""
 
     words: list[str]
     counts: list[int]
@@ -82,6 +84,7 @@ class _Words:
     length: int
     pairs: dict[str, int] | None = None
     queue: list[tuple[int, str, str, str]] = field(default_factory=list)
+    risen: set[str] = field(default_factory=set)
 
 
 def _spell(counts: Mapping[str, int], table: dict[int, str], count_pairs: bool) -> _Words:
@@ -167,15 +170,19 @@ def _merge(language: _Words, pair: str, symbol: str) -> tuple[int, set[str]]:
         changes.append((pair[1] + pair[0], symbol + symbol, touching, touching_words))
     rose = set()
     for old, new, count, found in changes:
-        where.setdefault(new, []).extend(found)
+        if new in where:
+            where[new].extend(found)
+        else:
+            where[new] = found
         if pairs is None:
             continue
         if old != pair:  # an overlapping occurrence ("a a a" for "a a") went with the pair
             left_over = pairs[old] - count
             if left_over:
                 pairs[old] = left_over
-            else:
+            else:  # gone from every word: forget it (it is listed again if it comes back)
                 del pairs[old]
+                where.pop(old, None)
         pairs[new] = pairs.get(new, 0) + count
         rose.add(new)
     if pairs is not None:
@@ -299,9 +306,7 @@ class _Run:
         for language in self.languages:
             fewer, risen = _merge(language, pair, symbol)
             lost.append(fewer)
-            pairs = language.pairs or {}
-            for changed in risen:
-                _enqueue(language.queue, changed, pairs[changed], self.keys)
+            language.risen |= risen
             rose |= risen
         if global_queue is not None:
             for changed in rose:
@@ -325,11 +330,13 @@ def train_parity_from_counts(
     total_symbols: bool = False,
     special_tokens: Sequence[str] = (),
     pre_tokenizer: PreTokenizer | None = None,
+    consume_counts: bool = False,
 ) -> TrainResult:
     """Parity-aware BPE on each language's pre-token counts (byte-level spelling), as ``ParityBpeTrainer`` trains.
 
     Args and Raises: as :func:`train_parity_aware`, with counts (pre-token to count) for texts; ``pre_tokenizer``
-    only records how the counts were made, for the tokenizer files.
+    only records how the counts were made, for the tokenizer files. ``consume_counts``: empty the counts (dicts
+    the caller owns and no longer needs) once their words are read, so that merging has their memory.
 
     >>> result = train_parity_from_counts({"en": {"aabb": 100}, "xx": {"ccdd": 1}}, num_merges=6,
     ...     variant="window", window_size=2, alpha=1.0)
@@ -347,6 +354,9 @@ def train_parity_from_counts(
     table = {ord(char): chr(vocab[char]) for char in seen}
     languages = [_spell(train[name], table, True) for name in names]
     dev_words = None if dev is None else [_spell(dev[name], table, False) for name in names]
+    for counts in [*train.values(), *(dev or {}).values()] if consume_counts else []:
+        if isinstance(counts, MutableMapping):
+            counts.clear()
     run = _Run(vocab, tokens, [_descending(token) for token in tokens], languages, dev_words)
     if total_symbols:
         # The vocabulary before any merge counts against num_merges: tokenizers 0.23.3 subtracts its size (special
@@ -389,7 +399,12 @@ def _merge_loop(
             global_queue = None  # the global phase is over
             index = choice.language(lengths, exhausted)
             language = run.languages[index]
-            best = _best(language.queue, partial(_pair_count, language.pairs or {}))
+            pairs = language.pairs or {}
+            for changed in language.risen:
+                if changed in pairs:
+                    _enqueue(language.queue, changed, pairs[changed], run.keys)
+            language.risen.clear()
+            best = _best(language.queue, partial(_pair_count, pairs))
             if best is None or best[1] < min_frequency:
                 stop = STOP_NO_PAIRS if best is None and stop == STOP_NO_PAIRS else STOP_MIN_FREQUENCY
                 exhausted.add(index)
@@ -524,7 +539,7 @@ def train_parity_aware(
         dev=None if dev is None else dict(zip(names, counted[len(names) :], strict=True)),
         ratio=ratio, variant=variant, num_merges=num_merges, min_frequency=min_frequency,
         global_merges=global_merges, window_size=window_size, alpha=alpha, total_symbols=total_symbols,
-        special_tokens=special_tokens, pre_tokenizer=cut.for_encoding(),
+        special_tokens=special_tokens, pre_tokenizer=cut.for_encoding(), consume_counts=True,
     )  # fmt: skip
 
 
