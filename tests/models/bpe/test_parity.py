@@ -20,6 +20,8 @@ from tokenizers.trainers import ParityBpeTrainer
 
 import hf_bpe
 from hf_bpe.models.bpe.parity import train_parity_from_counts
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.reference.trainers import reference_cut
 
 LANGUAGES = ("english", "japanese", "chinese", "russian")
 TRAIN_BYTES = 120_000
@@ -51,11 +53,17 @@ def reference(
     ratio: dict[str, float] | None = None,
     *,
     add_prefix_space: bool = False,
+    pattern: str | None = None,
     **options: Any,
 ) -> tuple[dict[str, int], list[tuple[str, str]]]:
-    """ParityBpeTrainer's vocabulary and merges (from the tokenizer's JSON), byte-level with the byte alphabet."""
+    """ParityBpeTrainer's vocabulary and merges (from the tokenizer's JSON), byte-level with the byte alphabet; a
+    preset's ``pattern`` as the tokenizer.json hf_bpe writes for it has its normalizer and pre-tokenizer."""
     tokenizer = Tokenizer(BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+    if pattern is not None:
+        normalizer, tokenizer.pre_tokenizer = reference_cut(PreTokenizer.from_pattern(pattern))
+        if normalizer is not None:
+            tokenizer.normalizer = normalizer
     trainer = ParityBpeTrainer(show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), **options)
     names = list(train)
     trainer.train_from_iterator(
@@ -128,6 +136,8 @@ def test_vocab_and_merges_are_parity_bpe_trainers(
             {"num_merges": 500, "special_tokens": ["<s>", "</s>"], "add_prefix_space": True},
             id="special_tokens-prefix_space",
         ),
+        pytest.param({"num_merges": 500, "pattern": "llama3"}, id="preset-llama3"),
+        pytest.param({"num_merges": 500, "pattern": "qwen2", "variant": "window"}, id="preset-qwen2-nfc"),
     ],
 )
 def test_options_are_parity_bpe_trainers(
