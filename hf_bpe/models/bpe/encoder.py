@@ -452,17 +452,19 @@ def id_merges(vocab: Mapping[str, int], merges: Sequence[tuple[str, str]]) -> tu
     >>> id_merges({"a": 0, "b": 1, "ab": 2}, [("a", "b")])
     ({1: 0}, [2], 259)
     """
-    get = vocab.get
+    get = vocab.__getitem__
     lefts = list(map(operator.itemgetter(0), merges))
     rights = list(map(operator.itemgetter(1), merges))
-    left_ids, right_ids = list(map(get, lefts)), list(map(get, rights))
-    merged_ids = list(map(get, map(operator.add, lefts, rights)))
-    if None in left_ids or None in right_ids or None in merged_ids:
-        merge_ranks(vocab, merges)  # raises, naming the first such merge
+    try:
+        left_ids, right_ids = list(map(get, lefts)), list(map(get, rights))
+        merged_ids = list(map(get, map(operator.add, lefts, rights)))
+    except KeyError:
+        merge_ranks(vocab, merges)  # raises, naming the first merge whose part or result is missing
+        raise
     span = max(vocab.values(), default=0) + 257
-    keys = map(operator.add, map(operator.mul, cast("list[int]", left_ids), itertools.repeat(span)), right_ids)
+    keys = map(operator.add, map(operator.mul, left_ids, itertools.repeat(span)), right_ids)
     # dict() keeps a pair's last rank, as the Rust model does for a pair listed twice.
-    return dict(zip(keys, range(len(merged_ids)), strict=True)), cast("list[int]", merged_ids), span
+    return dict(zip(keys, range(len(merged_ids)), strict=True)), merged_ids, span
 
 
 def merge_ids(ids: list[int], pair_ranks: Mapping[int, int], merged_ids: Sequence[int], span: int) -> list[int]:

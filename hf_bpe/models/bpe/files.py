@@ -399,16 +399,20 @@ def _well_formed_merges(raw: Any) -> Merges | None:
         return None if raw else []
     kinds = set(map(type, raw))
     if kinds == {str}:
+        # One space, neither first nor last: two non-empty parts (checked without splitting).
+        if set(map(str.count, raw, itertools.repeat(" "))) != {1}:
+            return None
+        if any(map(str.startswith, raw, itertools.repeat(" "))) or any(map(str.endswith, raw, itertools.repeat(" "))):
+            return None
         # Each split list freed at once (a list of them kept alive would wake the garbage collector over and over).
         merges = list(map(tuple, map(str.split, raw, itertools.repeat(" "))))
     elif kinds == {list}:
+        if set(map(len, raw)) != {2}:
+            return None
+        if set(map(type, itertools.chain.from_iterable(raw))) != {str} or "" in itertools.chain.from_iterable(raw):
+            return None
         merges = list(map(tuple, raw))
     else:
-        return None
-    if set(map(len, merges)) != {2}:
-        return None
-    parts = list(itertools.chain.from_iterable(merges))
-    if set(map(type, parts)) != {str} or "" in parts:
         return None
     return merges  # type: ignore[return-value]
 
