@@ -11,18 +11,26 @@ BPE files (GPT-2, Llama-3, Qwen, ...) have a faster class of their own, :class:`
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_FILE
+from hf_bpe.pipeline.pipeline import Pipeline
 from hf_bpe.pipeline.processors import Types
-from hf_bpe.tokenizer.serialization import PipelineJson, pipeline_json, read_pipeline_json
+from hf_bpe.tokenizer.serialization import PipelineJson, normalized_added, pipeline_json, read_pipeline_json
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.bpe import VocabularyFilesTokenizer, file_key
-from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder, file_defaults
+from hf_bpe.transformers.rows import (
+    ADDED_TOKEN_FIELDS,
+    EncodingRowsTokenizer,
+    Template,
+    added_tokens_decoder,
+    file_defaults,
+)
 
 with quiet_transformers_import():
     from transformers import PretrainedConfig
@@ -63,13 +71,10 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             where = kwargs.get("name_or_path") or "the directory"
             raise ValueError(f"{where}: no {TOKENIZER_FILE} there; {type(self).__name__} reads one")
         self.file: PipelineJson = _loaded(file_key(tokenizer_file))
-        self.pipeline = self.file.pipeline
         self.encoder = self.file.vocab
         self.decoder = {token_id: token for token, token_id in self.encoder.items()}
         self.pair_type_id = self.pipeline.post_processor.pair_type_id
         self.retypes_windows = self.pipeline.post_processor.retypes_windows
-        # Added tokens the file matches in the normalized text (the pipeline matches them there).
-        self._normalized_contents = {entry["content"] for entry in self.file.added_tokens if entry.get("normalized")}
         if "added_tokens_decoder" not in kwargs:
             kwargs["added_tokens_decoder"] = added_tokens_decoder(self.file.added_tokens)
         added = self.num_special_tokens_to_add(pair=False)
@@ -131,13 +136,61 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         return self.pipeline.post_processor.around(pair=pair)
 
     def raw_added_tokens(self) -> dict[str, int]:
-        """The added tokens matched in the raw text: all but those the file matches in the normalized text."""
-        if not self._normalized_contents:
-            return self._added_tokens_encoder
-        normalized = self._normalized_contents
-        return self._added_matcher.cached(
-            "raw", lambda: {token: i for token, i in self._added_tokens_encoder.items() if token not in normalized}
-        )
+        """The added tokens matched in the raw text: all but the ``normalized`` ones, which the pipeline matches in
+        the normalized text."""
+
+        def raw() -> dict[str, int]:
+            decoder = self._added_tokens_decoder
+            if not any(token.normalized for token in decoder.values()):
+                return self._added_tokens_encoder
+            return {token.content: i for i, token in decoder.items() if not token.normalized}
+
+        return self._added_matcher.cached("raw", raw)
+
+    def added_token_names(self) -> dict[int, str]:
+        """Each added token's name in decoding and :meth:`convert_ids_to_tokens`: a ``normalized`` token's content
+        normalized (``AddedVocabulary``'s normalized cache: Llama-2's ``"a b"`` is ``"▁a▁b"``), another's content."""
+
+        def names() -> dict[int, str]:
+            normalizer = self.file.pipeline.normalizer
+            return {
+                token_id: normalizer.normalize(token.content, [(i, i + 1) for i in range(len(token.content))])[0]
+                if token.normalized
+                else token.content
+                for token_id, token in self._added_tokens_decoder.items()
+            }
+
+        return self._added_matcher.cached("names", names)
+
+    def convert_ids_to_tokens(  # one signature for transformers' two overloads
+        self, ids: int | list[int], skip_special_tokens: bool = False
+    ) -> Any:
+        """The tokens of ``ids`` as the Rust backend names them (an added token by :meth:`added_token_names`)."""
+        names = self.added_token_names()
+        if isinstance(ids, int):
+            return names[ids] if ids in names else self._convert_id_to_token(ids)
+        skipped = set(self.all_special_ids) if skip_special_tokens else set()  # as both backends skip them
+        return [names[i] if i in names else self._convert_id_to_token(i) for i in map(int, ids) if i not in skipped]
+
+    @property
+    def pipeline(self) -> Pipeline:
+        """The file's pipeline, matching in the normalized text the added tokens that are ``normalized`` now: the
+        file's, and any added since (``AddedVocabulary::add_tokens`` normalizes such a token's content when it is
+        added; transformers' ``add_tokens`` makes a text one)."""
+        matcher = self.__dict__.get("_added_matcher")
+        if matcher is None:  # in the constructor, before there are added tokens of this tokenizer's own
+            return self.file.pipeline
+        return matcher.cached("pipeline", self._normalized_pipeline)
+
+    def _normalized_pipeline(self) -> Pipeline:
+        def flags(entries: Iterable[Mapping[str, Any]]) -> list[tuple[Any, ...]]:
+            return [tuple(entry.get(key) for key in ("id", *ADDED_TOKEN_FIELDS)) for entry in entries]
+
+        normalized = [entry for entry in self.added_token_entries() if entry["normalized"]]
+        if flags(normalized) == flags(entry for entry in self.file.added_tokens if entry.get("normalized")):
+            return self.file.pipeline  # the file's own, read with it
+        matched, token_flags = normalized_added(normalized, self.file.pipeline.normalizer)
+        return dataclasses.replace(self.file.pipeline, normalized_added=matched, normalized_flags=token_flags)
 
     def special_tokens_types(self, pair: bool = False) -> Types:
         """The type ids the post-processor gives its special tokens and the sequences."""

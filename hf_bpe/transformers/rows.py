@@ -279,6 +279,13 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             matcher.changed()
         super()._update_total_vocab_size()
 
+    def added_token_names(self) -> dict[int, str]:
+        """Each added token's name in decoding and :meth:`convert_ids_to_tokens`, by id: its content, unless a
+        subclass's pipeline normalizes it."""
+        return self._added_matcher.cached(
+            "names", lambda: {token_id: token.content for token_id, token in self._added_tokens_decoder.items()}
+        )
+
     def raw_added_tokens(self) -> dict[str, int]:
         """The added tokens matched in the raw text, before any normalizer: all of them, unless a subclass's
         pipeline matches some in the normalized text (``normalized: true``)."""
@@ -357,12 +364,12 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         ``skip_special_tokens`` leaves out dropped, then :meth:`convert_tokens_to_string` over them all."""
         ids = [token_ids] if isinstance(token_ids, int) else token_ids
         skipped = self.skipped_ids() if skip_special_tokens else set()
-        added = self._added_tokens_decoder
+        added = self.added_token_names()
         tokens = []
         for token_id in map(int, ids):
             if token_id in skipped:
                 continue
-            tokens.append(added[token_id].content if token_id in added else self._convert_id_to_token(token_id))
+            tokens.append(added[token_id] if token_id in added else self._convert_id_to_token(token_id))
         return self.cleaned(self.convert_tokens_to_string(tokens), clean_up_tokenization_spaces)
 
     def cleaned(self, text: str, clean_up_tokenization_spaces: bool | None) -> str:

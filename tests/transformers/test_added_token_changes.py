@@ -45,3 +45,30 @@ def test_adding_tokens_after_encoding_gives_the_rust_backends_rows(name):
     assert _rows(ours, TEXTS) == _rows(rust, TEXTS)
     again = pickle.loads(pickle.dumps(ours))
     assert _rows(again, TEXTS) == _rows(rust, TEXTS)
+
+
+@pytest.mark.parametrize("name", ["llama2", "gemma3", "qwen3"])
+def test_tokens_added_as_normalized_are_matched_named_and_decoded_as_the_rust_backend_does(name):
+    """A text given to ``add_tokens`` is a ``normalized`` token: the Rust backend normalizes its content and matches
+    that in the normalized text (Llama-2's ``"hello world"`` is ``"▁hello▁world"``, so it takes the space before it),
+    names it so in ``convert_ids_to_tokens`` and hands it to the decoder like any token (a byte-level file's
+    ``"Wörld"`` decodes to the bytes its characters stand for). The classes matched such tokens in the raw text
+    and named them by their content. (How many tokens ``add_tokens`` reports is each backend's own: the Python
+    backend does not count a token its vocabulary has, the Rust backend does.)"""
+    path = model_tokenizer_json(name)
+    ours, rust = hf_bpe.from_pretrained(path), PreTrainedTokenizerFast(tokenizer_file=str(path))
+    texts = [*TEXTS, "say hello world and the wide Wörld xyzxyz", " hello world", "Hello  world, Hello!"]
+    assert _rows(ours, texts) == _rows(rust, texts)
+    for tok in (ours, rust):
+        tok.add_tokens(["hello world", "Wörld", "▁wide", "xyz"])
+        tok.add_tokens([AddedToken("Hello", single_word=True, normalized=True)])
+    assert _rows(ours, texts) == _rows(rust, texts)
+    for ids in ours(texts)["input_ids"]:
+        assert ours.convert_ids_to_tokens(ids) == rust.convert_ids_to_tokens(ids)
+        assert ours.convert_ids_to_tokens(ids, skip_special_tokens=True) == rust.convert_ids_to_tokens(
+            ids, skip_special_tokens=True
+        )
+        assert ours.decode(ids) == rust.decode(ids)
+        assert ours.decode(ids, skip_special_tokens=True) == rust.decode(ids, skip_special_tokens=True)
+    again = pickle.loads(pickle.dumps(ours))
+    assert _rows(again, texts) == _rows(rust, texts)
