@@ -399,13 +399,13 @@ def _well_formed_merges(raw: Any) -> Merges | None:
         return None if raw else []
     kinds = set(map(type, raw))
     if kinds == {str}:
-        # One space, neither first nor last: two non-empty parts (checked without splitting).
+        # One space each (counted without splitting), then no empty part (a space first or last).
         if set(map(str.count, raw, itertools.repeat(" "))) != {1}:
-            return None
-        if any(map(str.startswith, raw, itertools.repeat(" "))) or any(map(str.endswith, raw, itertools.repeat(" "))):
             return None
         # Each split list freed at once (a list of them kept alive would wake the garbage collector over and over).
         merges = list(map(tuple, map(str.split, raw, itertools.repeat(" "))))
+        if "" in itertools.chain.from_iterable(merges):
+            return None
     elif kinds == {list}:
         if set(map(len, raw)) != {2}:
             return None
