@@ -11,6 +11,7 @@ import shutil
 from typing import Any, NoReturn
 
 from hf_bpe.cli.errors import EXIT_STATUSES
+from hf_bpe.cli.parity import add_parity_options
 from hf_bpe.cli.settings import ROLES, TRAIN_DEFAULTS, preset_names
 
 
@@ -294,7 +295,8 @@ def _add_train(commands: Any) -> None:
         ".zst are decompressed; - is standard input) and write vocab.json, merges.txt, tokenizer_config.json and\n"
         "tokenizer.json to DIR, all four or none.",
         "  hf-bpe train a.txt b.txt -o my-tokenizer --vocab-size 32000 --special-tokens '<|endoftext|>'\n"
-        "  hf-bpe train corpus/*.txt -o my-tokenizer --config gpt2 --vocab-size 8000",
+        "  hf-bpe train corpus/*.txt -o my-tokenizer --config gpt2 --vocab-size 8000\n"
+        "  hf-bpe train --parity en=en.txt hi=hi-1.txt hi=hi-2.txt --dev en=en.dev hi=hi.dev -o tok --vocab-size 32000",
     )  # fmt: skip
     groups = _training_groups(train)
     groups["input"].add_argument("files", nargs="*", metavar="FILE", help="text files, read line by line")
@@ -311,6 +313,7 @@ def _add_train(commands: Any) -> None:
     output.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     output.add_argument("--no-progress", action="store_true", help="no progress bars")
     _add_training_options(groups)
+    add_parity_options(train.add_argument_group("parity-aware BPE (every language served alike: Foroutan et al. 2025)"))
 
 
 def _add_count(commands: Any) -> None:

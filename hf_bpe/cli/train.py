@@ -27,6 +27,7 @@ from hf_bpe.cli.checks import (
 )
 from hf_bpe.cli.directories import BYTE_LEVEL, KINDS, kind_of
 from hf_bpe.cli.errors import UsageError
+from hf_bpe.cli.parity import refuse_parity_only, train_parity
 from hf_bpe.cli.presentation import Progress
 from hf_bpe.cli.settings import (
     ROLES,
@@ -46,6 +47,9 @@ def train_command(args: argparse.Namespace) -> int:
     """``hf-bpe train``: WordPiece and Unigram in their own functions; BPE (byte-level, char-level, continued, one
     size or several) here."""
     settings = settings_of(args)
+    if args.parity:
+        return train_parity(args, settings)
+    refuse_parity_only(args)
     refuse_binary(args.files, settings["encoding_errors"])
     if args.continue_from and (settings["model"] != "bpe" or settings["char_level"]):
         raise UsageError("--continue-from continues byte-level BPE: leave out --model and --char-level")

@@ -345,7 +345,7 @@ def train_parity_from_counts(
     """
     names = list(train)
     specials = check_special_tokens(special_tokens)
-    _check(names, dev, ratio, variant, num_merges, min_frequency, global_merges, window_size, alpha)
+    check_parity_options(names, dev, ratio, variant, num_merges, min_frequency, global_merges, window_size, alpha)
     for name in names:
         if not train[name]:
             raise ValueError(f"language {name!r} has no training text: give it text or leave it out")
@@ -427,7 +427,7 @@ def _in_order(merges: list[str], tokens: list[str]) -> tuple[Merges, int]:
     return [(tokens[ord(pair[0])], tokens[ord(pair[1])]) for pair in kept], len(merges)
 
 
-def _check(
+def check_parity_options(
     names: list[str],
     dev: Mapping[str, object] | None,
     ratio: Mapping[str, float] | None,
@@ -438,7 +438,11 @@ def _check(
     window_size: int,
     alpha: float,
 ) -> None:
-    """Refuse bad options, naming the option, the language or the value."""
+    """Refuse bad options, naming the option, the language or the value (the command line checks with it too).
+
+    Raises:
+        ValueError: naming the option and the value.
+    """
     if not names:
         raise ValueError("train has no language: give a mapping from each language's name to its texts")
     if variant not in VARIANTS:
@@ -530,7 +534,7 @@ def train_parity_aware(
         raise ValueError("train_parity_aware trains byte-level BPE: give a byte-level pre_tokenizer")
     check_count("workers", workers, 1, optional=True)
     names = list(train)
-    _check(names, dev, ratio, variant, num_merges, min_frequency, global_merges, window_size, alpha)
+    check_parity_options(names, dev, ratio, variant, num_merges, min_frequency, global_merges, window_size, alpha)
     sources = [("train", name, train[name]) for name in names]
     sources += [("dev", name, dev[name]) for name in names] if dev is not None else []
     counted = _count(sources, cut, workers or os.cpu_count() or 1)

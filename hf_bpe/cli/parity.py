@@ -1,0 +1,281 @@
+"""``hf-bpe train --parity LANG=FILE ...``: parity-aware BPE (:func:`hf_bpe.models.bpe.parity.train_parity_aware`)
+from the command line: its options, their checks (each refusal a :class:`UsageError` naming the option and the
+value), the files read line by line and the summary printed. The training is the library's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from hf_bpe.cli.checks import check_output, check_special_tokens
+from hf_bpe.cli.errors import UsageError
+from hf_bpe.cli.settings import ROLES, pre_tokenizer_of
+
+#: The options only parity-aware training takes (``args`` names), refused without ``--parity``.
+PARITY_ONLY = ("dev", "ratio", "variant", "global_merges", "window_size", "alpha", "total_symbols", "num_merges")
+#: ``train`` options parity-aware training does not take, each with why (refused by name).
+NOT_PARITY = {
+    "continue_from": "continuing a tokenizer with parity-aware merges is not implemented yet",
+    "from_counts": "it reads the languages' files: give them as --parity LANG=FILE",
+    "char_level": "it trains byte-level BPE",
+    "end_of_word_suffix": "it trains byte-level BPE",
+    "continuing_subword_prefix": "it trains byte-level BPE",
+    "max_token_length": "ParityBpeTrainer's max_token_length is not implemented by hf_bpe's parity trainer",
+    "limit_alphabet": "ParityBpeTrainer's limit_alphabet is not implemented by hf_bpe's parity trainer",
+    "scoring": "it is a WordPiece option",
+    "strip_accents": "it is a WordPiece option",
+    "max_input_chars_per_word": "it is a WordPiece option",
+    "shrinking_factor": "it is a Unigram option",
+    "max_piece_length": "it is a Unigram option",
+    "n_sub_iterations": "it is a Unigram option",
+}
+
+
+def language_file(text: str) -> tuple[str, str]:
+    """``LANG=FILE`` (argparse type of ``--parity`` and ``--dev``).
+
+    >>> language_file("hi=corpus/hi.txt")
+    ('hi', 'corpus/hi.txt')
+    """
+    language, equals, path = text.partition("=")
+    if not equals or not language.strip() or not path:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LANG=FILE (e.g. en=english.txt)")
+    return language.strip(), path
+
+
+def language_ratio(text: str) -> tuple[str, float]:
+    """``LANG=R``, R a positive number (argparse type of ``--ratio``).
+
+    >>> language_ratio("ja=2.6")
+    ('ja', 2.6)
+    """
+    language, equals, value = text.partition("=")
+    try:
+        ratio = float(value)
+    except ValueError:
+        ratio = math.nan
+    if not equals or not language.strip() or not math.isfinite(ratio) or ratio <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LANG=R with R a positive number (e.g. ja=2.6)")
+    return language.strip(), ratio
+
+
+def add_parity_options(group: Any) -> None:
+    """The options of ``train --parity`` (``train`` only)."""
+    group.add_argument("--parity", nargs="+", action="extend", type=language_file, metavar="LANG=FILE",
+                       help="train parity-aware BPE on each language's files (repeat LANG=FILE for several files "
+                       "of a language); each merge goes to the language served worst")  # fmt: skip
+    group.add_argument("--dev", nargs="+", action="extend", type=language_file, metavar="LANG=FILE",
+                       help="held-out (ideally parallel) text per language: the language whose text is longest "
+                       "in tokens takes the next merge (default: the training text's length)")  # fmt: skip
+    group.add_argument(
+        "--ratio",
+        nargs="+",
+        action="extend",
+        type=language_ratio,
+        metavar="LANG=R",
+        help="instead of --dev: each language's target compression (only proportions matter)",
+    )
+    group.add_argument("--variant", choices=("base", "window"), default=None,
+                       help="window: pass over a language holding more than alpha/languages of the last "
+                       "--window-size choices (default: base)")  # fmt: skip
+    group.add_argument(
+        "--global-merges",
+        type=_count(0),
+        default=None,
+        metavar="N",
+        help="the first N merges from the counts summed over the languages (default: 0)",
+    )
+    group.add_argument("--window-size", type=_count(1), default=None, metavar="N", help="window variant (default 100)")
+    group.add_argument("--alpha", type=_alpha, default=None, metavar="A", help="window variant (default 2.0)")
+    group.add_argument("--num-merges", type=_count(0), default=None, metavar="N",
+                       help="make N merges instead of aiming at --vocab-size")  # fmt: skip
+    group.add_argument("--total-symbols", action="store_true", default=None,
+                       help="with --num-merges: the vocabulary before any merge counts in N, which is then the "
+                       "most tokens (what --vocab-size asks)")  # fmt: skip
+
+
+def _count(least: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer of at least {least}")
+        return value
+
+    return parse
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return value
+
+
+def refuse_parity_only(args: argparse.Namespace) -> None:
+    """Without ``--parity``: refuse its own options by name."""
+    given = [name for name in PARITY_ONLY if getattr(args, name, None) is not None]
+    if given:
+        option = given[0].replace("_", "-")
+        raise UsageError(f"--{option} is an option of parity-aware training; add --parity LANG=FILE")
+
+
+def _by_language(option: str, pairs: list[tuple[str, str]], languages: list[str] | None) -> dict[str, list[str]]:
+    """``LANG=FILE`` pairs grouped by language in the order first given; each file must exist, and (``languages``
+    given) each language be one of them."""
+    grouped: dict[str, list[str]] = {}
+    for language, path in pairs:
+        if languages is not None and language not in languages:
+            raise UsageError(
+                f"--{option} {language}={path}: {language!r} is not a --parity language ({', '.join(languages)})"
+            )
+        if path == "-":
+            raise UsageError(f"--{option} {language}=-: standard input is not read here; save it to a file first")
+        if not Path(path).is_file():
+            what = "a directory, not a file" if Path(path).is_dir() else "no such file"
+            raise UsageError(f"--{option} {language}={path}: {what}")
+        grouped.setdefault(language, []).append(path)
+    return grouped
+
+
+def parity_inputs(args: argparse.Namespace) -> tuple[dict[str, list[str]], dict[str, list[str]] | None, Any]:
+    """The training files per language, the dev files per language (None without ``--dev``) and the ratios (None
+    without ``--ratio``), checked."""
+    train = _by_language("parity", args.parity, None)
+    names = list(train)
+    dev = None if args.dev is None else _by_language("dev", args.dev, names)
+    if args.dev is not None and args.ratio is not None:
+        raise UsageError("give --dev (held-out text per language) or --ratio (a target per language), not both")
+    ratio = None
+    if args.ratio is not None:
+        ratio = {}
+        for language, value in args.ratio:
+            if language not in names:
+                raise UsageError(f"--ratio {language}={value}: {language!r} is not a --parity language")
+            if language in ratio:
+                raise UsageError(f"--ratio {language} is given twice")
+            ratio[language] = value
+    for option, given in (("dev", dev), ("ratio", ratio)):
+        missing = [name for name in names if given is not None and name not in given]
+        if missing:
+            raise UsageError(f"--{option} has nothing for {missing[0]!r}: give one for every --parity language")
+    return train, dev, ratio
+
+
+def _refuse_others(args: argparse.Namespace, settings: dict[str, Any]) -> None:
+    """Refuse, by name, what ``train`` takes and parity-aware training does not."""
+    if args.files:
+        raise UsageError(
+            f"FILE {args.files[0]}: with --parity every file is a language's: give it as LANG={args.files[0]}"
+        )
+    if settings["model"] != "bpe":
+        raise UsageError(f"--model {settings['model']}: parity-aware training trains byte-level BPE")
+    for name, why in NOT_PARITY.items():
+        if getattr(args, name, None) not in (None, False) or (name in settings and settings[name] not in (None, False)):
+            raise UsageError(f"--{name.replace('_', '-')} does not go with --parity: {why}")
+    for name in ("clean_text", "handle_chinese_chars"):
+        if not settings[name]:
+            raise UsageError(f"--no-{name.replace('_', '-')} does not go with --parity: it is a WordPiece option")
+    if len(settings["vocab_sizes"]) > 1:
+        raise UsageError("--parity trains one --vocab-size at a time")
+    if args.num_merges is not None and args.vocab_size is not None:
+        raise UsageError("give --vocab-size (the most tokens) or --num-merges (how many merges), not both")
+    if args.total_symbols and args.num_merges is None:
+        raise UsageError("--total-symbols goes with --num-merges (--vocab-size counts every token already)")
+
+
+def read_lines(paths: list[str], errors: str) -> Iterator[str]:
+    """The files' lines, line endings kept, as ``tokenizers`` reads a file for training (compressed ones
+    decompressed).
+
+    Raises:
+        ValueError: naming the file and line of invalid UTF-8 (``errors="strict"``).
+    """
+    from hf_bpe.counting.sources import open_binary
+    from hf_bpe.utf8 import invalid_utf8
+
+    for path in paths:
+        with open_binary(path) as stream:
+            offset = 0
+            for number, line in enumerate(stream):
+                try:
+                    yield line.decode("utf-8", errors)
+                except UnicodeDecodeError as e:
+                    located = invalid_utf8(path, e, line, base=offset, lines_before=number)
+                    raise ValueError(f"{located}; fix the file, or give --encoding-errors replace") from e
+                offset += len(line)
+
+
+def train_parity(args: argparse.Namespace, settings: dict[str, Any]) -> int:
+    """``hf-bpe train --parity``: check, train with :func:`~hf_bpe.models.bpe.parity.train_parity_aware`, write
+    the tokenizer directory, print the summary."""
+    from hf_bpe.models.bpe.parity import check_parity_options, train_parity_aware
+
+    _refuse_others(args, settings)
+    check_special_tokens(args)
+    train, dev, ratio = parity_inputs(args)
+    cut = pre_tokenizer_of(settings)  # a bad --regex or pattern, before any work
+    num_merges = settings["vocab_size"] if args.num_merges is None else args.num_merges
+    options: dict[str, Any] = {
+        "variant": args.variant or "base",
+        "num_merges": num_merges,
+        "min_frequency": settings["min_frequency"],
+        "global_merges": args.global_merges or 0,
+        "window_size": args.window_size or 100,
+        "alpha": 2.0 if args.alpha is None else args.alpha,
+        "total_symbols": args.num_merges is None or bool(args.total_symbols),
+    }
+    try:
+        check_parity_options(list(train), dev, ratio, **{k: v for k, v in options.items() if k != "total_symbols"})
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    check_output(args.output, force=args.force)
+    errors = settings["encoding_errors"]
+    start = time.perf_counter()
+    result = train_parity_aware(
+        {name: read_lines(paths, errors) for name, paths in train.items()},
+        dev=None if dev is None else {name: read_lines(paths, errors) for name, paths in dev.items()},
+        ratio=ratio,
+        pre_tokenizer=cut,
+        special_tokens=settings["special_tokens"],
+        exclude_special_tokens=settings["exclude_special_tokens"],
+        workers=settings["workers"],
+        **options,
+    )
+    roles = {role: settings[role] for role in ROLES}
+    result.save(args.output, roles=roles, force=args.force)
+    _print_summary(args, list(train), result, time.perf_counter() - start)
+    return 0
+
+
+def _print_summary(args: argparse.Namespace, languages: list[str], result: Any, elapsed: float) -> None:
+    """What training gave: a line, or one JSON object with ``--json``."""
+    if args.json:
+        summary = {
+            "output": str(args.output),
+            "languages": languages,
+            "vocab_size": len(result.vocab),
+            "merges": result.merges_learned,
+            "stop_reason": result.stop_reason,
+            "seconds": round(elapsed, 3),
+        }
+        print(json.dumps(summary, ensure_ascii=False))
+        return
+    print(
+        f"parity-aware BPE over {len(languages)} languages ({', '.join(languages)}): vocab size {len(result.vocab)}, "
+        f"{result.merges_learned} merges learned, stopped: {result.stop_reason}, {elapsed:.1f} s, "
+        f"written to {args.output}",
+        file=sys.stdout,
+    )
