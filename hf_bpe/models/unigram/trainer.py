@@ -18,29 +18,41 @@ The steps of ``tokenizers/src/models/unigram/trainer.rs`` (``do_train``), in ord
    up to the size, sorted by score (best first), after the special tokens (and ``unk_token``, first, if it is not
    one of them).
 
-Sums over words run in word order; the reference cuts the words into chunks per thread and adds the chunks'
-sums, in an order that changes from run to run, so its scores move by about 1e-3 between runs of the same input
-while the set of pieces does not. This module writes no files (:mod:`.files` does) and does not cut text
+The reference cuts the words into chunks per thread and adds the chunks' sums, in an order that changes from
+run to run, so its scores move by about 1e-3 between runs of the same input while the set of pieces does not. Here
+the E-step's sums run over :data:`E_STEP_GROUPS` fixed groups of words, added in order, and the processes that
+share the groups (and pruning's Viterbi pass, whose sums are whole numbers) change no float: the same result on
+one core or many. This module writes no files (:mod:`.files` does) and does not cut text
 (:mod:`.recipe` does).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel, shortfall
 from hf_bpe.models.unigram.lattice import UnigramModel
 from hf_bpe.models.unigram.options import UnigramOptions
+from hf_bpe.processes import fork_processes, run_forked
 
 Pieces = list[tuple[str, float]]
 
 #: The trainer's own unknown piece while training (``"<UNK>"`` in ``do_train``), never in the result.
 TRAINING_UNK = "<UNK>"
 _BOUNDARY = "\0"
+#: The fixed groups of words the E-step sums separately (:func:`run_e_step`).
+E_STEP_GROUPS = 8
+#: Distinct words from which the E-step and pruning share their words among processes (fewer do not repay the
+#: forks, some 10-50 ms each); either way the result is the same.
+PARALLEL_MIN_WORDS = 20_000
+
+T = TypeVar("T")
 
 
 class UnigramTrainingError(ValueError):
@@ -165,14 +177,50 @@ def seed_pieces(sentences: Sequence[tuple[str, int]], options: UnigramOptions) -
     return [(piece, math.log(score) - log_sum) for piece, score in seeds]
 
 
-def run_e_step(model: UnigramModel, sentences: Sequence[tuple[str, int]]) -> list[float]:
-    """Expected counts of every piece over the corpus (``run_e_step``)."""
+def run_e_step(model: UnigramModel, sentences: Sequence[tuple[str, int]], processes: int = 1) -> list[float]:
+    """Expected counts of every piece over the corpus (``run_e_step``).
+
+    The words are cut into :data:`E_STEP_GROUPS` fixed groups; each group's sums start from zero and the groups'
+    sums are added in order (the reference does so per thread's chunk): the same floats whatever ``processes``
+    share the groups out.
+    """
+    bounds = _groups(len(sentences), E_STEP_GROUPS)
+
+    def groups(first: int, last: int) -> list[list[float]]:
+        return [_expected(model, sentences[start:end]) for start, end in bounds[first:last]]
+
+    parts = [part for share in _shared(groups, len(bounds), processes, "unigram E-step") for part in share]
+    expected = parts[0]
+    for part in parts[1:]:
+        expected = [total + value for total, value in zip(expected, part, strict=True)]
+    return expected
+
+
+def _expected(model: UnigramModel, sentences: Sequence[tuple[str, int]]) -> list[float]:
     expected = [0.0] * len(model.pieces)
     for word, count in sentences:
         z = model.populate_marginal(word, float(count), expected)
         if math.isnan(z):
             raise UnigramTrainingError(f"the likelihood of {word[:40]!r} is NaN (a word may be too long)")
     return expected
+
+
+def _groups(size: int, count: int) -> list[tuple[int, int]]:
+    """``count`` contiguous ``(start, end)`` ranges covering ``range(size)``, as even as can be."""
+    return [(size * index // count, size * (index + 1) // count) for index in range(count)]
+
+
+def _shared(work: Callable[[int, int], T], items: int, processes: int, name: str) -> list[T]:
+    """``work(first, last)`` over ``range(items)`` cut into ``processes`` contiguous shares, the last share in this
+    process and each other in a forked child (:func:`hf_bpe.processes.run_forked`), results in share order."""
+    shares = _groups(items, max(1, min(processes, items)))
+    return run_forked([functools.partial(work, first, last) for first, last in shares], name)
+
+
+def training_processes(sentences: Sequence[tuple[str, int]]) -> int:
+    """How many processes the E-step and pruning share their words among: the CPUs (:func:`fork_processes`), or
+    one for a corpus too small to repay a fork. It changes no result (:func:`run_e_step`)."""
+    return fork_processes() if len(sentences) >= PARALLEL_MIN_WORDS else 1
 
 
 def run_m_step(pieces: Pieces, expected: Sequence[float]) -> Pieces:
@@ -192,7 +240,11 @@ def run_m_step(pieces: Pieces, expected: Sequence[float]) -> Pieces:
 
 
 def prune_pieces(
-    model: UnigramModel, pieces: Pieces, sentences: Sequence[tuple[str, int]], options: UnigramOptions
+    model: UnigramModel,
+    pieces: Pieces,
+    sentences: Sequence[tuple[str, int]],
+    options: UnigramOptions,
+    processes: int = 1,
 ) -> Pieces:
     """``prune_sentence_pieces``: keep the pieces whose removal would cost the corpus likelihood most."""
     always_keep = [True] * len(pieces)
@@ -210,14 +262,8 @@ def prune_pieces(
             always_keep[index] = True
             alternatives[index] = nbests[1]
 
-    vsum = 0.0
-    freq = [0.0] * len(pieces)
-    inverted: list[list[int]] = [[] for _ in pieces]
-    for sentence_index, (word, count) in enumerate(sentences):
-        vsum += count
-        for piece_id in model.viterbi(word):
-            freq[piece_id] += count
-            inverted[piece_id].append(sentence_index)
+    vsum = float(sum(count for _, count in sentences))
+    freq, inverted = _viterbi_counts(model, sentences, processes)
 
     total = _sum(freq)
     log_total = math.log(total)
@@ -256,6 +302,31 @@ def prune_pieces(
             break
         new_pieces.append(pieces[index])
     return new_pieces
+
+
+def _viterbi_counts(
+    model: UnigramModel, sentences: Sequence[tuple[str, int]], processes: int
+) -> tuple[list[float], list[list[int]]]:
+    """How often each piece is on the words' Viterbi paths (counts weighted: whole numbers, so exact in any order),
+    and the words (their indices, ascending) each is on, shared among ``processes`` by contiguous ranges."""
+
+    def counted(first: int, last: int) -> tuple[list[float], list[list[int]]]:
+        freq = [0.0] * len(model.pieces)
+        inverted: list[list[int]] = [[] for _ in model.pieces]
+        for sentence_index in range(first, last):
+            word, count = sentences[sentence_index]
+            for piece_id in model.viterbi(word):
+                freq[piece_id] += count
+                inverted[piece_id].append(sentence_index)
+        return freq, inverted
+
+    shares = _shared(counted, len(sentences), processes, "unigram pruning")
+    freq, inverted = shares[0]
+    for more_freq, more_inverted in shares[1:]:
+        freq = [total + value for total, value in zip(freq, more_freq, strict=True)]
+        for ids, more in zip(inverted, more_inverted, strict=True):
+            ids += more
+    return freq, inverted
 
 
 def required_chars(sentences: Sequence[tuple[str, int]], options: UnigramOptions) -> list[str]:
@@ -341,6 +412,7 @@ def train_unigram(
             "which the vocabulary must hold: raise --vocab-size"
         )
     model = UnigramModel(pieces, 0)
+    processes = training_processes(sentences)
     rounds = _expected_rounds(len(pieces), desired, options.shrinking_factor)
     round_ = 0
     while True:
@@ -348,14 +420,14 @@ def train_unigram(
             progress("em", round_, rounds)
         round_ += 1
         for iteration in range(options.n_sub_iterations):
-            expected = run_e_step(model, sentences)
+            expected = run_e_step(model, sentences, processes)
             pieces = run_m_step(pieces, expected)
             model = UnigramModel(pieces, 0)
             if trace:
                 trace(f"em {round_}.{iteration + 1}", pieces)
         if len(pieces) <= desired:
             break
-        pieces = prune_pieces(model, pieces, sentences, options)
+        pieces = prune_pieces(model, pieces, sentences, options, processes)
         model = UnigramModel(pieces, 0)
         if trace:
             trace(f"prune {round_}", pieces)

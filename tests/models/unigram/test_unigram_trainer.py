@@ -352,3 +352,20 @@ def test_an_empty_file_is_refused_by_name(tmp_path, capsys):
     assert main(["train", str(empty), "-o", str(tmp_path / "out"), "--model", "unigram", "--no-progress"]) == 1
     assert capsys.readouterr().err == f"hf-bpe: error: {empty}: no text to train on (the files are empty)\n"
     assert not (tmp_path / "out").exists()
+
+
+def test_one_process_or_two_train_the_same_floats(tmp_path, debian_corpora, monkeypatch):
+    """The E-step sums fixed groups of words and pruning's Viterbi pass sums whole numbers, whatever processes
+    share them: the forks forced on and off give the same scores bit for bit, and the reference's pieces."""
+    from hf_bpe.models.unigram import trainer
+
+    text = debian_corpora["japanese"].read_bytes().decode("utf-8")[:60_000]
+    path = tmp_path / "ja.txt"
+    path.write_bytes(text[: text.rindex("\n") + 1].encode("utf-8"))
+    options = UnigramOptions(vocab_size=1500, unk_token="<unk>")
+    monkeypatch.setattr(trainer, "fork_processes", lambda: 2)
+    monkeypatch.setattr(trainer, "PARALLEL_MIN_WORDS", 0)
+    forked = ours(path, options)
+    monkeypatch.setattr(trainer, "PARALLEL_MIN_WORDS", 10**9)
+    assert ours(path, options) == forked
+    assert_same_training(path, options, runs=2, result=forked)
