@@ -15,8 +15,9 @@ The steps are the reference's, named after its functions:
    meta pieces. The result is a :class:`~.model_proto.ModelProto`; :mod:`.model_writer` writes its bytes.
 
 Options are sentencepiece's, by its names and defaults (:class:`SentencePieceOptions`); one this module does not
-implement is refused by name. Normalization: ``identity`` only for now (the ``nmt_nfkc`` family needs sentencepiece's
-precompiled character map, which hf_bpe does not generate yet). Unicode scripts (``split_by_unicode_script``) come
+implement is refused by name. Normalization (every rule: ``nmt_nfkc``, the default, ``nfkc``, ``nmt_nfkc_cf``,
+``nfkc_cf``, ``identity``) is :mod:`.normalization`'s; the rules' character maps come from the installed
+``sentencepiece`` package, ``identity`` needs none. Unicode scripts (``split_by_unicode_script``) come
 from the ``regex`` module, limited to the scripts of Unicode 9.0 that sentencepiece's own table knows.
 """
 
@@ -40,6 +41,7 @@ from hf_bpe.models.sentencepiece.model_proto import (
     PieceType,
     TrainerSpec,
 )
+from hf_bpe.models.sentencepiece.normalization import Normalizer, rule_charsmap
 
 #: sentencepiece's meta characters: white space, the unknown character, the pretokenization boundary.
 WS = "\u2581"
@@ -47,7 +49,6 @@ UNK_CHAR = "\u2585"
 BOUNDARY = "\x1f"
 
 _DEFAULTS = TrainerSpec()
-_ESCAPED = regex.compile("[\udc80-\udcff]")
 
 #: TrainerSpec options this module implements (any value) and the ones it only accepts at their default.
 _IMPLEMENTED = (
@@ -80,7 +81,6 @@ _IMPLEMENTED = (
 )
 _DEFAULT_ONLY = ("allow_whitespace_only_pieces", "input_sentence_size", "use_all_vocab", "auto_character_coverage")
 _NORMALIZER_OPTIONS = ("normalization_rule_name", "add_dummy_prefix", "remove_extra_whitespaces")
-_IMPLEMENTED_RULES = ("identity",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,11 +122,7 @@ class SentencePieceOptions:
                     )
             else:
                 raise ValueError(f"sentencepiece option {key} is not implemented by hf_bpe's BPE trainer")
-        if normalizer["name"] not in _IMPLEMENTED_RULES:
-            raise ValueError(
-                f"sentencepiece option normalization_rule_name={normalizer['name']!r} is not implemented by hf_bpe "
-                f"yet (implemented: {', '.join(_IMPLEMENTED_RULES)})"
-            )
+        normalizer["precompiled_charsmap"] = rule_charsmap(str(normalizer["name"]))
         options = cls(TrainerSpec(**trainer), NormalizerSpec(**normalizer))
         _verify(options.trainer_spec)
         return options
@@ -222,31 +218,6 @@ def meta_pieces(spec: TrainerSpec) -> dict[int, tuple[str, PieceType]]:
 # -- normalizing and counting (LoadSentences, Normalizer::Normalize, SplitIntoWords) ------------------------------
 
 
-def normalize(text: str, normalizer: NormalizerSpec, *, treat_whitespace_as_suffix: bool = False) -> str:
-    """``Normalizer::Normalize`` with the ``identity`` rule (no character map): white space handling only.
-
-    >>> normalize("  hello   world ", NormalizerSpec(name="identity"))
-    '▁hello▁world'
-    """
-    remove = normalizer.remove_extra_whitespaces
-    if remove:
-        text = text.lstrip(" ")
-        if not text:
-            return ""
-        text = regex.sub(" {2,}", " ", text)
-    space = WS if normalizer.escape_whitespaces else " "
-    out = text.replace(" ", space)
-    if normalizer.add_dummy_prefix and not treat_whitespace_as_suffix:
-        out = space + out
-    if remove:
-        # The reference strips trailing escaped spaces, a literal U+2581 in the text included.
-        while out.endswith(space):
-            out = out[: -len(space)]
-    if normalizer.add_dummy_prefix and treat_whitespace_as_suffix:
-        out += space
-    return out
-
-
 def _replace_meta(text: str, matcher: regex.Pattern[str] | None) -> str:
     """``PrefixMatcher::GlobalReplace``: each meta piece in ``text`` (longest first) becomes U+001F."""
     return text if matcher is None else matcher.sub(BOUNDARY, text)
@@ -284,16 +255,16 @@ def count_words(lines: Iterable[str | bytes], options: SentencePieceOptions) -> 
     >>> sorted(count_words(["a b", "b <s>"], options).items())
     [('▁\\x1f', 1), ('▁a', 1), ('▁b', 2)]
     """
-    spec, normalizer = options.trainer_spec, options.normalizer_spec
+    spec = options.trainer_spec
     matcher = _meta_matcher(spec)
     suffix = spec.treat_whitespace_as_suffix
+    normalizer = Normalizer(options.normalizer_spec, suffix)
     counts: Counter[str] = Counter()
     for line in lines:
         raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
         if not raw or len(raw) > spec.max_sentence_length or UNK_CHAR.encode() in raw:
             continue
-        text = _decode(raw)
-        sentence = _replace_meta(normalize(text, normalizer, treat_whitespace_as_suffix=suffix), matcher)
+        sentence = _replace_meta(normalizer.normalize(raw.decode("utf-8", "surrogateescape")), matcher)
         if not sentence:
             continue
         if spec.split_by_whitespace:
@@ -301,11 +272,6 @@ def count_words(lines: Iterable[str | bytes], options: SentencePieceOptions) -> 
         else:
             counts[sentence] += 1
     return counts
-
-
-def _decode(raw: bytes) -> str:
-    """UTF-8 with each byte of a malformed sequence read as U+FFFD (``NormalizePrefix`` consumes one byte each)."""
-    return _ESCAPED.sub("\ufffd", raw.decode("utf-8", "surrogateescape"))
 
 
 # -- Unicode scripts (unicode_script::GetScript, its table of Unicode 9.0) ----------------------------------------

@@ -4,6 +4,10 @@ parsed with sentencepiece's own ``sentencepiece_model_pb2`` and compared field b
 the trainer spec but its input and model prefix; the normalizer spec), and both encode held-out text with
 ``SentencePieceProcessor`` to the same ids.
 
+The charsmap rules (``nmt_nfkc``, sentencepiece's default, and ``nfkc``, ``nmt_nfkc_cf``, ``nfkc_cf``) are judged
+the same way on corpora mixed with text each rule changes, and hf_bpe's normalizer against sentencepiece's own
+``SentencePieceNormalizer``.
+
 Corpora: slices of the Debian English, Japanese, Chinese and Russian corpora (``debian_corpora``) and Python's own
 standard library sources (code: long lines, digits, indentation runs).
 """
@@ -146,6 +150,103 @@ def test_counts_from_several_sources_add_up(debian_corpora: dict[str, Path], tmp
     _assert_same_model(write_model_proto(train_bpe(counts, options)), reference, ["Привет, мир! 12345"])
 
 
+#: Text each charsmap rule changes: full-width ASCII, ligatures, half-width katakana with its sound marks, NBSP and
+#: ideographic spaces, combining marks (composed by NFKC), circled digits, control characters, tabs, upper case.
+RULE_TEXT = [
+    "ＡＢＣ ｄｅｆ １２３ ｆｉｌｅ ﬁle ﬂow ﬃ ｶﾞｷﾞｸﾞ ﾊﾟﾋﾟ ｱｲｳ",
+    "caf\u00e9 cafe\u0301 A\u030a \u00c5 na\u0303o Zo\u0308e ｎｏ\u00a0break\u00a0\u00a0space",
+    "\u3000全角\u3000スペース\u3000 ①②③ ㍿ ㌔ Ⅻ \u00bd \u2126 \u212b",
+    "tab\there\x01ctl\x7f ZERO\u200bWIDTH  ПРИВЕТ Straße ΣΟΦΙΑ",
+]
+
+
+def _rule_corpus(debian_corpora: dict[str, Path], corpus: str) -> tuple[list[bytes], list[str]]:
+    """A training slice with the rule-changed lines mixed in, and held-out text holding them too."""
+    data = _code() if corpus == "code" else debian_corpora[corpus].read_bytes()
+    lines = _lines(data[TRAIN])
+    extra = [line.encode() for line in RULE_TEXT]
+    mixed: list[bytes] = []
+    for i, line in enumerate(lines):
+        mixed += [line, extra[i % len(extra)]] if i % 50 == 0 else [line]
+    lines = mixed
+    held_out = [line.decode("utf-8", "replace") for line in _lines(data[HELD_OUT])[:300]]
+    return lines, held_out + RULE_TEXT + [text.swapcase() for text in RULE_TEXT]
+
+
+#: (corpus, options) with sentencepiece's default normalization (nmt_nfkc) or the rule named.
+DEFAULT_RULE_CASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "english_1000": ("english", {"vocab_size": 1000}),
+    "english_4000_byte_fallback": ("english", {"vocab_size": 4000, "byte_fallback": True}),
+    "japanese_3000": ("japanese", {"vocab_size": 3000}),
+    "japanese_6000_byte_fallback": ("japanese", {"vocab_size": 6000, "byte_fallback": True}),
+    "chinese_3000_byte_fallback": ("chinese", {"vocab_size": 3000, "byte_fallback": True}),
+    "chinese_6000": ("chinese", {"vocab_size": 6000}),
+    "russian_1500_byte_fallback": ("russian", {"vocab_size": 1500, "byte_fallback": True}),
+    "russian_4000": ("russian", {"vocab_size": 4000}),
+    "code_1500": ("code", {"vocab_size": 1500}),
+    "code_4000_byte_fallback": ("code", {"vocab_size": 4000, "byte_fallback": True}),
+    "english_nfkc": ("english", {"vocab_size": 2000, "normalization_rule_name": "nfkc"}),
+    "russian_nmt_nfkc_cf": ("russian", {"vocab_size": 2000, "normalization_rule_name": "nmt_nfkc_cf"}),
+    "japanese_nfkc_cf_spaces_kept": (
+        "japanese",
+        {"vocab_size": 3000, "normalization_rule_name": "nfkc_cf", "remove_extra_whitespaces": False},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", DEFAULT_RULE_CASES)
+def test_charsmap_rules_equal_spm_train(case: str, debian_corpora: dict[str, Path], tmp_path: Path) -> None:
+    """The default rule (nmt_nfkc) and the other charsmap rules: the normalizer spec (name, charsmap bytes, flags)
+    and every piece equal spm_train's, and held-out text the rule changes encodes to the same ids."""
+    corpus, options = DEFAULT_RULE_CASES[case]
+    lines, held_out = _rule_corpus(debian_corpora, corpus)
+    reference = _spm_train(tmp_path, lines, **options)
+    ours = train_bpe_from_text(lines, **options)
+    _assert_same_model(ours, reference, held_out)
+    spec = sentencepiece_model_pb2.ModelProto.FromString(ours).normalizer_spec
+    assert spec.name == options.get("normalization_rule_name", "nmt_nfkc")
+    assert len(spec.precompiled_charsmap) > 100_000
+
+
+def test_normalization_equals_sentencepiece_normalizer() -> None:
+    """Each rule, with and without its white-space options, normalizes as sentencepiece's own normalizer does,
+    on the rule-changed text and random mixes of the characters it changes (malformed bytes aside: sentencepiece's
+    Python normalizer takes str)."""
+    import random
+
+    from hf_bpe.models.sentencepiece.normalization import Normalizer
+
+    rng = random.Random(43)
+    pool = list("aeAé ｶﾞﾟｱ\u0301\u0300\u0308\u00a0\u3000\t\x01ﬁﬂ①Å\u00b4㍿\u2581ΣßЁ\u200b")
+    texts = [*RULE_TEXT, "", " ", " \x01", "\x01", "\u00a0\u00a0", "ﾞ", "e\u0301\u0301"]
+    texts += ["".join(rng.choice(pool) for _ in range(rng.randint(0, 12))) for _ in range(2000)]
+    for rule in ("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity"):
+        for remove in (True, False):
+            for prefix in (True, False):
+                flags = {"remove_extra_whitespaces": remove, "add_dummy_prefix": prefix}
+                reference = sentencepiece.SentencePieceNormalizer(rule_name=rule, **flags)
+                options = SentencePieceOptions.from_kwargs(normalization_rule_name=rule, **flags)
+                ours = Normalizer(options.normalizer_spec)
+                for text in texts:
+                    assert ours.normalize(text) == reference.normalize(text), (rule, flags, text)
+
+
+def test_a_rule_without_sentencepiece_installed_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from hf_bpe.models.sentencepiece import normalization
+
+    monkeypatch.setitem(sys.modules, "sentencepiece", None)
+    normalization.rule_charsmap.cache_clear()
+    try:
+        with pytest.raises(ModuleNotFoundError, match=r"normalization_rule_name='nfkc'.*pip install sentencepiece"):
+            SentencePieceOptions.from_kwargs(normalization_rule_name="nfkc")
+        options = SentencePieceOptions.from_kwargs(normalization_rule_name="identity")
+        assert options.normalizer_spec.precompiled_charsmap == b""
+    finally:
+        normalization.rule_charsmap.cache_clear()
+
+
 def test_a_vocabulary_larger_than_the_corpus_yields_fails_as_spm_train_does(tmp_path: Path) -> None:
     lines = [b"abc abd", b"abc"]
     with pytest.raises(RuntimeError, match="Vocabulary size too high"):
@@ -157,8 +258,8 @@ def test_a_vocabulary_larger_than_the_corpus_yields_fails_as_spm_train_does(tmp_
 @pytest.mark.parametrize(
     ("kwargs", "named"),
     [
-        ({}, "normalization_rule_name='nmt_nfkc'"),
-        ({"normalization_rule_name": "nfkc"}, "normalization_rule_name='nfkc'"),
+        ({"normalization_rule_name": "nfkc_lowercase"}, "normalization_rule_name='nfkc_lowercase'"),
+        ({"normalization_rule_tsv": "41\t61"}, "normalization_rule_tsv"),
         ({"normalization_rule_name": "identity", "seed_sentencepiece_size": 10}, "seed_sentencepiece_size"),
         ({"normalization_rule_name": "identity", "model_type": "unigram"}, "model_type='unigram'"),
         ({"normalization_rule_name": "identity", "allow_whitespace_only_pieces": True}, "allow_whitespace_only"),
