@@ -10,7 +10,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +18,12 @@ from hf_bpe.cli.checks import check_output, check_special_tokens
 from hf_bpe.cli.errors import UsageError
 from hf_bpe.cli.settings import ROLES, pre_tokenizer_of
 
+#: ``train``'s reading of ``--continue-from`` (:func:`hf_bpe.cli.train.continued_base`).
+ReadBase = Callable[[argparse.Namespace, dict[str, Any]], Any]
 #: The options only parity-aware training takes (``args`` names), refused without ``--parity``.
 PARITY_ONLY = ("dev", "ratio", "variant", "global_merges", "window_size", "alpha", "total_symbols", "num_merges")
 #: ``train`` options parity-aware training does not take, each with why (refused by name).
 NOT_PARITY = {
-    "continue_from": "continuing a tokenizer with parity-aware merges is not implemented yet",
     "from_counts": "it reads the languages' files: give them as --parity LANG=FILE",
     "char_level": "it trains byte-level BPE",
     "end_of_word_suffix": "it trains byte-level BPE",
@@ -218,15 +219,18 @@ def read_lines(paths: list[str], errors: str) -> Iterator[str]:
                 offset += len(line)
 
 
-def train_parity(args: argparse.Namespace, settings: dict[str, Any]) -> int:
+def train_parity(args: argparse.Namespace, settings: dict[str, Any], read_base: ReadBase) -> int:
     """``hf-bpe train --parity``: check, train with :func:`~hf_bpe.models.bpe.parity.train_parity_aware`, write
-    the tokenizer directory, print the summary."""
+    the tokenizer directory, print the summary. ``read_base``: ``train``'s reading of ``--continue-from`` (passed
+    in: this module is below ``train``'s)."""
     from hf_bpe.models.bpe.parity import check_parity_options, train_parity_aware
 
     _refuse_others(args, settings)
     check_special_tokens(args)
     train, dev, ratio = parity_inputs(args)
-    cut = pre_tokenizer_of(settings)  # a bad --regex or pattern, before any work
+    base = _base(args, settings, read_base)
+    # A bad --regex or pattern refused before any work; a continued base keeps its own cut.
+    cut = pre_tokenizer_of(settings) if base is None else None
     num_merges = settings["vocab_size"] if args.num_merges is None else args.num_merges
     options: dict[str, Any] = {
         "variant": args.variant or "base",
@@ -241,7 +245,7 @@ def train_parity(args: argparse.Namespace, settings: dict[str, Any]) -> int:
         check_parity_options(list(train), dev, ratio, **{k: v for k, v in options.items() if k != "total_symbols"})
     except ValueError as e:
         raise UsageError(str(e)) from None
-    check_output(args.output, force=args.force)
+    check_output(args.output, force=args.force, source=args.continue_from)
     errors = settings["encoding_errors"]
     start = time.perf_counter()
     result = train_parity_aware(
@@ -249,15 +253,29 @@ def train_parity(args: argparse.Namespace, settings: dict[str, Any]) -> int:
         dev=None if dev is None else {name: read_lines(paths, errors) for name, paths in dev.items()},
         ratio=ratio,
         pre_tokenizer=cut,
+        add_prefix_space=False if base is None else settings["add_prefix_space"],
         special_tokens=settings["special_tokens"],
         exclude_special_tokens=settings["exclude_special_tokens"],
         workers=settings["workers"],
+        continue_from=base,
         **options,
     )
     roles = {role: settings[role] for role in ROLES}
+    if base is not None:
+        roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}
     result.save(args.output, roles=roles, force=args.force)
     _print_summary(args, list(train), result, time.perf_counter() - start)
     return 0
+
+
+def _base(args: argparse.Namespace, settings: dict[str, Any], read_base: ReadBase) -> Any:
+    """The tokenizer ``--continue-from`` names (None without it), checked by ``read_base`` as ``train
+    --continue-from`` checks it (a byte-level BPE base, no cutting option of its own, --vocab-size at least its
+    size)."""
+    if not args.continue_from:
+        return None
+    # --num-merges counts new merges: no size to check against the base's (with --total-symbols the library does).
+    return read_base(args, settings if args.num_merges is None else {**settings, "vocab_sizes": [sys.maxsize]})
 
 
 def _print_summary(args: argparse.Namespace, languages: list[str], result: Any, elapsed: float) -> None:

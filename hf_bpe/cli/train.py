@@ -48,7 +48,7 @@ def train_command(args: argparse.Namespace) -> int:
     size or several) here."""
     settings = settings_of(args)
     if args.parity:
-        return train_parity(args, settings)
+        return train_parity(args, settings, continued_base)
     refuse_parity_only(args)
     refuse_binary(args.files, settings["encoding_errors"])
     if args.continue_from and (settings["model"] != "bpe" or settings["char_level"]):
@@ -61,7 +61,7 @@ def train_command(args: argparse.Namespace) -> int:
     check_output(args.output, force=args.force, source=args.continue_from)
     for size in settings["vocab_sizes"] if len(settings["vocab_sizes"]) > 1 else ():
         check_output(str(Path(args.output) / str(size)), force=args.force, source=args.continue_from)
-    base = _continued_base(args, settings)
+    base = continued_base(args, settings)
     roles = {role: settings[role] for role in ROLES}
     if base is not None:
         roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}
@@ -130,7 +130,7 @@ def _check_counted_alike(args: argparse.Namespace, settings: dict[str, Any]) -> 
         )
 
 
-def _continued_base(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
+def continued_base(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
     """The tokenizer ``--continue-from`` names (None without it), checked against the options."""
     if not args.continue_from:
         return None

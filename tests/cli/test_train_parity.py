@@ -54,7 +54,11 @@ def _lines(path: Path) -> list[str]:
 
 
 def reference(
-    train: dict[str, list[Path]], dev: dict[str, list[Path]] | None, pattern: str | None = None, **options: Any
+    train: dict[str, list[Path]],
+    dev: dict[str, list[Path]] | None,
+    pattern: str | None = None,
+    save_to: Path | None = None,
+    **options: Any,
 ) -> tuple[dict[str, int], list[str]]:
     """ParityBpeTrainer's vocabulary and merges ("a b" lines) on the files' lines, byte-level with the byte
     alphabet (a preset's normalizer and pre-tokenizer as the tokenizer.json hf_bpe writes for it)."""
@@ -73,6 +77,9 @@ def reference(
         dev_iterators=None if dev is None else [iter([ln for p in dev[name] for ln in _lines(p)]) for name in train],
         ratio=ratio,
     )
+    if save_to is not None:
+        save_to.mkdir()
+        tokenizer.save(str(save_to / "tokenizer.json"))
     merges = json.loads(tokenizer.to_str())["model"]["merges"]
     return tokenizer.get_vocab(), [" ".join(merge) for merge in merges]
 
@@ -123,6 +130,33 @@ def test_window_ratio_global_merges_and_a_preset_are_parity_bpe_trainers(
     assert written(out) == expected
     summary = json.loads(done.stdout)
     assert (summary["languages"], summary["vocab_size"]) == (list(LANGUAGES), len(expected[0]))
+
+
+def test_continue_from_a_parity_bpe_trainer_base_is_training_to_the_larger_size(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    """The base is ParityBpeTrainer's (its tokenizer.json, 500 tokens); continued to 1200 tokens it is what
+    ParityBpeTrainer trains to 1200 directly, every id and merge of the base kept."""
+    train = {name: [files[f"{name}.train"]] for name in LANGUAGES}
+    dev = {name: [files[f"{name}.dev"]] for name in LANGUAGES}
+    base_vocab, base_merges = reference(train, dev, save_to=tmp_path / "base", num_merges=500, total_symbols=True)
+    out = tmp_path / "continued"
+    done = run(
+        "train", "--parity", *(f"{name}={files[f'{name}.train']}" for name in LANGUAGES),
+        "--dev", *(f"{name}={files[f'{name}.dev']}" for name in LANGUAGES),
+        "--continue-from", tmp_path / "base", "-o", out, "--vocab-size", "1200", "--no-progress",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    vocab, merges = written(out)
+    assert (vocab, merges) == reference(train, dev, num_merges=1200, total_symbols=True)
+    assert base_vocab.items() <= vocab.items()
+    assert merges[: len(base_merges)] == base_merges
+    refused = run(
+        "train", "--parity", *(f"{name}={files[f'{name}.train']}" for name in LANGUAGES),
+        "--continue-from", tmp_path / "base", "-o", tmp_path / "other", "--pattern", "llama3",
+    )  # fmt: skip
+    assert refused.returncode == 2
+    assert "--continue-from: pattern is given, but continuing training keeps the base's pre-tokenizer" in refused.stderr
 
 
 def test_bad_command_lines_exit_2_naming_the_culprit(tmp_path: Path) -> None:

@@ -45,13 +45,23 @@ from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequenc
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import pairwise
+from typing import Any
 
 from hf_bpe.counting.counting import count_sequences
+from hf_bpe.models.bpe.continuing import (
+    BaseTokenizer,
+    ContinuedResult,
+    _add_special_tokens,
+    _base_tokens,
+    _check_base,
+    as_base,
+)
+from hf_bpe.models.bpe.encoder import BytePairEncoder
 from hf_bpe.models.bpe.options import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, Merges, Vocab
 from hf_bpe.models.bpe.result import TrainResult
 from hf_bpe.models.bpe.trainer import _first_tokens
 from hf_bpe.models.options import check_count, check_special_tokens
-from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
+from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.processes import run_forked
 
@@ -76,29 +86,35 @@ class _Words:
     a word stays listed after the pair left it). ``pairs``: the pair counts (training words only); ``queue``:
     their lazy max-queue, and ``risen`` the pairs whose count rose since it was last used (queued when it is
     next used: each once, however often it rose); ``length``: the symbols of the text, words of one symbol
-    included."""
+    included; ``initial``: its characters (byte-level: bytes), the length before any merge."""
 
     words: list[str]
     counts: list[int]
     where: dict[str, list[int]]
     length: int
+    initial: int
     pairs: dict[str, int] | None = None
     queue: list[tuple[int, str, str, str]] = field(default_factory=list)
     risen: set[str] = field(default_factory=set)
 
 
-def _spell(counts: Mapping[str, int], table: dict[int, str], count_pairs: bool) -> _Words:
-    """``counts`` as symbol strings, with where each pair occurs (and its count, for training words)."""
+def _spell(counts: Mapping[str, int], spell: Callable[[str], str], count_pairs: bool) -> _Words:
+    """``counts`` as symbol strings (``spell``: a word to its symbols), with where each pair occurs (and its count,
+    for training words)."""
     words: list[str] = []
     word_counts: list[int] = []
     where: dict[str, list[int]] = {}
     pairs: dict[str, int] = {}
-    length = 0
+    length = initial = 0
     for word, count in counts.items():
-        length += len(word) * count
+        initial += len(word) * count
         if len(word) < 2:
-            continue  # no pair, never changes; its length is counted above
-        symbols = word.translate(table)
+            length += len(word) * count
+            continue  # no pair, never changes; its length is counted
+        symbols = spell(word)
+        length += len(symbols) * count
+        if len(symbols) < 2:
+            continue
         index = len(words)
         words.append(symbols)
         word_counts.append(count)
@@ -108,7 +124,7 @@ def _spell(counts: Mapping[str, int], table: dict[int, str], count_pairs: bool) 
                 pairs[pair] = pairs.get(pair, 0) + count
         for pair in dict.fromkeys(found):
             where.setdefault(pair, []).append(index)
-    return _Words(words, word_counts, where, length, pairs if count_pairs else None)
+    return _Words(words, word_counts, where, length, initial, pairs if count_pairs else None)
 
 
 def _merge(language: _Words, pair: str, symbol: str) -> tuple[int, set[str]]:
@@ -331,12 +347,14 @@ def train_parity_from_counts(
     special_tokens: Sequence[str] = (),
     pre_tokenizer: PreTokenizer | None = None,
     consume_counts: bool = False,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Parity-aware BPE on each language's pre-token counts (byte-level spelling), as ``ParityBpeTrainer`` trains.
 
     Args and Raises: as :func:`train_parity_aware`, with counts (pre-token to count) for texts; ``pre_tokenizer``
     only records how the counts were made, for the tokenizer files. ``consume_counts``: empty the counts (dicts
     the caller owns and no longer needs) once their words are read, so that merging has their memory.
+    ``continue_from``: the counts must be cut with the base's pre-tokenizer (``pre_tokenizer`` is then its).
 
     >>> result = train_parity_from_counts({"en": {"aabb": 100}, "xx": {"ccdd": 1}}, num_merges=6,
     ...     variant="window", window_size=2, alpha=1.0)
@@ -349,25 +367,72 @@ def train_parity_from_counts(
     for name in names:
         if not train[name]:
             raise ValueError(f"language {name!r} has no training text: give it text or leave it out")
-    seen = set().union(*(set("".join(counts)) for counts in [*train.values(), *(dev or {}).values()]))
-    vocab, tokens = _first_tokens([*specials, *sorted(seen | set(BYTE_ALPHABET))])
-    table = {ord(char): chr(vocab[char]) for char in seen}
-    languages = [_spell(train[name], table, True) for name in names]
-    dev_words = None if dev is None else [_spell(dev[name], table, False) for name in names]
+    base = None if continue_from is None else as_base(continue_from)
+    if base is None:
+        seen = set().union(*(set("".join(counts)) for counts in [*train.values(), *(dev or {}).values()]))
+        vocab, tokens = _first_tokens([*specials, *sorted(seen | set(BYTE_ALPHABET))])
+        table = {ord(char): chr(vocab[char]) for char in seen}
+        spell: Callable[[str], str] = partial(_translated, table=table)
+    else:
+        vocab, tokens, specials, spell = _continued_start(base, specials)
+    languages = [_spell(train[name], spell, True) for name in names]
+    dev_words = None if dev is None else [_spell(dev[name], spell, False) for name in names]
     for counts in [*train.values(), *(dev or {}).values()] if consume_counts else []:
         if isinstance(counts, MutableMapping):
             counts.clear()
     run = _Run(vocab, tokens, [_descending(token) for token in tokens], languages, dev_words)
+    if base is not None and total_symbols and num_merges < len(tokens):
+        raise ValueError(
+            f"num_merges={num_merges} with total_symbols is below the base's {len(tokens)} tokens (new special tokens "
+            f"included); continuing keeps every token of the base, so ask for {len(tokens)} or more"
+        )
     if total_symbols:
         # The vocabulary before any merge counts against num_merges: tokenizers 0.23.3 subtracts its size (special
         # tokens, initial alphabet and dev characters included), not the distinct characters its source describes.
         num_merges = max(num_merges - len(tokens), 0)
     ratios = None if ratio is None else [float(ratio[name]) for name in names]
     lengths = [language.length for language in (dev_words or languages)]
-    choice = _Choice(variant, ratios, list(lengths), window_size, alpha / len(names))
+    # The ratio's compression is of the text's characters (the reference's initial length), continued or not.
+    choice = _Choice(variant, ratios, [language.initial for language in languages], window_size, alpha / len(names))
     stop = _merge_loop(run, choice, lengths, num_merges, min_frequency, global_merges)
     merges, learned = _in_order(run.merges, tokens)
-    return TrainResult(vocab, merges, stop, learned, specials, pre_tokenizer=pre_tokenizer or PreTokenizer())
+    cut = pre_tokenizer or PreTokenizer()
+    if base is None:
+        return TrainResult(vocab, merges, stop, learned, specials, pre_tokenizer=cut)
+    ranked = set(base.merges)  # a new merge of a base pair (after a merge whose token was the base's) is not listed
+    merges = list(base.merges) + [pair for pair in merges if pair not in ranked]
+    return ContinuedResult(vocab, merges, stop, learned, specials, cut, roles=base.roles, pipeline=base.pipeline)
+
+
+def _translated(word: str, table: dict[int, str]) -> str:
+    return word.translate(table)
+
+
+def _continued_start(
+    base: BaseTokenizer, new_special_tokens: tuple[str, ...]
+) -> tuple[Vocab, list[str], tuple[str, ...], Callable[[str], str]]:
+    """The vocabulary continuing starts from (the base's, new special tokens after its last id), its tokens by id,
+    the special tokens, and how a word is spelled: as the base encodes it (its merges by rank, ``ignore_merges``;
+    the rules of :func:`hf_bpe.models.bpe.continuing.continue_bpe`, whose checks and id rules these are).
+
+    Raises:
+        ValueError: for a base with a gap in its ids or without a byte, or a new special token that is an
+            ordinary token of the base.
+    """
+    tokens = _base_tokens(base.vocab)
+    _check_base(base.vocab, len(tokens), len(tokens), base.special_tokens)
+    vocab = dict(base.vocab)
+    specials = list(base.special_tokens)
+    _add_special_tokens(vocab, tokens, specials, new_special_tokens)
+    model = base.vocab
+    if base.pipeline is not None:  # an added token the model does not hold spells no word
+        model = {token: token_id for token, token_id in base.vocab.items() if token not in base.pipeline.added_only}
+    merge_bytes = BytePairEncoder(model, base.merges, ignore_merges=base.ignore_merges).merge_bytes
+
+    def spell(word: str) -> str:
+        return "".join(map(chr, merge_bytes(from_byte_level(word))))
+
+    return vocab, tokens, tuple(specials), spell
 
 
 def _merge_loop(
@@ -487,6 +552,7 @@ def train_parity_aware(
     special_tokens: Sequence[str] = (),
     exclude_special_tokens: bool = False,
     workers: int | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
 ) -> TrainResult:
     """Train byte-level BPE over several languages at once, each merge chosen for the language that compresses
     worst: exactly ``tokenizers``' ``ParityBpeTrainer.train_from_iterator`` with the same pre-tokenizer and the
@@ -511,6 +577,11 @@ def train_parity_aware(
             cut, as :func:`hf_bpe.models.bpe.training.train_from_iterator` takes them (byte-level only).
         workers: processes that count the languages' texts at once (default: the CPU count); the result is the
             same for any number.
+        continue_from: a byte-level BPE tokenizer to continue, as ``train_from_files``' ``continue_from``: its
+            ids, merges, special tokens and pre-tokenizer kept (cutting keywords refused), new special tokens and
+            then merges after its own. Words start as the base encodes them, lengths count its tokens, ``ratio``
+            the bytes' compression; ``window`` starts empty. A ``ParityBpeTrainer`` base continued (base variant)
+            is that trainer run to the larger ``num_merges`` directly.
 
     Returns:
         The vocabulary (special tokens, the 256 byte-level characters, then merged tokens in order) and merges.
@@ -524,14 +595,10 @@ def train_parity_aware(
     >>> result.merges
     [('u', 'g'), ('h', 'ug'), ('o', 'n')]
     """
-    from hf_bpe.models.bpe.training import pre_tokenizer_for  # training imports the trainers: not at load time
-
-    cut = pre_tokenizer_for(
-        pre_tokenizer=pre_tokenizer, pattern=pattern, normalizer=normalizer, add_prefix_space=add_prefix_space,
-        special_tokens=special_tokens, exclude_special_tokens=exclude_special_tokens,
+    base, cut = _cut(
+        continue_from, pre_tokenizer=pre_tokenizer, pattern=pattern, normalizer=normalizer,
+        add_prefix_space=add_prefix_space, special_tokens=special_tokens, exclude_special_tokens=exclude_special_tokens,
     )  # fmt: skip
-    if not cut.byte_level:
-        raise ValueError("train_parity_aware trains byte-level BPE: give a byte-level pre_tokenizer")
     check_count("workers", workers, 1, optional=True)
     names = list(train)
     check_parity_options(names, dev, ratio, variant, num_merges, min_frequency, global_merges, window_size, alpha)
@@ -543,8 +610,28 @@ def train_parity_aware(
         dev=None if dev is None else dict(zip(names, counted[len(names) :], strict=True)),
         ratio=ratio, variant=variant, num_merges=num_merges, min_frequency=min_frequency,
         global_merges=global_merges, window_size=window_size, alpha=alpha, total_symbols=total_symbols,
-        special_tokens=special_tokens, pre_tokenizer=cut.for_encoding(), consume_counts=True,
+        special_tokens=special_tokens, pre_tokenizer=cut.for_encoding(), consume_counts=True, continue_from=base,
     )  # fmt: skip
+
+
+def _cut(
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None, **cutting: Any
+) -> tuple[BaseTokenizer | None, PreTokenizer]:
+    """The base (None for a new tokenizer) and how text is cut: the keywords' pre-tokenizer, or the base's
+    (:func:`hf_bpe.models.bpe.training.continuing_cut`, which refuses a keyword that would change it).
+
+    Raises:
+        ValueError: for a char-level cut, or a cutting keyword given with a base.
+    """
+    # training imports the trainers: not at load time
+    from hf_bpe.models.bpe.training import continuing_cut, pre_tokenizer_for
+
+    base, cut = None, pre_tokenizer_for(**cutting)
+    if continue_from is not None:
+        base, cut = continuing_cut(continue_from, **cutting)
+    if not cut.byte_level:
+        raise ValueError("train_parity_aware trains byte-level BPE: give a byte-level pre_tokenizer")
+    return base, cut
 
 
 def _count(sources: list[tuple[str, str, Texts]], cut: PreTokenizer, workers: int) -> list[Counter[str]]:

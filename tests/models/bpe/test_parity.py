@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from tokenizers import Tokenizer, pre_tokenizers
 from tokenizers.models import BPE
-from tokenizers.trainers import ParityBpeTrainer
+from tokenizers.trainers import BpeTrainer, ParityBpeTrainer
 
 import hf_bpe
 from hf_bpe.models.bpe.parity import train_parity_from_counts
@@ -58,6 +58,21 @@ def reference(
 ) -> tuple[dict[str, int], list[tuple[str, str]]]:
     """ParityBpeTrainer's vocabulary and merges (from the tokenizer's JSON), byte-level with the byte alphabet; a
     preset's ``pattern`` as the tokenizer.json hf_bpe writes for it has its normalizer and pre-tokenizer."""
+    tokenizer = trained(train, dev, ratio, add_prefix_space=add_prefix_space, pattern=pattern, **options)
+    merges = json.loads(tokenizer.to_str())["model"]["merges"]
+    return tokenizer.get_vocab(), [tuple(merge) for merge in merges]
+
+
+def trained(
+    train: dict[str, Sequence[str]],
+    dev: dict[str, Sequence[str]] | None = None,
+    ratio: dict[str, float] | None = None,
+    *,
+    add_prefix_space: bool = False,
+    pattern: str | None = None,
+    **options: Any,
+) -> Tokenizer:
+    """The tokenizer ParityBpeTrainer trains (see :func:`reference`)."""
     tokenizer = Tokenizer(BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
     if pattern is not None:
@@ -72,8 +87,7 @@ def reference(
         dev_iterators=None if dev is None else [iter(dev[name]) for name in names],
         ratio=None if ratio is None else [ratio[name] for name in names],
     )
-    merges = json.loads(tokenizer.to_str())["model"]["merges"]
-    return tokenizer.get_vocab(), [tuple(merge) for merge in merges]
+    return tokenizer
 
 
 def saved(result: hf_bpe.TrainResult, directory: Path) -> tuple[dict[str, int], list[tuple[str, str]]]:
@@ -228,3 +242,58 @@ def test_bad_input_is_refused_by_name(arguments: dict[str, Any], error: type[Exc
     train = arguments.pop("train", {"en": ["hello world"], "fr": ["bonjour le monde"]})
     with pytest.raises(error, match=message.replace("[", r"\[").replace("(", r"\(")):
         hf_bpe.train_parity_aware(train, workers=1, **arguments)
+
+
+@pytest.mark.parametrize("balance", ["dev", "ratio", "none"])
+def test_continuing_a_parity_bpe_trainer_base_is_training_on_to_the_larger_size(
+    corpora: tuple[Corpus, Corpus], tmp_path: Path, balance: str
+) -> None:
+    """The base is ParityBpeTrainer's own (300 merges, its tokenizer.json); continuing it by 700 merges gives what
+    ParityBpeTrainer makes with 1000 merges directly, and keeps every id and merge of the base."""
+    train, dev = corpora
+    dev_set, ratio = (dev if balance == "dev" else None), (RATIO if balance == "ratio" else None)
+    base = trained(train, dev_set, ratio, num_merges=300, special_tokens=["<s>"])
+    base.save(str(tmp_path / "tokenizer.json"))
+    ours = hf_bpe.train_parity_aware(
+        train, dev=dev_set, ratio=ratio, num_merges=700, continue_from=tmp_path / "tokenizer.json", workers=2
+    )
+    vocab, merges = saved(ours, tmp_path / "continued")
+    expected = reference(train, dev_set, ratio, num_merges=1000, special_tokens=["<s>"])
+    assert ours.merges_learned == 700
+    assert (vocab, merges) == expected
+    base_merges = [tuple(merge) for merge in json.loads(base.to_str())["model"]["merges"]]
+    assert merges[:300] == base_merges
+    assert base.get_vocab().items() <= vocab.items()
+
+
+def test_continuing_a_plain_base_keeps_its_ids_and_refines_its_encodings(
+    corpora: tuple[Corpus, Corpus], tmp_path: Path
+) -> None:
+    """A base BpeTrainer trained on English alone (no honest reference exists for the new merges: tokenizers has
+    no parity continuing): every id and merge of the base is kept, a new special token takes the next id, and the
+    continued tokenizer (tokenizers reading its tokenizer.json) cuts held-out text of every language only where
+    the base (tokenizers reading the base's) cuts it: each of its tokens is a run of the base's."""
+    train, dev = corpora
+    base = Tokenizer(BPE())
+    base.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    trainer = BpeTrainer(vocab_size=600, special_tokens=["<|end|>"], initial_alphabet=alphabet, show_progress=False)
+    base.train_from_iterator(train["english"], trainer)
+    base.save(str(tmp_path / "base.json"))
+    ours = hf_bpe.train_parity_aware(
+        train, dev=dev, num_merges=1500, total_symbols=True, special_tokens=["<|new|>"],
+        continue_from=tmp_path / "base.json", workers=2,
+    )  # fmt: skip
+    ours.save(tmp_path / "continued")
+    continued = Tokenizer.from_file(str(tmp_path / "continued" / "tokenizer.json"))
+    base = Tokenizer.from_file(str(tmp_path / "base.json"))
+    vocab = continued.get_vocab(with_added_tokens=True)
+    assert base.get_vocab(with_added_tokens=True).items() <= vocab.items()
+    assert vocab["<|new|>"] == 600 and len(vocab) == 1500
+    base_merges = json.loads(base.to_str())["model"]["merges"]
+    assert json.loads(continued.to_str())["model"]["merges"][: len(base_merges)] == base_merges
+    for name in LANGUAGES:
+        text = "".join(dev[name][:200])
+        before, after = base.encode(text), continued.encode(text)
+        assert {end for _, end in after.offsets} <= {end for _, end in before.offsets}, name
+        assert len(after.ids) < len(before.ids), name
