@@ -29,6 +29,8 @@ def with_keywords(kind: type[Options], options: Options | None, keywords: Mappin
             raise TypeError(
                 f"{caller}() got an unexpected keyword argument {name!r} ({kind.__name__}: {', '.join(names)})"
             )
+    if options is not None and not keywords:
+        return options  # the front end's options as handed over, not a copy
     return dataclasses.replace(options or kind(), **keywords)  # type: ignore[type-var]
 
 

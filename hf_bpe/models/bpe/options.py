@@ -105,6 +105,9 @@ max_token_length=None, char_level=None)
 
         >>> BpeOptions.of(BpeOptions(vocab_size=500), {"min_frequency": 2}, "f").min_frequency
         2
+        >>> given = BpeOptions(vocab_size=500)
+        >>> BpeOptions.of(given, {}, "f") is given  # handed on, not rebuilt
+        True
         >>> BpeOptions.of(None, {"vocab_sise": 5}, "train_from_files")
         Traceback (most recent call last):
         TypeError: train_from_files() got an unexpected keyword argument 'vocab_sise' (BpeOptions: vocab_size, \

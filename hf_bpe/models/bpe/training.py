@@ -107,6 +107,9 @@ def pre_tokenizer_for(
     'nfc'
     >>> pre_tokenizer_for(regex="[a-z]+").splits
     ('[a-z]+',)
+    >>> given = PreTokenizer.from_pattern("llama3")
+    >>> pre_tokenizer_for(pre_tokenizer=given) is given  # handed on, not rebuilt
+    True
     """
     if isinstance(special_tokens, str):
         raise TypeError(f"special_tokens={special_tokens!r} is a string; pass a list of strings")
@@ -119,6 +122,8 @@ def pre_tokenizer_for(
     if pre_tokenizer is not None:
         if pattern is not None or regex is not None or normalizer is not None or char_level is not None:
             raise ValueError("give either pre_tokenizer or pattern/regex/normalizer/char_level, not both")
+        if (pre_tokenizer.special_tokens, pre_tokenizer.exclude_special_tokens) == tuple(specials.values()):
+            return pre_tokenizer  # as handed over, not rebuilt
         return dataclasses.replace(pre_tokenizer, **specials)
     if char_level is not None:
         if pattern is not None or regex is not None or normalizer not in (None, "none", "lowercase"):
