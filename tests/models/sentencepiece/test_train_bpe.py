@@ -270,3 +270,46 @@ def test_a_vocabulary_larger_than_the_corpus_yields_fails_as_spm_train_does(tmp_
 def test_options_not_implemented_or_out_of_range_are_refused_by_name(kwargs: dict[str, Any], named: str) -> None:
     with pytest.raises(ValueError, match=named.replace("(", r"\(")):
         SentencePieceOptions.from_kwargs(**kwargs)
+
+
+@pytest.mark.parametrize("byte_fallback", [False, True], ids=["unk", "byte_fallback"])
+def test_saved_directory_loads_in_sentencepiece_transformers_and_hf_bpe(
+    byte_fallback: bool, debian_corpora: dict[str, Path], tmp_path: Path
+) -> None:
+    """save_sentencepiece's directory: its tokenizer.json is the document transformers converts the tokenizer.model
+    alone into, and SentencePieceProcessor, the Rust backend (AutoTokenizer) and hf_bpe.from_pretrained give the
+    same ids on held-out multilingual text."""
+    import json
+
+    import transformers
+
+    import hf_bpe
+    from hf_bpe.models.sentencepiece.model_writer import save_sentencepiece
+
+    lines: list[bytes] = []
+    held_out = [*RULE_TEXT[1:], "  lead  and  trail  ", "Привет 日本語 中文 😀 ①"]
+    for corpus in ("english", "japanese", "chinese", "russian"):
+        data = debian_corpora[corpus].read_bytes()
+        lines += _lines(data[:60_000])
+        held_out += [line.decode("utf-8", "replace") for line in _lines(data[HELD_OUT])[:100]]
+    model = train_bpe_from_text(lines, vocab_size=4000, byte_fallback=byte_fallback)
+    directory = save_sentencepiece(model, tmp_path / "out")
+    names = sorted(path.name for path in directory.iterdir())
+    assert names == ["tokenizer.json", "tokenizer.model", "tokenizer_config.json"]
+
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "tokenizer.model").write_bytes(model)
+    converted = json.loads(transformers.AutoTokenizer.from_pretrained(alone).backend_tokenizer.to_str())
+    assert json.loads((directory / "tokenizer.json").read_text()) == converted
+
+    processor = sentencepiece.SentencePieceProcessor(model_file=str(directory / "tokenizer.model"))
+    rust = transformers.AutoTokenizer.from_pretrained(directory)
+    ours = hf_bpe.from_pretrained(directory)
+    assert type(rust).__name__ == "TokenizersBackend"
+    expected = processor.encode(held_out)
+    assert [rust.encode(text, add_special_tokens=False) for text in held_out] == expected
+    assert [ours.encode(text, add_special_tokens=False) for text in held_out] == expected
+    # Where the two references part (tokenizers' Precompiled maps a grapheme, sentencepiece the longest key: the
+    # half-width "ｶﾞ" is one key, ガ, there and カ + U+3099 here), hf_bpe follows the document, as the Rust backend.
+    assert ours.encode("ｶﾞｷﾞ", add_special_tokens=False) == rust.encode("ｶﾞｷﾞ", add_special_tokens=False)
