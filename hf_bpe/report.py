@@ -5,10 +5,12 @@
 its ``tokenizer.json`` unless hf_bpe wrote it, so no transformers import; any other kind through the
 :class:`Measurable` its caller's ``load`` gives) and measures, per file, per language (the files given the same
 language, by default those of the same name stem) and overall: bytes per token, tokens per word (a word: a run of
-non-white-space characters), the share of the vocabulary produced, the longest tokens and how many tokens never
-appear. :func:`format_report` prints the table, :func:`format_comparison` a new tokenizer against a base one (``hf-bpe
-report BASE NEW``); :func:`plot_report` draws compression against vocabulary size, token-length histograms and the
-per-language figures with matplotlib (an optional dependency: ``pip install 'hf-bpe[plot]'``). Reading tokenizer
+non-white-space characters), tokens per byte and per line (a sentence, in parallel text), the share of the
+vocabulary produced, the longest tokens and how many tokens never appear; and, over the languages, the gap between
+the best- and the worst-served one (:class:`LanguageGap`: what parity-aware BPE narrows). :func:`format_report`
+prints the table, :func:`format_comparison` a new tokenizer against a base one (``hf-bpe report BASE NEW``);
+:func:`plot_report` draws compression against vocabulary size, token-length histograms and the per-language figures
+(each tokenizer's gap in its legend) with matplotlib (an optional dependency: ``pip install 'hf-bpe[plot]'``). Reading tokenizer
 files is :mod:`hf_bpe.models.bpe.files`' job.
 """
 
@@ -40,14 +42,54 @@ class SampleFigures:
     tokens: int
     #: Distinct ids produced on this sample.
     used: int = 0
+    #: Lines (a last one without its line end included): sentences, in parallel text of one sentence a line.
+    lines: int = 0
 
     @property
     def bytes_per_token(self) -> float:
         return self.bytes / self.tokens if self.tokens else 0.0
 
     @property
+    def tokens_per_byte(self) -> float:
+        return self.tokens / self.bytes if self.bytes else 0.0
+
+    @property
+    def tokens_per_line(self) -> float:
+        return self.tokens / self.lines if self.lines else 0.0
+
+    @property
     def tokens_per_word(self) -> float:
         return self.tokens / self.words if self.words else 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class LanguageGap:
+    """How much worse one tokenizer serves its worst-served language than its best-served one, by one measure
+    (``"tokens_per_byte"``, or ``"tokens_per_line"``: on parallel text, the cost of the same sentences)."""
+
+    measure: str
+    best: str
+    best_value: float
+    worst: str
+    worst_value: float
+    #: ``worst_value / best_value``: 1.0 is parity.
+    ratio: float
+
+
+def language_gap(per_language: Sequence[SampleFigures], measure: str) -> LanguageGap | None:
+    """The gap between the best- and the worst-served language by ``measure`` (a :class:`SampleFigures`
+    property: fewer is better), None with fewer than two languages measured.
+
+    >>> gap = language_gap([SampleFigures("en", 100, 20, 25, lines=2), SampleFigures("hi", 100, 20, 60, lines=2)],
+    ...                    "tokens_per_byte")
+    >>> gap.best, gap.worst, gap.ratio
+    ('en', 'hi', 2.4)
+    """
+    measured = [(getattr(figures, measure), figures.name) for figures in per_language if figures.tokens]
+    if len(measured) < 2:
+        return None
+    (best_value, best), (worst_value, worst) = min(measured), max(measured)
+    return LanguageGap(measure, best, best_value, worst, worst_value, worst_value / best_value if best_value else 0.0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +104,9 @@ class TokenizerReport:
     longest: list[str]
     token_lengths: dict[int, int]
     per_language: list[SampleFigures] = dataclasses.field(default_factory=list)
+    #: The gap between the best- and the worst-served language, by tokens per byte and by tokens per line (None
+    #: with fewer than two languages).
+    gaps: list[LanguageGap] = dataclasses.field(default_factory=list)
 
     @property
     def used_share(self) -> float:
@@ -125,7 +170,14 @@ def measure(encoder: BytePairEncoder, text: str, name: str = "sample") -> Sample
     >>> measure(BytePairEncoder({"a": 0, "b": 1, "ab": 2, "Ġ": 3}, [("a", "b")]), "ab ab").bytes_per_token
     1.6666666666666667
     """
-    return SampleFigures(name, len(text.encode("utf-8")), len(text.split()), len(encoder.encode(text)))
+    return SampleFigures(
+        name, len(text.encode("utf-8")), len(text.split()), len(encoder.encode(text)), lines=_lines(text)
+    )
+
+
+def _lines(text: str) -> int:
+    """The lines of ``text``: its ``\n``s, and a last line without one."""
+    return text.count("\n") + (bool(text) and not text.endswith("\n"))
 
 
 def load_encoder(directory: str | os.PathLike[str]) -> tuple[BytePairEncoder, dict[int, str]]:
@@ -230,6 +282,7 @@ def _figures(name: str, texts: Sequence[str], ids: Sequence[Sequence[int]]) -> S
         sum(len(text.split()) for text in texts),
         sum(map(len, ids)),
         len(used),
+        sum(map(_lines, texts)),
     )
 
 
@@ -257,7 +310,12 @@ def _report_one(
         longest=[spelled[i].decode("utf-8", "replace") for i in longest],
         token_lengths=dict(Counter(lengths.values())),
         per_language=per_language,
+        gaps=[gap for measure in GAP_MEASURES if (gap := language_gap(per_language, measure)) is not None],
     )
+
+
+#: The measures :attr:`TokenizerReport.gaps` compares languages by.
+GAP_MEASURES = ("tokens_per_byte", "tokens_per_line")
 
 
 def format_report(reports: Sequence[TokenizerReport]) -> str:
@@ -267,19 +325,35 @@ def format_report(reports: Sequence[TokenizerReport]) -> str:
         lines.append(f"{found.directory}: {found.vocab_size} tokens")
         lines.append(
             f"  {'sample':40} {'bytes':>10} {'tokens':>10} {'bytes/token':>12} {'tokens/word':>12} {'vocab used':>11}"
+            f" {'tokens/byte':>12} {'tokens/line':>12}"
         )
-        languages = [SampleFigures(f"language: {f.name}", f.bytes, f.words, f.tokens, f.used) for f in _grouping(found)]
+        languages = [dataclasses.replace(f, name=f"language: {f.name}") for f in _grouping(found)]
         for figures in [*found.per_file, *languages, found.overall]:
             lines.append(
                 f"  {figures.name[-40:]:40} {figures.bytes:>10} {figures.tokens:>10} {figures.bytes_per_token:>12.3f} "
-                f"{figures.tokens_per_word:>12.3f} {100 * found.share(figures):>9.1f} %"
+                f"{figures.tokens_per_word:>12.3f} {100 * found.share(figures):>9.1f} % "
+                f"{figures.tokens_per_byte:>12.4f} {figures.tokens_per_line:>12.2f}"
             )
+        lines += [f"  {format_gap(gap)}" for gap in found.gaps]
         lines.append(
             f"  vocabulary used on the sample: {found.used} of {found.vocab_size} ({100 * found.used_share:.1f} %); "
             f"never produced: {found.vocab_size - found.used}"
         )
         lines.append(f"  longest tokens: {', '.join(repr(token) for token in found.longest)}")
     return "\n".join(lines)
+
+
+def format_gap(gap: LanguageGap) -> str:
+    """One line: the best- and the worst-served language by one measure, and how far apart they are.
+
+    >>> print(format_gap(LanguageGap("tokens_per_byte", "en", 0.25, "hi", 0.6, 2.4)))
+    gap in tokens/byte: worst-served hi 0.6000, best-served en 0.2500: 2.40x
+    """
+    unit, digits = gap.measure.replace("_per_", "/"), 4 if gap.measure == "tokens_per_byte" else 2
+    return (
+        f"gap in {unit}: worst-served {gap.worst} {gap.worst_value:.{digits}f}, "
+        f"best-served {gap.best} {gap.best_value:.{digits}f}: {gap.ratio:.2f}x"
+    )
 
 
 def _grouping(found: TokenizerReport) -> list[SampleFigures]:
@@ -306,6 +380,12 @@ def format_comparison(base: TokenizerReport, new: TokenizerReport) -> str:
             f"  {name[-32:]:32} {before.bytes_per_token:>8.3f} -> {after.bytes_per_token:<8.3f} {change:>+7.1f}% "
             f"{before.tokens_per_word:>7.3f} -> {after.tokens_per_word:<7.3f} "
             f"{f'{100 * base.share(before):.1f}%':>7} -> {100 * new.share(after):.1f}%"
+        )
+    for before_gap, after_gap in zip(base.gaps, new.gaps, strict=False):
+        unit = before_gap.measure.replace("_per_", "/")
+        lines.append(
+            f"  gap between the worst- and best-served language in {unit}: {before_gap.ratio:.2f}x "
+            f"({before_gap.worst}/{before_gap.best}) -> {after_gap.ratio:.2f}x ({after_gap.worst}/{after_gap.best})"
         )
     return "\n".join(lines)
 
@@ -357,7 +437,9 @@ def _language_bars(
     width = 0.8 / max(len(reports), 1)
     for number, found in enumerate(reports):
         positions = [i + number * width for i in range(len(languages))]
-        axes.bar(positions, [value(found, f) for f in found.per_language], width, label=Path(found.directory).name)
+        gap = next((gap for gap in found.gaps if gap.measure == "tokens_per_byte"), None)
+        name = Path(found.directory).name + ("" if gap is None else f" (worst/best language: {gap.ratio:.2f}x)")
+        axes.bar(positions, [value(found, f) for f in found.per_language], width, label=name)
     axes.set_xticks([i + 0.4 - width / 2 for i in range(len(languages))], languages)
     axes.set_ylabel(label)
     axes.set_title(f"{label} per language")

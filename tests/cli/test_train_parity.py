@@ -201,3 +201,47 @@ def test_invalid_utf8_names_the_file_and_line(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr
     assert f"{bad}:3: invalid UTF-8 at byte offset 8" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_report_gives_tokens_per_byte_and_line_per_language_and_the_gap(files: dict[str, Path], tmp_path: Path) -> None:
+    """``hf-bpe report PLAIN PARITY``: per language the tokens, bytes and lines of its held-out text, each count
+    tokenizers' (each directory's tokenizer.json read by ``Tokenizer.from_file``), and for each tokenizer the gap
+    between its best- and worst-served language (tokens per byte, per line), in --json and under the table."""
+    plain, parity = tmp_path / "plain", tmp_path / "parity"
+    trained = [
+        run("train", *(files[f"{name}.train"] for name in LANGUAGES), "-o", plain, "--vocab-size", "1000",
+            "--no-progress"),
+        run("train", "--parity", *(f"{name}={files[f'{name}.train']}" for name in LANGUAGES),
+            "--dev", *(f"{name}={files[f'{name}.dev']}" for name in LANGUAGES), "-o", parity, "--vocab-size", "1000"),
+    ]  # fmt: skip
+    assert all(done.returncode == 0 for done in trained), [done.stderr for done in trained]
+    samples = [f"{name}={files[f'{name}.dev']}" for name in LANGUAGES]
+    done = run("report", plain, parity, "--sample", *samples, "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    ratios = []
+    for directory, figures in zip((plain, parity), found, strict=True):
+        rust = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        expected = {}
+        for name in LANGUAGES:
+            text = files[f"{name}.dev"].read_bytes().decode("utf-8")
+            expected[name] = (len(rust.encode(text).ids), len(text.encode("utf-8")), text.count("\n"))
+        got = {f["name"]: (f["tokens"], f["bytes"], f["lines"]) for f in figures["per_language"]}
+        assert got == expected
+        for gap in figures["gaps"]:
+            unit = 1 if gap["measure"] == "tokens_per_byte" else 2
+            value = {name: counts[0] / counts[unit] for name, counts in expected.items()}
+            worst, best = max(value, key=value.__getitem__), min(value, key=value.__getitem__)
+            assert (gap["worst"], gap["best"]) == (worst, best)
+            assert gap["ratio"] == pytest.approx(value[worst] / value[best], rel=1e-12)
+        assert [gap["measure"] for gap in figures["gaps"]] == ["tokens_per_byte", "tokens_per_line"]
+        ratios.append(figures["gaps"][0]["ratio"])
+    assert ratios[1] < ratios[0]  # the parity-aware tokenizer narrows the gap on held-out text
+    table = run("report", plain, parity, "--sample", *samples)
+    assert table.returncode == 0, table.stderr
+    gap = found[1]["gaps"][0]
+    assert (
+        f"gap in tokens/byte: worst-served {gap['worst']} {gap['worst_value']:.4f}, best-served {gap['best']} "
+        f"{gap['best_value']:.4f}: {gap['ratio']:.2f}x" in table.stdout
+    )
+    assert f"in tokens/byte: {ratios[0]:.2f}x" in table.stdout and f"-> {ratios[1]:.2f}x" in table.stdout
