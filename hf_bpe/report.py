@@ -10,8 +10,8 @@ vocabulary produced, the longest tokens and how many tokens never appear; and, o
 the best- and the worst-served one (:class:`LanguageGap`: what parity-aware BPE narrows). :func:`format_report`
 prints the table, :func:`format_comparison` a new tokenizer against a base one (``hf-bpe report BASE NEW``);
 :func:`plot_report` draws compression against vocabulary size, token-length histograms and the per-language figures
-(each tokenizer's gap in its legend) with matplotlib (an optional dependency: ``pip install 'hf-bpe[plot]'``). Reading tokenizer
-files is :mod:`hf_bpe.models.bpe.files`' job.
+(each tokenizer's gap in its legend) with matplotlib (an optional dependency: ``pip install 'hf-bpe[plot]'``).
+Reading tokenizer files is :mod:`hf_bpe.models.bpe.files`' job.
 """
 
 from __future__ import annotations
