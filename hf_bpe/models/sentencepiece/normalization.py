@@ -62,8 +62,8 @@ def rule_charsmap(rule: str) -> bytes:
     except ModuleNotFoundError as e:
         raise ModuleNotFoundError(
             f"sentencepiece option normalization_rule_name={rule!r}: the rule's character map is taken from the "
-            "sentencepiece package, which is not installed; `pip install sentencepiece` (the 'identity' rule needs "
-            "nothing)",
+            "sentencepiece package, which is not installed: pip install 'hf-bpe[sentencepiece]' (or sentencepiece; "
+            "the 'identity' rule needs nothing)",
             name=e.name,
         ) from e
     proto = sentencepiece.SentencePieceNormalizer(rule_name=rule).serialized_model_proto()

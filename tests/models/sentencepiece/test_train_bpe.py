@@ -239,7 +239,8 @@ def test_a_rule_without_sentencepiece_installed_is_refused_by_name(monkeypatch: 
     monkeypatch.setitem(sys.modules, "sentencepiece", None)
     normalization.rule_charsmap.cache_clear()
     try:
-        with pytest.raises(ModuleNotFoundError, match=r"normalization_rule_name='nfkc'.*pip install sentencepiece"):
+        refusal = r"normalization_rule_name='nfkc'.*pip install 'hf-bpe\[sentencepiece\]'"
+        with pytest.raises(ModuleNotFoundError, match=refusal):
             SentencePieceOptions.from_kwargs(normalization_rule_name="nfkc")
         options = SentencePieceOptions.from_kwargs(normalization_rule_name="identity")
         assert options.normalizer_spec.precompiled_charsmap == b""
