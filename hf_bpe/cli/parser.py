@@ -456,8 +456,9 @@ def _add_report(commands: Any) -> None:
     report = _sub(
         commands, "report", "what tokenizers buy on sample text: compression, vocabulary use; compare two",
         "Encode sample files with each tokenizer directory; print per file, per language and overall the bytes per\n"
-        "token, tokens per word and share of the vocabulary used, and the longest tokens. With two directories\n"
-        "(BASE NEW), also NEW against BASE. --plot draws compression against vocabulary size, token lengths, and\n"
+        "token, tokens per word, share of the vocabulary used, tokens per byte and per line, the gap between the\n"
+        "worst- and best-served language, and the longest tokens. With two directories (BASE NEW), also NEW\n"
+        "against BASE. --plot draws compression against vocabulary size, token lengths, and\n"
         "bytes per token and vocabulary used per language.",
         "  hf-bpe report tok-8k tok-32k --sample docs.txt --plot report.png\n"
         "  hf-bpe report llama-3.1 llama-3.1-ja --sample ja=ja-1.txt ja=ja-2.txt en=en.txt",
