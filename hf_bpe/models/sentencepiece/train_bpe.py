@@ -80,6 +80,8 @@ _IMPLEMENTED = (
     "shuffle_input_sentence",
 )
 _DEFAULT_ONLY = ("allow_whitespace_only_pieces", "input_sentence_size", "use_all_vocab", "auto_character_coverage")
+#: TrainerSpec options only the Unigram trainer (:mod:`.train_unigram`) reads; refused for ``model_type="bpe"``.
+_UNIGRAM_ONLY = ("seed_sentencepiece_size", "shrinking_factor", "num_sub_iterations")
 _NORMALIZER_OPTIONS = ("normalization_rule_name", "add_dummy_prefix", "remove_extra_whitespaces")
 
 
@@ -103,12 +105,16 @@ class SentencePieceOptions:
         Traceback (most recent call last):
         ValueError: sentencepiece option seed_sentencepiece_size is not implemented by hf_bpe's BPE trainer
         """
-        trainer: dict[str, Any] = {"model_type": ModelType.BPE}
+        model_type = str(kwargs.get("model_type", "bpe")).lower()
+        if model_type not in ("bpe", "unigram"):
+            raise ValueError(f"sentencepiece option model_type={model_type!r}: hf_bpe trains 'bpe' and 'unigram' only")
+        trainer: dict[str, Any] = {"model_type": ModelType.BPE if model_type == "bpe" else ModelType.UNIGRAM}
         normalizer: dict[str, Any] = {"name": "nmt_nfkc"}
         for key, value in kwargs.items():
             if key == "model_type":
-                if str(value).lower() != "bpe":
-                    raise ValueError(f"sentencepiece option model_type={value!r}: this trainer trains 'bpe' only")
+                continue
+            if key in _UNIGRAM_ONLY and model_type == "unigram":
+                trainer[key] = _typed(key, value)
             elif key == "normalization_rule_name":
                 normalizer["name"] = value
             elif key in _NORMALIZER_OPTIONS:
@@ -121,7 +127,9 @@ class SentencePieceOptions:
                         f"default, {getattr(_DEFAULTS, key)!r})"
                     )
             else:
-                raise ValueError(f"sentencepiece option {key} is not implemented by hf_bpe's BPE trainer")
+                raise ValueError(
+                    f"sentencepiece option {key} is not implemented by hf_bpe's {model_type.upper()} trainer"
+                )
         normalizer["precompiled_charsmap"] = rule_charsmap(str(normalizer["name"]))
         options = cls(TrainerSpec(**trainer), NormalizerSpec(**normalizer))
         _verify(options.trainer_spec)
@@ -153,6 +161,8 @@ def _verify(spec: TrainerSpec) -> None:
         "vocab_size": spec.vocab_size > 0,
         "character_coverage": 0.98 <= spec.character_coverage <= 1.0,
         "max_sentencepiece_length": 1 <= spec.max_sentencepiece_length <= 512,
+        "shrinking_factor": 0.5 <= spec.shrinking_factor <= 0.95,
+        "num_sub_iterations": 1 <= spec.num_sub_iterations <= 10,
         "num_threads": 1 <= spec.num_threads <= 1024,
         "max_sentence_length": 10 <= spec.max_sentence_length <= 1073741824,
         "unk_piece": spec.unk_piece != "",
