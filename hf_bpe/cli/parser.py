@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 from hf_bpe.cli.errors import EXIT_STATUSES
 from hf_bpe.cli.parity import add_parity_options
+from hf_bpe.cli.sentencepiece import spm_option
 from hf_bpe.cli.settings import ROLES, TRAIN_DEFAULTS, preset_names
 
 
@@ -77,10 +78,20 @@ def _add_training_options(groups: dict[str, Any], *, verify: bool = False) -> No
         _add_char_level_options(groups["char"])
         groups["model"].add_argument(
             "--model",
-            choices=("bpe", "wordpiece", "unigram"),
+            choices=("bpe", "wordpiece", "unigram", "sentencepiece-bpe"),
             default=None,
-            help="bpe (default), wordpiece (BERT's: vocab.txt, BertNormalizer, BertPreTokenizer) or unigram "
-            "(SentencePiece's recipe)",
+            help="bpe (default), wordpiece (BERT's: vocab.txt, BertNormalizer, BertPreTokenizer), unigram "
+            "(SentencePiece's recipe, as tokenizers trains it) or sentencepiece-bpe (the tokenizer.model spm_train "
+            "--model_type=bpe writes, with --spm options)",
+        )
+        groups["model"].add_argument(
+            "--spm",
+            action="append",
+            type=spm_option,
+            metavar="NAME=VALUE",
+            help="with --model sentencepiece-bpe: one of sentencepiece's training options by its own name and "
+            "spelling (character_coverage=0.9995, byte_fallback=true, user_defined_symbols=A,B, "
+            "normalization_rule_name=identity, ...); repeat for several; sentencepiece's defaults otherwise",
         )
         _add_wordpiece_options(groups["model"])
     _add_unigram_options(groups["model"])
@@ -296,7 +307,8 @@ def _add_train(commands: Any) -> None:
         "tokenizer.json to DIR, all four or none.",
         "  hf-bpe train a.txt b.txt -o my-tokenizer --vocab-size 32000 --special-tokens '<|endoftext|>'\n"
         "  hf-bpe train corpus/*.txt -o my-tokenizer --config gpt2 --vocab-size 8000\n"
-        "  hf-bpe train --parity en=en.txt hi=hi-1.txt hi=hi-2.txt --dev en=en.dev hi=hi.dev -o tok --vocab-size 32000",
+        "  hf-bpe train --parity en=en.txt hi=hi-1.txt hi=hi-2.txt --dev en=en.dev hi=hi.dev -o tok\n"
+        "  hf-bpe train corpus.txt -o spm-tok --model sentencepiece-bpe --vocab-size 8000 --spm byte_fallback=true",
     )  # fmt: skip
     groups = _training_groups(train)
     groups["input"].add_argument("files", nargs="*", metavar="FILE", help="text files, read line by line")

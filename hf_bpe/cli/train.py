@@ -29,6 +29,8 @@ from hf_bpe.cli.directories import BYTE_LEVEL, KINDS, kind_of
 from hf_bpe.cli.errors import UsageError
 from hf_bpe.cli.parity import refuse_parity_only, train_parity
 from hf_bpe.cli.presentation import Progress
+from hf_bpe.cli.sentencepiece import MODELS as SENTENCEPIECE_MODELS
+from hf_bpe.cli.sentencepiece import train_sentencepiece
 from hf_bpe.cli.settings import (
     ROLES,
     bpe_options,
@@ -53,6 +55,10 @@ def train_command(args: argparse.Namespace) -> int:
     refuse_binary(args.files, settings["encoding_errors"])
     if args.continue_from and (settings["model"] != "bpe" or settings["char_level"]):
         raise UsageError("--continue-from continues byte-level BPE: leave out --model and --char-level")
+    if args.model in SENTENCEPIECE_MODELS:
+        return train_sentencepiece(args)
+    if args.spm:
+        raise UsageError("--spm gives sentencepiece's options: add --model sentencepiece-bpe")
     if settings["model"] == "wordpiece":
         return train_wordpiece(args, settings)
     if settings["model"] == "unigram":

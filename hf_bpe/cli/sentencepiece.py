@@ -1,0 +1,121 @@
+"""``hf-bpe train --model sentencepiece-bpe``: the model ``spm_train --model_type=bpe`` writes, from text files read
+line by line as it reads them, with sentencepiece's own options by their own names (``--spm NAME=VALUE``).
+
+The words are counted as the files are read (memory follows distinct words, not sentences), then
+:func:`hf_bpe.models.sentencepiece.train_bpe.train_bpe` trains on the counts and
+:func:`~hf_bpe.models.sentencepiece.model_writer.save_sentencepiece` writes ``tokenizer.model`` with the
+``tokenizer.json`` and config transformers makes of it. hf-bpe's options about byte-level BPE are refused by name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from hf_bpe.cli.checks import check_output
+from hf_bpe.cli.errors import UsageError
+
+#: The command line's model names, to sentencepiece's ``model_type``.
+MODELS = {"sentencepiece-bpe": "bpe"}
+#: hf-bpe options a SentencePiece training does not take (sentencepiece's own are given as ``--spm NAME=VALUE``).
+_NOT_TAKEN = {
+    "from_counts": "--from-counts",
+    "continue_from": "--continue-from",
+    "pattern": "--pattern",
+    "regex": "--regex",
+    "normalizer": "--normalizer (use --spm normalization_rule_name=RULE)",
+    "add_prefix_space": "--add-prefix-space (use --spm add_dummy_prefix=true)",
+    "special_tokens": "--special-tokens (use --spm user_defined_symbols=A,B or control_symbols=A,B)",
+    "min_frequency": "--min-frequency",
+    "limit_alphabet": "--limit-alphabet (use --spm character_coverage=F)",
+    "max_token_length": "--max-token-length (use --spm max_sentencepiece_length=N)",
+    "char_level": "--char-level",
+    "config": "--config",
+    "exclude_special_tokens": "--exclude-special-tokens",
+}
+
+
+def spm_option(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` for ``--spm`` (argparse ``type``)."""
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: give a sentencepiece option as NAME=VALUE (vocab_size=8000)")
+    return name.strip().replace("-", "_"), value
+
+
+def train_sentencepiece(args: argparse.Namespace) -> int:
+    """Train and write a SentencePiece model (exit status 0)."""
+    from hf_bpe.models.sentencepiece.model_writer import save_sentencepiece, write_model_proto
+    from hf_bpe.models.sentencepiece.train_bpe import SentencePieceOptions, count_words, train_bpe
+
+    options = _options(args, SentencePieceOptions)
+    if not args.files:
+        raise UsageError(f"--model {args.model} trains on text FILEs")
+    check_output(args.output, force=args.force)
+    start = time.perf_counter()
+    counts: Counter[str] = Counter()
+    for path in args.files:
+        counts.update(count_words(_lines(path), options))
+    try:
+        model = train_bpe(counts, options)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    save_sentencepiece(write_model_proto(model), args.output, force=args.force)
+    print(
+        f"vocab size {len(model.pieces)} ({args.model}), {len(counts)} distinct words, "
+        f"{time.perf_counter() - start:.1f} s, written to {args.output}"
+    )
+    return 0
+
+
+def _options(args: argparse.Namespace, kind: Any) -> Any:
+    """sentencepiece's options from ``--spm`` and ``--vocab-size``, the hf-bpe options it does not take refused.
+
+    Raises:
+        UsageError: naming the option refused, given twice, or unknown to hf_bpe's trainer.
+    """
+    for name, spelled in _NOT_TAKEN.items():
+        if getattr(args, name, None):
+            option, _, hint = spelled.partition(" ")
+            raise UsageError(f"{option} is not an option of --model {args.model}" + (f" {hint}" if hint else ""))
+    given: dict[str, str] = {"model_type": MODELS[args.model]}
+    for name, value in args.spm or ():
+        if name in given:
+            raise UsageError(f"--spm {name} is given twice")
+        given[name] = value
+    if args.vocab_size is not None:
+        sizes = args.vocab_size if isinstance(args.vocab_size, list) else [args.vocab_size]
+        if len(sizes) > 1 or "vocab_size" in given:
+            raise UsageError(f"--model {args.model} trains one vocab_size: give --vocab-size N or --spm vocab_size=N")
+        given["vocab_size"] = str(sizes[0])
+    try:
+        return kind.from_kwargs(**given)
+    except ModuleNotFoundError as e:
+        raise UsageError(str(e)) from None
+    except (TypeError, ValueError) as e:
+        culprit = _culprit(kind, given)
+        raise UsageError(f"--spm{'' if culprit == ': ' else ' '}{culprit}{e}") from None
+
+
+def _culprit(kind: Any, given: dict[str, str]) -> str:
+    """``NAME=VALUE: `` for the one option refused alone (a value that is no number, say), else ``": "`` (the
+    library's message names it already, or it is the options together)."""
+    for name, value in given.items():
+        alone = {"model_type": given["model_type"], "normalization_rule_name": "identity", name: value}
+        try:
+            kind.from_kwargs(**alone)
+        except (TypeError, ValueError, ModuleNotFoundError) as e:
+            return ": " if str(e).startswith("sentencepiece option") else f"{name}={value}: "
+    return ": "
+
+
+def _lines(path: str) -> Iterator[bytes]:
+    """The lines of a file as ``std::getline`` gives them to ``spm_train``: split on ``\\n``, without it."""
+    from hf_bpe.counting.sources import open_binary
+
+    with open_binary(path) as stream:
+        for line in stream:
+            yield line[:-1] if line.endswith(b"\n") else line
