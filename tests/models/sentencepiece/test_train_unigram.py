@@ -77,13 +77,13 @@ FAST: dict[str, tuple[str, int, dict[str, Any]]] = {
     "russian_nmt_nfkc_1000": ("russian", 100_000, {"vocab_size": 1000}),
 }
 SLOW: dict[str, tuple[str, int, dict[str, Any]]] = {
-    "english_nmt_nfkc_4000_byte_fallback": ("english", 200_000, {"vocab_size": 4000, "byte_fallback": True}),
+    "english_nmt_nfkc_2800_byte_fallback": ("english", 200_000, {"vocab_size": 2800, "byte_fallback": True}),
     "japanese_identity_4000": ("japanese", 200_000, {"vocab_size": 4000, "normalization_rule_name": "identity"}),
     "chinese_nmt_nfkc_6000_byte_fallback": ("chinese", 200_000, {"vocab_size": 6000, "byte_fallback": True}),
-    "russian_identity_4000_byte_fallback": (
+    "russian_identity_3500_byte_fallback": (
         "russian",
         200_000,
-        {"vocab_size": 4000, "byte_fallback": True, "normalization_rule_name": "identity"},
+        {"vocab_size": 3500, "byte_fallback": True, "normalization_rule_name": "identity"},
     ),
     "english_options": (
         "english",
@@ -179,3 +179,11 @@ def test_refusals_name_the_option(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         options = SentencePieceOptions.from_kwargs(**kwargs)
         train_unigram(count_sentences(["a b"], options), options)
+
+
+def test_vocabulary_too_large_is_refused_by_both(tmp_path: Path) -> None:
+    lines, options = _ENDINGS, {"vocab_size": 200, "normalization_rule_name": "identity", "num_threads": 1}
+    with pytest.raises(RuntimeError, match="Vocabulary size too high"):
+        _spm_train(tmp_path, lines, **options)
+    with pytest.raises(ValueError, match="vocab_size=200 is too high for this corpus"):
+        train_unigram_from_text(lines, **options)
