@@ -705,6 +705,10 @@ def train_bpe(word_counts: Mapping[str, int], options: SentencePieceOptions) -> 
     ['<unk>', '<s>', '</s>', 'ab', '▁ab', '▁abab', 'a', 'b', '▁']
     """
     spec = options.trainer_spec
+    if spec.model_type != ModelType.BPE:
+        raise ValueError(
+            f"sentencepiece option model_type={spec.model_type!r}: train_bpe trains 'bpe' (see train_unigram)"
+        )
     metas = meta_pieces(spec)
     chars = required_chars(word_counts, spec)
     if len(chars) + len(metas) > spec.vocab_size:

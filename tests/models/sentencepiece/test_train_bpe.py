@@ -262,7 +262,7 @@ def test_a_vocabulary_larger_than_the_corpus_yields_fails_as_spm_train_does(tmp_
         ({"normalization_rule_name": "nfkc_lowercase"}, "normalization_rule_name='nfkc_lowercase'"),
         ({"normalization_rule_tsv": "41\t61"}, "normalization_rule_tsv"),
         ({"normalization_rule_name": "identity", "seed_sentencepiece_size": 10}, "seed_sentencepiece_size"),
-        ({"normalization_rule_name": "identity", "model_type": "unigram"}, "model_type='unigram'"),
+        ({"normalization_rule_name": "identity", "model_type": "char"}, "model_type='char'"),
         ({"normalization_rule_name": "identity", "allow_whitespace_only_pieces": True}, "allow_whitespace_only"),
         ({"normalization_rule_name": "identity", "input_sentence_size": 1000}, "input_sentence_size"),
         ({"normalization_rule_name": "identity", "character_coverage": 0.5}, "character_coverage=0.5"),
