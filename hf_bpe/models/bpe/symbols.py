@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
-from hf_bpe.models.bpe.encoder import CACHE_SIZE, id_merges, merge_ids
+from hf_bpe.models.bpe.encoder import CACHE_SIZE, LONG_PIECE, id_merges, merge_ids
 
 #: SentencePiece's space (U+2581), which Metaspace and Llama-2's Replace normalizer put for " ".
 META = "\u2581"
@@ -102,6 +102,7 @@ class SymbolBPE:
         self._joins: frozenset[str] | None = None  # made on first use (see _parts)
         self._joined_ids: frozenset[int] | None = None  # made on first use (see _parts)
         self._cut_before_meta: frozenset[str] | None = None  # made on first use (see _meta_parts)
+        self._by_char: _CharSymbols | None = None  # made on first use (see _char_symbols)
 
     @property
     def ranks(self) -> dict[tuple[str, str], int]:
@@ -160,13 +161,69 @@ class SymbolBPE:
         for part in self._meta_parts(word):
             found = cache.get(part)
             if found is None:
-                found = [token_id for token_id, _ in self._part_pieces(part)]
+                found = self._part_ids(part)
                 if len(part) <= LONG_PART:
                     if len(cache) >= CACHE_SIZE:
                         cache.clear()
                     cache[part] = found
             ids += found
         return ids
+
+    def _part_ids(self, part: str) -> list[int]:
+        """A part's ids alone (:meth:`token_ids` on a part not met before): its symbols' ids merged, with no sizes
+        worked out; a long part is cut first (:meth:`_long_part_ids`). A character outside the vocabulary is its
+        bytes' ``<0xXX>`` tokens where every byte has one (no unknown token can come up then), as :meth:`_symbols`
+        spells it; else the part goes :meth:`_part_pieces`' way."""
+        found = list(map(self.vocab.get, part))
+        if None not in found:
+            symbols = cast("list[int]", found)
+            if len(symbols) > LONG_PIECE:
+                return self._long_part_ids(part, symbols, None)
+            return merge_ids(symbols, *self._id_merges)
+        by_char = self._char_symbols
+        if by_char is None:
+            return [token_id for token_id, _ in self._part_pieces(part)]
+        if len(part) > LONG_PIECE:
+            return self._long_part_ids(part, [-1 if token_id is None else token_id for token_id in found], by_char)
+        return merge_ids(list(itertools.chain.from_iterable(map(by_char.__getitem__, part))), *self._id_merges)
+
+    def _long_part_ids(self, part: str, chars: list[int], by_char: _CharSymbols | None) -> list[int]:
+        """:meth:`_part_ids` of a long part, given its characters' ids (-1: outside the vocabulary, then spelled by
+        ``by_char``): cut as :meth:`_parts` cuts (the pairs looked up in C; no cut beside a character outside the
+        vocabulary), each piece's ids remembered under its text as a part's are (a piece is merged whole either
+        way, so one cache serves both)."""
+        span = self._id_merges[2]
+        keys = map(operator.add, map(operator.mul, chars, itertools.repeat(span)), chars[1:])
+        joined = self._id_joins()
+        cuts = list(itertools.compress(range(1, len(chars)), map(operator.not_, map(joined.__contains__, keys))))
+        if by_char is not None:
+            cuts = [cut for cut in cuts if chars[cut - 1] >= 0 and chars[cut] >= 0]
+        cache = self._ids_cache
+        ids: list[int] = []
+        for start, end in itertools.pairwise([0, *cuts, len(chars)]):
+            piece = part[start:end]
+            found = cache.get(piece)
+            if found is None:
+                symbols = chars[start:end]
+                if by_char is not None and -1 in symbols:
+                    symbols = list(itertools.chain.from_iterable(map(by_char.__getitem__, piece)))
+                found = merge_ids(symbols, *self._id_merges)
+                if end - start <= LONG_PART:
+                    if len(cache) >= CACHE_SIZE:
+                        cache.clear()
+                    cache[piece] = found
+            ids += found
+        return ids
+
+    @property
+    def _char_symbols(self) -> _CharSymbols | None:
+        """Each character's symbol ids as :meth:`_symbols` spells them with no affix, where ``byte_fallback`` is set
+        and every byte has its ``<0xXX>`` token (None otherwise: an unknown token may come up)."""
+        if not self.byte_fallback or None in self._bytes:
+            return None
+        if self._by_char is None:
+            self._by_char = _CharSymbols(self.vocab, cast("list[int]", self._bytes))
+        return self._by_char
 
     def _part_pieces(self, part: str) -> list[Piece]:
         """A part's tokens (see :meth:`tokenize`): those of its own parts, each remembered, and the part's too where
@@ -391,7 +448,25 @@ class SymbolBPE:
         state = self.__dict__.copy()
         state["_cache"] = {}
         state["_ids_cache"] = {}
+        state["_by_char"] = None
         return state
+
+
+class _CharSymbols(dict[str, tuple[int, ...]]):
+    """A character's symbol ids (its token's id, else its UTF-8 bytes' ``<0xXX>`` ids), worked out on first use:
+    ``map(symbols.__getitem__, text)`` runs in C for every character met before."""
+
+    def __init__(self, vocab: Mapping[str, int], byte_ids: Sequence[int]) -> None:
+        super().__init__()
+        self._vocab = vocab
+        self._byte_ids = byte_ids
+
+    def __missing__(self, char: str) -> tuple[int, ...]:
+        token_id = self._vocab.get(char)
+        found = (token_id,) if token_id is not None else tuple(self._byte_ids[byte] for byte in char.encode("utf-8"))
+        if len(self) < CACHE_SIZE:
+            self[char] = found
+        return found
 
 
 def plain_merges(vocab: Mapping[str, int], merges: Sequence[tuple[str, str]]) -> IdMerges:
