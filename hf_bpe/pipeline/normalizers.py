@@ -673,6 +673,64 @@ class Precompiled:
                 _replace(changes, count, part)
         return transform_aligned(spans, changes) if modified else (text, spans)
 
+    def normalize_str(self, text: str) -> str:
+        """:meth:`normalize`'s text alone: each grapheme's text (its :meth:`_plan`'s parts, or itself), looked up
+        in C for a grapheme met before (the spans' bookkeeping is what :meth:`normalize` spends its time on).
+
+        >>> Precompiled.from_charsmap(b"").normalize_str("ﬁ")
+        'ﬁ'
+        """
+        if not self.units:
+            return text
+        if text.isascii() and "\r\n" not in text:
+            # Each ASCII character is a grapheme of its own but CR LF (UAX #29's GB3): one str.translate.
+            return text.translate(self._ascii_table)
+        return "".join(map(self._texts.__getitem__, _GRAPHEME.findall(text)))
+
+    @property
+    def _ascii_table(self) -> dict[int, str]:
+        table = self.__dict__.get("_ascii_texts")
+        if table is None:
+            table = {code: self._texts[chr(code)] for code in range(128)}
+            object.__setattr__(self, "_ascii_texts", table)  # derived from the charsmap: not a field
+        return table
+
+    @property
+    def _texts(self) -> _GraphemeTexts:
+        texts = self.__dict__.get("_grapheme_texts")
+        if texts is None:
+            texts = _GraphemeTexts(self._plan)
+            object.__setattr__(self, "_grapheme_texts", texts)  # derived from the charsmap: not a field
+        return texts
+
+    def __getstate__(self) -> dict[str, object]:
+        # What was normalized before is not part of the normalizer: a pickle (datasets' fingerprint) leaves it out.
+        state = {**self.__dict__, "_seen": {}}
+        state.pop("_grapheme_texts", None)
+        state.pop("_ascii_texts", None)
+        return state
+
+
+class _GraphemeTexts(dict[str, str]):
+    """What each grapheme becomes under a :class:`Precompiled` (its plan's texts joined), worked out on first use
+    and kept (a bounded number: the cache starts again when full)."""
+
+    def __init__(self, plan: Callable[[str], list[tuple[int, str]] | None]) -> None:
+        super().__init__()
+        self._plan = plan
+
+    def __missing__(self, grapheme: str) -> str:
+        plan = self._plan(grapheme)
+        text = grapheme if plan is None else "".join(part for _, part in plan)
+        if len(self) >= _GRAPHEMES_KEPT:
+            self.clear()
+        self[grapheme] = text
+        return text
+
+
+#: How many graphemes' texts a :class:`Precompiled` keeps for :meth:`Precompiled.normalize_str`.
+_GRAPHEMES_KEPT = 100_000
+
 
 def _replace(changes: list[Change], count: int, replacement: str) -> None:
     """Add the changes of ``replacement`` for ``count`` characters, as ``Precompiled::normalize``'s ``replace``
