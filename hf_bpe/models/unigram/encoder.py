@@ -90,54 +90,11 @@ class UnigramEncoder:
         cached = self._cache.get(word)
         if cached is not None:
             return cached
-        n = len(word)
-        get = self.trie.get
-        scores = self.scores
+        best_start, best_id = self._best_path(word)
         unk_id = self.unk_id
-        # Per end position: best score (-inf: no path yet), start, id. A candidate replaces the best only when it
-        # scores higher, so the first of equal candidates stays (start position first, then length).
-        best_score = [-math.inf] * (n + 1)
-        best_score[0] = 0.0
-        best_start = [0] * (n + 1)
-        best_id = [0] * (n + 1)
-        for start in range(n):
-            here = best_score[start]
-            end = start + 1
-            piece_id = get(word[start])
-            if piece_id is not None and piece_id >= 0:
-                score = scores[piece_id] + here
-                if score > best_score[end]:
-                    best_score[end] = score
-                    best_start[end] = start
-                    best_id[end] = piece_id
-            elif unk_id is None:
-                raise UnknownCharacterError(
-                    f"{word[start]!r} (U+{ord(word[start]):04X}) is not in the vocabulary and it has no unk "
-                    "token; train with --unk-token"
-                )
-            else:
-                # No one-character piece: the unknown node (the last candidate from here; the others from here
-                # end further on, so it is compared with the same ones as if it came last).
-                score = self.unk_score + here
-                if score > best_score[end]:
-                    best_score[end] = score
-                    best_start[end] = start
-                    best_id[end] = unk_id
-            if piece_id is None:
-                continue
-            for end in range(start + 2, n + 1):
-                piece_id = get(word[start:end])
-                if piece_id is None:
-                    break
-                if piece_id >= 0:
-                    score = scores[piece_id] + here
-                    if score > best_score[end]:
-                        best_score[end] = score
-                        best_start[end] = start
-                        best_id[end] = piece_id
         surfaces: list[str] = []
         unknown: list[str] = []
-        end = n
+        end = len(word)
         while end > 0:
             start = best_start[end]
             if best_id[end] == unk_id:
@@ -158,6 +115,88 @@ class UnigramEncoder:
             self._cache[word] = result
         return result
 
+    def _best_path(self, word: str) -> tuple[list[int], list[int]]:
+        """The best path to each end position (``Unigram::encode_optimized``'s forward pass): its last node's start
+        and id (the unknown id for an unknown node).
+
+        Raises:
+            UnknownCharacterError: a character has no piece and there is no unknown id.
+        """
+        n = len(word)
+        get = self.trie.get
+        scores = self.scores
+        unk_id = self.unk_id
+        unk_score = self.unk_score
+        # Per end position: best score (-inf: no path yet), start, id. A candidate replaces the best only when it
+        # scores higher, so the first of equal candidates stays (start position first, then length).
+        best_score = [-math.inf] * (n + 1)
+        best_score[0] = 0.0
+        best_start = [0] * (n + 1)
+        best_id = [0] * (n + 1)
+        for start in range(n):
+            here = best_score[start]
+            piece_id = get(word[start])
+            if piece_id is None or piece_id < 0:
+                if unk_id is None:
+                    raise UnknownCharacterError(
+                        f"{word[start]!r} (U+{ord(word[start]):04X}) is not in the vocabulary and it has no unk "
+                        "token; train with --unk-token"
+                    )
+                # No one-character piece: the unknown node (the last candidate from here; the others from here
+                # end further on, so it is compared with the same ones as if it came last).
+                score = unk_score + here
+                piece_id_here = unk_id
+            else:
+                score = scores[piece_id] + here
+                piece_id_here = piece_id
+            end = start + 1
+            if score > best_score[end]:
+                best_score[end] = score
+                best_start[end] = start
+                best_id[end] = piece_id_here
+            if piece_id is None:
+                continue
+            for end in range(start + 2, n + 1):
+                piece_id = get(word[start:end])
+                if piece_id is None:
+                    break
+                if piece_id >= 0:
+                    score = scores[piece_id] + here
+                    if score > best_score[end]:
+                        best_score[end] = score
+                        best_start[end] = start
+                        best_id[end] = piece_id
+        return best_start, best_id
+
+    def _path_ids(self, word: str) -> list[int]:
+        """:meth:`tokenize`'s ids of a word, read off :meth:`_best_path` with no token texts made but the unknown
+        runs' (fused as :meth:`encode_word` fuses them; their bytes' ids with :attr:`byte_fallback`)."""
+        best_start, best_id = self._best_path(word)
+        unk_id = self.unk_id
+        out: list[int] = []
+        end = len(word)
+        unknown_end = -1  # where the unknown run being walked back over ends; -1: none
+        while end > 0:
+            token_id = best_id[end]
+            if token_id == unk_id:
+                if unknown_end < 0:
+                    unknown_end = end
+            else:
+                if unknown_end >= 0:
+                    out += reversed(self._unknown_ids(word[end:unknown_end]))
+                    unknown_end = -1
+                out.append(token_id)
+            end = best_start[end]
+        if unknown_end >= 0:
+            out += reversed(self._unknown_ids(word[:unknown_end]))
+        out.reverse()
+        return out
+
+    def _unknown_ids(self, surface: str) -> list[int]:
+        """The ids of a fused unknown run (:meth:`encode_word`'s id for it, then :meth:`tokenize`'s bytes)."""
+        token_id = self.ids.get(surface, -1 if self.unk_id is None else self.unk_id)
+        return self._fallback(token_id, surface, surface.encode("utf-8")) or [token_id]
+
     def tokenize(self, word: str) -> list[tuple[int, int]]:
         """``(id, UTF-8 bytes of the word it covers)`` of each token of one word (the pipeline's model API); with
         :attr:`byte_fallback`, an unknown stretch is its bytes' ``<0xXX>`` tokens where all of them exist, as
@@ -173,7 +212,7 @@ class UnigramEncoder:
         out: list[tuple[int, int]] = []
         for token_id, surface in self.encode_word(word):
             encoded = surface.encode("utf-8")
-            byte_ids = self._fallback(token_id, encoded)
+            byte_ids = self._fallback(token_id, surface, encoded)
             out += [(byte_id, 1) for byte_id in byte_ids] if byte_ids else [(token_id, len(encoded))]
         if len(self._sized_cache) >= CACHE_SIZE:
             self._sized_cache.clear()
@@ -188,7 +227,7 @@ class UnigramEncoder:
         """
         found = self._ids_cache.get(word)
         if found is None:
-            found = [token_id for token_id, _ in self.tokenize(word)]
+            found = self._path_ids(word)
             if len(self._ids_cache) >= CACHE_SIZE:
                 self._ids_cache.clear()
             self._ids_cache[word] = found
@@ -207,7 +246,7 @@ class UnigramEncoder:
         for token_id, surface in self.encode_word(word):
             encoded = surface.encode("utf-8")
             end = start + len(encoded)
-            out += [(byte_id, start, end) for byte_id in self._fallback(token_id, encoded) or [token_id]]
+            out += [(byte_id, start, end) for byte_id in self._fallback(token_id, surface, encoded) or [token_id]]
             start = end
         return out
 
@@ -221,14 +260,16 @@ class UnigramEncoder:
         """
         out: list[tuple[int, str]] = []
         for token_id, surface in self.encode_word(word):
-            byte_ids = self._fallback(token_id, surface.encode("utf-8"))
+            byte_ids = self._fallback(token_id, surface, surface.encode("utf-8"))
             out += [(byte_id, self.pieces[byte_id][0]) for byte_id in byte_ids] if byte_ids else [(token_id, surface)]
         return out
 
-    def _fallback(self, token_id: int, encoded: bytes) -> list[int]:
-        """The ``<0xXX>`` ids of an unknown stretch's bytes, with byte fallback and all of them in the vocabulary
-        (else none: the stretch stays the unknown token)."""
-        if token_id != self.unk_id or not self.byte_fallback:
+    def _fallback(self, token_id: int, surface: str, encoded: bytes) -> list[int]:
+        """The ``<0xXX>`` ids of an unknown stretch's bytes (``encoded``: ``surface`` in UTF-8), with byte fallback
+        and all of them in the vocabulary (else none: the stretch stays the unknown token). A stretch that is a
+        piece's text is that piece, the unknown piece's own text included (``Unigram::tokenize`` looks the text up
+        first: "<unk>" in a word is the unknown piece, not its bytes)."""
+        if token_id != self.unk_id or not self.byte_fallback or surface in self.ids:
             return []
         byte_ids = [self.ids.get(f"<0x{byte:02X}>") for byte in encoded]
         return [] if None in byte_ids else cast("list[int]", byte_ids)
