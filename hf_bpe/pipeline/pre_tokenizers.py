@@ -630,7 +630,10 @@ class Split:
         return [(text[start:end], spans[start:end]) for start, end in self._kept(text) if end > start]
 
     def split_str(self, text: str) -> list[str]:
-        """:meth:`split`'s pieces alone."""
+        """:meth:`split`'s pieces alone; text with no match is one piece, whatever the behavior, unless inverted
+        (Gemma-3's ``" "`` after its normalizer made every space ``▁``: one search, no bookkeeping)."""
+        if not self.invert and self.pattern.search(text) is None:
+            return [text] if text else []
         return [text[start:end] for start, end in self._kept(text) if end > start]
 
     def _kept(self, text: str) -> list[tuple[int, int]]:
