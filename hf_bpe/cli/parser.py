@@ -78,18 +78,18 @@ def _add_training_options(groups: dict[str, Any], *, verify: bool = False) -> No
         _add_char_level_options(groups["char"])
         groups["model"].add_argument(
             "--model",
-            choices=("bpe", "wordpiece", "unigram", "sentencepiece-bpe"),
+            choices=("bpe", "wordpiece", "unigram", "sentencepiece-bpe", "sentencepiece-unigram"),
             default=None,
             help="bpe (default), wordpiece (BERT's: vocab.txt, BertNormalizer, BertPreTokenizer), unigram "
-            "(SentencePiece's recipe, as tokenizers trains it) or sentencepiece-bpe (the tokenizer.model spm_train "
-            "--model_type=bpe writes, with --spm options)",
+            "(SentencePiece's recipe, as tokenizers trains it), sentencepiece-bpe or sentencepiece-unigram (the "
+            "tokenizer.model spm_train --model_type=bpe|unigram writes, with --spm options)",
         )
         groups["model"].add_argument(
             "--spm",
             action="append",
             type=spm_option,
             metavar="NAME=VALUE",
-            help="with --model sentencepiece-bpe: one of sentencepiece's training options by its own name and "
+            help="with --model sentencepiece-bpe|unigram: one of sentencepiece's training options by its own name and "
             "spelling (character_coverage=0.9995, byte_fallback=true, user_defined_symbols=A,B, "
             "normalization_rule_name=identity, ...); repeat for several; sentencepiece's defaults otherwise",
         )

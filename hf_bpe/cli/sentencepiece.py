@@ -1,8 +1,10 @@
-"""``hf-bpe train --model sentencepiece-bpe``: the model ``spm_train --model_type=bpe`` writes, from text files read
-line by line as it reads them, with sentencepiece's own options by their own names (``--spm NAME=VALUE``).
+"""``hf-bpe train --model sentencepiece-bpe|sentencepiece-unigram``: the model ``spm_train --model_type=bpe|unigram``
+writes, from text files read line by line as it reads them (the files one after the other), with sentencepiece's
+own options by their own names (``--spm NAME=VALUE``).
 
-The words are counted as the files are read (memory follows distinct words, not sentences), then
-:func:`hf_bpe.models.sentencepiece.train_bpe.train_bpe` trains on the counts and
+The words are counted as the files are read (memory follows distinct words, not sentences; for Unigram each with
+what follows it, which its seed pieces need), then :func:`hf_bpe.models.sentencepiece.train_bpe.train_bpe` or
+:func:`hf_bpe.models.sentencepiece.train_unigram.train_unigram` trains on the counts, and
 :func:`~hf_bpe.models.sentencepiece.model_writer.save_sentencepiece` writes ``tokenizer.model`` with the
 ``tokenizer.json`` and config transformers makes of it. hf-bpe's options about byte-level BPE are refused by name.
 """
@@ -10,8 +12,8 @@ The words are counted as the files are read (memory follows distinct words, not 
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +21,7 @@ from hf_bpe.cli.checks import check_output
 from hf_bpe.cli.errors import UsageError
 
 #: The command line's model names, to sentencepiece's ``model_type``.
-MODELS = {"sentencepiece-bpe": "bpe"}
+MODELS = {"sentencepiece-bpe": "bpe", "sentencepiece-unigram": "unigram"}
 #: hf-bpe options a SentencePiece training does not take (sentencepiece's own are given as ``--spm NAME=VALUE``).
 _NOT_TAKEN = {
     "from_counts": "--from-counts",
@@ -48,26 +50,27 @@ def spm_option(text: str) -> tuple[str, str]:
 
 def train_sentencepiece(args: argparse.Namespace) -> int:
     """Train and write a SentencePiece model (exit status 0)."""
+    from hf_bpe.models.sentencepiece import train_bpe, train_unigram
     from hf_bpe.models.sentencepiece.model_writer import save_sentencepiece, write_model_proto
-    from hf_bpe.models.sentencepiece.train_bpe import SentencePieceOptions, count_words, train_bpe
 
-    options = _options(args, SentencePieceOptions)
+    options = _options(args, train_bpe.SentencePieceOptions)
     if not args.files:
         raise UsageError(f"--model {args.model} trains on text FILEs")
     check_output(args.output, force=args.force)
     start = time.perf_counter()
-    counts: Counter[str] = Counter()
-    for path in args.files:
-        counts.update(count_words(_lines(path), options))
+    lines = itertools.chain.from_iterable(map(_lines, args.files))
     try:
-        model = train_bpe(counts, options)
+        if MODELS[args.model] == "unigram":
+            counts: Any = train_unigram.count_sentences(lines, options)
+            model = train_unigram.train_unigram(counts, options)
+        else:
+            counts = train_bpe.count_words(lines, options)
+            model = train_bpe.train_bpe(counts, options)
     except ValueError as e:
         raise UsageError(str(e)) from None
     save_sentencepiece(write_model_proto(model), args.output, force=args.force)
-    print(
-        f"vocab size {len(model.pieces)} ({args.model}), {len(counts)} distinct words, "
-        f"{time.perf_counter() - start:.1f} s, written to {args.output}"
-    )
+    seconds = time.perf_counter() - start
+    print(f"vocab size {len(model.pieces)} ({args.model}), {seconds:.1f} s, written to {args.output}")
     return 0
 
 

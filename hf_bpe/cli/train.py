@@ -58,7 +58,7 @@ def train_command(args: argparse.Namespace) -> int:
     if args.model in SENTENCEPIECE_MODELS:
         return train_sentencepiece(args)
     if args.spm:
-        raise UsageError("--spm gives sentencepiece's options: add --model sentencepiece-bpe")
+        raise UsageError("--spm gives sentencepiece's options: add --model sentencepiece-bpe or sentencepiece-unigram")
     if settings["model"] == "wordpiece":
         return train_wordpiece(args, settings)
     if settings["model"] == "unigram":
