@@ -299,11 +299,11 @@ def continue_bpe(
     ([('u', 'g')], [('u', 'g'), ('u', 'n'), ('h', 'ug')])
     """
     check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
-    tokens = _base_tokens(vocab)
-    _check_base(vocab, len(tokens), vocab_size, special_tokens)
+    tokens = base_tokens(vocab)
+    check_base(vocab, len(tokens), vocab_size, special_tokens)
     grown: Vocab = dict(vocab)
     specials = list(special_tokens)
-    _add_special_tokens(grown, tokens, specials, new_special_tokens)
+    add_special_tokens(grown, tokens, specials, new_special_tokens)
     stage = getattr(progress, "stage", None)  # a StageCallback hears the base's encoding too (20 s on 1 GB)
     words, word_counts = _base_words(counts, vocab, merges, pipeline, None if stage is None else stage)
     # A base token spans as many initial symbols as it has bytes (the reference's Word lengths); a special token
@@ -357,7 +357,7 @@ class ContinuedResult(TrainResult):
         )
 
 
-def _check_base(vocab: Mapping[str, int], size: int, vocab_size: int, special_tokens: Sequence[str]) -> None:
+def check_base(vocab: Mapping[str, int], size: int, vocab_size: int, special_tokens: Sequence[str]) -> None:
     """Refuse a base that cannot be continued to ``vocab_size``: smaller than the base's ``size``, without all 256
     bytes, or naming a special token it does not have."""
     if vocab_size < size:
@@ -376,7 +376,7 @@ def _check_base(vocab: Mapping[str, int], size: int, vocab_size: int, special_to
             raise ValueError(f"special token {token!r} is not in the base's vocabulary")
 
 
-def _add_special_tokens(vocab: Vocab, tokens: list[str], specials: list[str], new: Sequence[str]) -> None:
+def add_special_tokens(vocab: Vocab, tokens: list[str], specials: list[str], new: Sequence[str]) -> None:
     """Give the ``new`` special tokens the next ids (in place); one already special is skipped, one that is an
     ordinary token of the base is refused (it would change how the base encodes text)."""
     for token in new:
@@ -427,7 +427,7 @@ def _base_words(
     return found
 
 
-def _base_tokens(vocab: Mapping[str, int]) -> list[str]:
+def base_tokens(vocab: Mapping[str, int]) -> list[str]:
     """The base's tokens by id; refuses a gap in the ids (new tokens take the ids after the last one, and a gap
     would be filled by nothing or renumbered)."""
     tokens: list[str | None] = [None] * len(vocab)

@@ -7,7 +7,7 @@ other front ends, and the result is the same :class:`~hf_bpe.models.bpe.result.T
 ``save``.
 
 What is shared with the plain trainer (:mod:`hf_bpe.models.bpe.trainer`): the vocabulary's first ids (special
-tokens, then the alphabet by code point: ``_first_tokens``), the word representation (symbol strings, one
+tokens, then the alphabet by code point: ``first_tokens``), the word representation (symbol strings, one
 character per symbol whose code point is the symbol's id, so ``str.split`` finds a pair in C) and the merge of
 every occurrence left to right. What differs, and why it is written here:
 
@@ -51,15 +51,15 @@ from hf_bpe.counting.counting import count_sequences
 from hf_bpe.models.bpe.continuing import (
     BaseTokenizer,
     ContinuedResult,
-    _add_special_tokens,
-    _base_tokens,
-    _check_base,
+    add_special_tokens,
     as_base,
+    base_tokens,
+    check_base,
 )
 from hf_bpe.models.bpe.encoder import BytePairEncoder
 from hf_bpe.models.bpe.options import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, Merges, Vocab
 from hf_bpe.models.bpe.result import TrainResult
-from hf_bpe.models.bpe.trainer import _first_tokens
+from hf_bpe.models.bpe.trainer import first_tokens
 from hf_bpe.models.options import check_count, check_special_tokens
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
@@ -370,7 +370,7 @@ def train_parity_from_counts(
     base = None if continue_from is None else as_base(continue_from)
     if base is None:
         seen = set().union(*(set("".join(counts)) for counts in [*train.values(), *(dev or {}).values()]))
-        vocab, tokens = _first_tokens([*specials, *sorted(seen | set(BYTE_ALPHABET))])
+        vocab, tokens = first_tokens([*specials, *sorted(seen | set(BYTE_ALPHABET))])
         table = {ord(char): chr(vocab[char]) for char in seen}
         spell: Callable[[str], str] = partial(_translated, table=table)
     else:
@@ -419,11 +419,11 @@ def _continued_start(
         ValueError: for a base with a gap in its ids or without a byte, or a new special token that is an
             ordinary token of the base.
     """
-    tokens = _base_tokens(base.vocab)
-    _check_base(base.vocab, len(tokens), len(tokens), base.special_tokens)
+    tokens = base_tokens(base.vocab)
+    check_base(base.vocab, len(tokens), len(tokens), base.special_tokens)
     vocab = dict(base.vocab)
     specials = list(base.special_tokens)
-    _add_special_tokens(vocab, tokens, specials, new_special_tokens)
+    add_special_tokens(vocab, tokens, specials, new_special_tokens)
     model = base.vocab
     if base.pipeline is not None:  # an added token the model does not hold spells no word
         model = {token: token_id for token, token_id in base.vocab.items() if token not in base.pipeline.added_only}

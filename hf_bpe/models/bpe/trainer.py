@@ -113,7 +113,7 @@ words_done, words)``."""
 _REPORT_WORDS = 1 << 16
 
 
-def _first_tokens(tokens: Iterable[str]) -> tuple[Vocab, list[str]]:
+def first_tokens(tokens: Iterable[str]) -> tuple[Vocab, list[str]]:
     """The vocabulary before any merge, and its tokens by id: ``tokens`` in order, each once."""
     vocab: Vocab = {}
     ordered: list[str] = []  # id -> token
@@ -172,7 +172,7 @@ def train_bpe(
     # 1. The special tokens, then 2. the alphabet (BpeTrainer::compute_alphabet), in the vocabulary.
     seen = _characters(counts)
     alphabet = _alphabet(counts, seen, set(initial_alphabet), limit_alphabet, alphabet_tie_preference)
-    vocab, tokens = _first_tokens([*special_tokens, *sorted(alphabet)])
+    vocab, tokens = first_tokens([*special_tokens, *sorted(alphabet)])
     # 3. The words as symbol strings (BpeTrainer::tokenize_words).
     affixes = (end_of_word_suffix or "", continuing_subword_prefix or "")
     words, word_counts = _words(counts, vocab, tokens, alphabet | seen, max(vocab_size, len(tokens)), affixes)
