@@ -385,7 +385,7 @@ def count_files(
     shards = [
         (str(path), start, end)
         for path, size in zip(files, sizes, strict=True)
-        for start, end in _shard_ranges(path, size, shard_bytes)
+        for start, end in shard_ranges(path, size, shard_bytes)
     ]
     workers = min(workers, max(len(shards), 1))
     jobs = [(pre_tokenizer, path, start, end, errors) for path, start, end in shards]
@@ -578,7 +578,7 @@ def _pre_tokenizer(add_prefix_space: bool, special_tokens: Sequence[str], exclud
     )
 
 
-def _shard_ranges(path: Path, size: int, shard_bytes: int | None = None) -> list[tuple[int, int]]:
+def shard_ranges(path: Path, size: int, shard_bytes: int | None = None) -> list[tuple[int, int]]:
     """Byte ranges of about ``shard_bytes`` (default :data:`SHARD_BYTES`) covering the file, each starting at the
     file's start or just after a ``\\n``."""
     shard_bytes = shard_bytes or SHARD_BYTES

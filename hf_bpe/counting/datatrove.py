@@ -52,7 +52,7 @@ from typing import Any
 
 from hf_bpe.atomic import write_files
 from hf_bpe.counting import counting as _counting
-from hf_bpe.counting.counting import _shard_ranges, count_byte_range, counting_settings, spelled_counts
+from hf_bpe.counting.counting import count_byte_range, counting_settings, shard_ranges, spelled_counts
 from hf_bpe.counting.counts_dir import (
     DEFAULT_BUCKETS,
     bucket_file_name,
@@ -251,7 +251,7 @@ def plan_shards(paths: Sequence[str | os.PathLike[str]], tasks: int = 1) -> list
     return [
         (str(path.resolve()), start, end)
         for path, size in zip(files, sizes, strict=True)
-        for start, end in _shard_ranges(path, size, shard_bytes)
+        for start, end in shard_ranges(path, size, shard_bytes)
     ]
 
 
