@@ -454,27 +454,43 @@ def is_valid_piece(piece: str, spec: TrainerSpec) -> bool:
     last = len(piece) - 1
     prev = _ANY
     for pos, c in enumerate(piece):
-        if c in (UNK_CHAR, "\0", BOUNDARY, " ") or "\ud800" <= c <= "\udfff":
+        kind = _kind(c)
+        if kind is _FORBIDDEN:
             return False
-        if c == WS:
+        if kind is _SPACE:
             if spec.treat_whitespace_as_suffix:
                 if (spec.split_by_whitespace and pos < last) or (not spec.split_by_whitespace and pos == 0 < last):
                     return False
             elif (spec.split_by_whitespace and pos > 0) or (not spec.split_by_whitespace and 0 < pos == last):
                 return False
             continue
-        script = _script(c)
-        if script == "Inherited":
-            script = prev
-        if _is_decimal(c):
-            if not spec.split_by_number:
-                script = _ANY
-            if spec.split_digits and len(piece) > 1:
+        if kind is _DIGIT:
+            script = "Common" if spec.split_by_number else _ANY
+            if spec.split_digits and last > 0:
                 return False
+        else:
+            script = prev if kind == "Inherited" else kind
         if spec.split_by_unicode_script and _ANY not in (script, prev) and prev != script:
             return False
         prev = script
     return True
+
+
+#: What :func:`_kind` says of a character IsValidSentencePiece refuses anywhere, of ``▁``, of a decimal digit.
+_FORBIDDEN, _SPACE, _DIGIT = "forbidden", "space", "digit"
+
+
+@cache
+def _kind(c: str) -> str:
+    """What ``IsValidSentencePiece`` reads of ``c``, once per character: forbidden, the space, a decimal digit (of
+    the Common script), or its script (:func:`_script`)."""
+    if c in (UNK_CHAR, "\0", BOUNDARY, " ") or "\ud800" <= c <= "\udfff":
+        return _FORBIDDEN
+    if c == WS:
+        return _SPACE
+    if _is_decimal(c):
+        return _DIGIT
+    return _script(c)
 
 
 # -- required characters (LoadSentences' character_coverage) ----------------------------------------------------
@@ -487,9 +503,14 @@ def required_chars(word_counts: Mapping[str, int], spec: TrainerSpec) -> dict[st
         ValueError: where the words hold no character, or the vocabulary cannot hold them and the meta pieces.
     """
     counts: Counter[str] = Counter()
+    # Words of one count are counted together (one Counter over their joined text): most words occur a few times.
+    by_count: dict[int, list[str]] = {}
     for word, count in word_counts.items():
-        for c, n in Counter(word).items():
+        by_count.setdefault(count, []).append(word)
+    for count, words in by_count.items():
+        for c, n in Counter("".join(words)).items():
             counts[c] += n * count
+    del by_count
     for c in ("\0", *[c for c in counts if "\ud800" <= c <= "\udfff"]):
         counts.pop(c, None)
     total = sum(counts.values())
@@ -512,12 +533,12 @@ def required_chars(word_counts: Mapping[str, int], spec: TrainerSpec) -> dict[st
 def _training_words(word_counts: Mapping[str, int], chars: Mapping[str, int]) -> list[tuple[str, int]]:
     """The words with characters outside ``chars`` replaced by U+2585, merged, in ``Sorted`` order (most frequent
     first, then by code points)."""
+    unknown = {ord(c): UNK_CHAR for c in set().union(*word_counts) if c not in chars}
+    if not unknown:
+        return sorted(word_counts.items(), key=lambda item: (-item[1], item[0]))
     merged: Counter[str] = Counter()
     for word, count in word_counts.items():
-        if all(c in chars for c in word):
-            merged[word] += count
-        else:
-            merged["".join(c if c in chars else UNK_CHAR for c in word)] += count
+        merged[word.translate(unknown)] += count
     return sorted(merged.items(), key=lambda item: (-item[1], item[0]))
 
 
@@ -528,8 +549,8 @@ _MASK = (1 << 64) - 1  # the reference's frequencies are uint64_t: a decrement b
 
 class _Merger:
     """``bpe::Trainer``'s state: each word as a list of symbol ids (-1 where a merge emptied a slot), and per symbol
-    its piece, halves, frequency, flags and positions (``(sid << 64) | (left << 32) | right``, in the reference's
-    order, stale ones kept: a position is live only while its two slots still hold the pair's halves)."""
+    its piece, halves, frequency, flags and positions (``(sid << 2 * shift) | (left << shift) | right``, in the
+    reference's order, stale ones kept: a position is live only while its two slots still hold the pair's halves)."""
 
     def __init__(self, words: list[tuple[str, int]], spec: TrainerSpec) -> None:
         self.spec = spec
@@ -544,10 +565,16 @@ class _Merger:
         self.recompute: list[bool] = []
         self.positions: list[list[int]] = []
         self.chars: dict[str, int] = {}
-        self.pairs: dict[tuple[int, int], int] = {}  # symbols_cache_ for pairs; -1: the pair makes no valid piece
+        # symbols_cache_ for pairs, keyed by ``left << 32 | right``; -1: the pair makes no valid piece
+        self.pairs: dict[int, int] = {}
         self.pending_queue: list[int] = []
         self.heap: list[tuple[int, int, str, int, int]] = []
-        self.words = [[self._char(c) for c in word] for word, _ in words]
+        for c in dict.fromkeys(c for word, _ in words for c in word):  # GetCharSymbol in order of first sight
+            self._char(c)
+        char_id = self.chars.__getitem__
+        self.words = [list(map(char_id, word)) for word, _ in words]
+        #: Bits of a slot in an encoded position: enough for the longest word.
+        self.shift = max((len(word) for word, _ in words), default=1).bit_length()
 
     def _new(self, piece: str, length: int, halves: tuple[int, int]) -> int:
         ident = len(self.piece)
@@ -573,12 +600,12 @@ class _Merger:
         """``GetPairSymbol``: the pair's symbol, made on first sight; -1 where the pair makes no valid piece."""
         if left < 0 or right < 0 or self.unk[left] or self.unk[right]:
             return -1
-        ident = self.pairs.get((left, right))
+        ident = self.pairs.get(left << 32 | right)
         if ident is None:
             piece = self.piece[left] + self.piece[right]
             valid = is_valid_piece(piece, self.spec)
             ident = self._new(piece, self.length[left] + self.length[right], (left, right)) if valid else -1
-            self.pairs[left, right] = ident
+            self.pairs[left << 32 | right] = ident
         return ident
 
     def _push(self, ident: int) -> None:
@@ -601,49 +628,90 @@ class _Merger:
                 self._push(ident)
         self.pending_queue.clear()
 
-    def _add(self, sid: int, left: int, right: int) -> None:
-        """``AddNewPair``."""
-        if left < 0 or right < 0:
-            return
-        word = self.words[sid]
-        ident = self._pair(word[left], word[right])
-        if ident >= 0:
-            self.positions[ident].append(sid << 64 | left << 32 | right)
-            self.freq[ident] = (self.freq[ident] + self.counts[sid]) & _MASK
-            if not self.pending[ident]:
-                self.pending[ident] = True
-                self.pending_queue.append(ident)
-
-    def _reset(self, sid: int, left: int, right: int, best: int) -> None:
-        """``ResetFreq``: the pair at (left, right) is about to go."""
-        if left < 0 or right < 0:
-            return
-        word = self.words[sid]
-        ident = self._pair(word[left], word[right])
-        if ident >= 0 and ident != best:
-            self.freq[ident] = (self.freq[ident] - self.counts[sid]) & _MASK
-            self.recompute[ident] = True
-
     def _accept(self, best: int) -> None:
-        """``AcceptSymbol``: merge every live position of ``best``, updating its neighbours' pairs."""
+        """``AcceptSymbol``: merge every live position of ``best``, updating its neighbours' pairs.
+
+        ``ResetFreq`` and ``AddNewPair`` are inlined (the merge loop's hot path, most of training): a pair found in
+        the cache is the one :meth:`_pair` would return (pairs with an unknown half never enter it); a miss goes
+        through :meth:`_pair`, which makes the symbol exactly as the reference's ``GetPairSymbol`` does.
+        """
         left_half, right_half = self.halves[best]
+        words, counts, freq, recompute, positions = self.words, self.counts, self.freq, self.recompute, self.positions
+        pending, pending_queue, pairs_get, make_pair = self.pending, self.pending_queue, self.pairs.get, self._pair
+        shift = self.shift
+        low = (1 << shift) - 1
         for encoded in self.positions[best]:
-            sid, left, right = encoded >> 64, (encoded >> 32) & 0xFFFFFFFF, encoded & 0xFFFFFFFF
-            word = self.words[sid]
+            sid, left, right = encoded >> (2 * shift), (encoded >> shift) & low, encoded & low
+            word = words[sid]
             if word[left] != left_half or word[right] != right_half:
                 continue  # stale, or taken by an overlapping merge of the same pair ("aaa")
-            following = next((i for i in range(right + 1, len(word)) if word[i] >= 0), -1)
-            previous = next((i for i in range(left - 1, -1, -1) if word[i] >= 0), -1)
-            self._reset(sid, previous, left, best)
-            self._reset(sid, right, following, best)
+            count = counts[sid]
+            previous = left - 1
+            while previous >= 0 and word[previous] < 0:
+                previous -= 1
+            following, size = right + 1, len(word)
+            while following < size and word[following] < 0:
+                following += 1
+            if previous >= 0:  # ResetFreq(previous, left)
+                ident = pairs_get(word[previous] << 32 | left_half)
+                if ident is None:
+                    ident = make_pair(word[previous], left_half)
+                if ident >= 0 and ident != best:
+                    freq[ident] = (freq[ident] - count) & _MASK
+                    recompute[ident] = True
+            if following < size:  # ResetFreq(right, following)
+                ident = pairs_get(right_half << 32 | word[following])
+                if ident is None:
+                    ident = make_pair(right_half, word[following])
+                if ident >= 0 and ident != best:
+                    freq[ident] = (freq[ident] - count) & _MASK
+                    recompute[ident] = True
             word[left], word[right] = best, -1
-            self._add(sid, previous, left)
-            self._add(sid, left, following)
+            base = sid << (2 * shift)
+            if previous >= 0:  # AddNewPair(previous, left)
+                ident = pairs_get(word[previous] << 32 | best)
+                if ident is None:
+                    ident = make_pair(word[previous], best)
+                if ident >= 0:
+                    positions[ident].append(base | previous << shift | left)
+                    freq[ident] = (freq[ident] + count) & _MASK
+                    if not pending[ident]:
+                        pending[ident] = True
+                        pending_queue.append(ident)
+            if following < size:  # AddNewPair(left, following)
+                ident = pairs_get(best << 32 | word[following])
+                if ident is None:
+                    ident = make_pair(best, word[following])
+                if ident >= 0:
+                    positions[ident].append(base | left << shift | following)
+                    freq[ident] = (freq[ident] + count) & _MASK
+                    if not pending[ident]:
+                        pending[ident] = True
+                        pending_queue.append(ident)
         self._retire(best)
+
+    def _add_all(self) -> None:
+        """``AddNewPair`` for each pair of neighbours of each word, word after word (the reference's first loop)."""
+        positions, freq, pending, pending_queue = self.positions, self.freq, self.pending, self.pending_queue
+        pairs_get, make_pair, shift = self.pairs.get, self._pair, self.shift
+        for sid, word in enumerate(self.words):
+            count = self.counts[sid]
+            base = sid << (2 * shift)
+            for i in range(1, len(word)):
+                ident = pairs_get(word[i - 1] << 32 | word[i])
+                if ident is None:
+                    ident = make_pair(word[i - 1], word[i])
+                if ident >= 0:
+                    positions[ident].append(base | (i - 1) << shift | i)
+                    freq[ident] = (freq[ident] + count) & _MASK
+                    if not pending[ident]:
+                        pending[ident] = True
+                        pending_queue.append(ident)
 
     def _retire(self, ident: int) -> None:
         """Remove ``ident`` from the cache so it is not selected again (a later sight of its halves makes anew)."""
-        self.pairs.pop(self.halves[ident], None)
+        left, right = self.halves[ident]
+        self.pairs.pop(left << 32 | right, None)
         self.active[ident] = False
         self.positions[ident] = []
 
@@ -667,9 +735,7 @@ class _Merger:
 
     def merge(self, max_merges: int) -> list[str]:
         """The learned pieces, in the order ``Train`` takes them (at most ``max_merges``)."""
-        for sid, word in enumerate(self.words):
-            for i in range(1, len(word)):
-                self._add(sid, i - 1, i)
+        self._add_all()
         self._flush_pending()
         pieces: list[str] = []
         seen: set[str] = set()
