@@ -247,21 +247,9 @@ def prune_pieces(
     processes: int = 1,
 ) -> Pieces:
     """``prune_sentence_pieces``: keep the pieces whose removal would cost the corpus likelihood most."""
-    always_keep = [True] * len(pieces)
-    alternatives: list[list[int]] = [[] for _ in pieces]
-    for index, (piece, _) in enumerate(pieces):
-        if index == 0:
-            always_keep[index] = False
-            continue
-        nbests = model.nbest2(piece)
-        if len(nbests) == 1:
-            always_keep[index] = True
-        elif len(nbests[0]) >= 2:
-            always_keep[index] = False
-        elif len(nbests[0]) == 1:
-            always_keep[index] = True
-            alternatives[index] = nbests[1]
-
+    shares = _shared(functools.partial(_alternatives, model), len(pieces), processes, "unigram pruning")
+    always_keep = [keep for share in shares for keep in share[0]]
+    alternatives = [alternative for share in shares for alternative in share[1]]
     vsum = float(sum(count for _, count in sentences))
     freq, inverted = _viterbi_counts(model, sentences, processes)
 
@@ -302,6 +290,26 @@ def prune_pieces(
             break
         new_pieces.append(pieces[index])
     return new_pieces
+
+
+def _alternatives(model: UnigramModel, first: int, last: int) -> tuple[list[bool], list[list[int]]]:
+    """For the pieces ``first`` to ``last``: whether each must be kept, and the pieces of its second-best
+    segmentation where it is its own best one (``nbest2``)."""
+    always_keep = [True] * (last - first)
+    alternatives: list[list[int]] = [[] for _ in range(last - first)]
+    for index in range(first, last):
+        if index == 0:
+            always_keep[0] = False
+            continue
+        nbests = model.nbest2(model.pieces[index][0])
+        if len(nbests) == 1:
+            always_keep[index - first] = True
+        elif len(nbests[0]) >= 2:
+            always_keep[index - first] = False
+        elif len(nbests[0]) == 1:
+            always_keep[index - first] = True
+            alternatives[index - first] = nbests[1]
+    return always_keep, alternatives
 
 
 def _viterbi_counts(
