@@ -2,8 +2,9 @@
 writes, from text files read line by line as it reads them (the files one after the other), with sentencepiece's
 own options by their own names (``--spm NAME=VALUE``).
 
-The words are counted as the files are read (memory follows distinct words, not sentences; for Unigram each with
-what follows it, which its seed pieces need), then :func:`hf_bpe.models.sentencepiece.train_bpe.train_bpe` or
+The words are counted as the files are read (memory follows distinct words, not sentences; for BPE on every CPU
+(``--workers``) where the files are plain, their counts summed; for Unigram in one process, each with what follows
+it, which its seed pieces need), then :func:`hf_bpe.models.sentencepiece.train_bpe.train_bpe` or
 :func:`hf_bpe.models.sentencepiece.train_unigram.train_unigram` trains on the counts, and
 :func:`~hf_bpe.models.sentencepiece.model_writer.save_sentencepiece` writes ``tokenizer.model`` with the
 ``tokenizer.json`` and config transformers makes of it. hf-bpe's options about byte-level BPE are refused by name.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -64,7 +66,10 @@ def train_sentencepiece(args: argparse.Namespace) -> int:
             counts: Any = train_unigram.count_sentences(lines, options)
             model = train_unigram.train_unigram(counts, options)
         else:
-            counts = train_bpe.count_words(lines, options)
+            if all(_plain(path) for path in args.files):  # counted on every CPU (--workers), over byte ranges
+                counts = train_bpe.count_words_in_files(list(map(str, args.files)), options, processes=args.workers)
+            else:
+                counts = train_bpe.count_words(lines, options)
             model = train_bpe.train_bpe(counts, options)
     except ValueError as e:
         raise UsageError(str(e)) from None
@@ -113,6 +118,13 @@ def _culprit(kind: Any, given: dict[str, str]) -> str:
         except (TypeError, ValueError, ModuleNotFoundError) as e:
             return ": " if str(e).startswith("sentencepiece option") else f"{name}={value}: "
     return ": "
+
+
+def _plain(path: str) -> bool:
+    """Whether ``path`` is a plain file that can be read from any byte (not standard input, not compressed)."""
+    from hf_bpe.counting.sources import COMPRESSED_SUFFIXES, STDIN
+
+    return str(path) != STDIN and not str(path).endswith(COMPRESSED_SUFFIXES) and os.path.isfile(path)
 
 
 def _lines(path: str) -> Iterator[bytes]:

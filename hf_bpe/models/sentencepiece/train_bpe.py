@@ -24,10 +24,12 @@ from the ``regex`` module, limited to the scripts of Unicode 9.0 that sentencepi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import heapq
+import os
 import struct
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any
 
@@ -282,6 +284,69 @@ def count_words(lines: Iterable[str | bytes], options: SentencePieceOptions) -> 
         else:
             counts[sentence] += 1
     return counts
+
+
+def count_words_in_files(
+    paths: list[str], options: SentencePieceOptions, *, processes: int | None = None
+) -> Counter[str]:
+    """:func:`count_words` of the lines of plain text files (one after the other, as ``spm_train`` reads them),
+    counted in ``processes`` processes (default: :func:`~hf_bpe.processes.fork_processes`) over line-aligned byte
+    ranges and summed: the counts are the same for any number of processes (they do not depend on order).
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = path.write_bytes(b"a b\\nb\\n" * 50 + b"c")
+    >>> options = SentencePieceOptions.from_kwargs(normalization_rule_name="identity")
+    >>> sorted(count_words_in_files([str(path)], options, processes=2).items())
+    [('▁a', 50), ('▁b', 100), ('▁c', 1)]
+    """
+    from hf_bpe.processes import fork_processes, run_forked
+
+    sizes = [os.path.getsize(path) for path in paths]
+    parts = max(1, min(processes or fork_processes(), sum(sizes) // 65536 + 1))
+    cuts = [_line_start(paths, sizes, sum(sizes) * k // parts) for k in range(parts + 1)]
+    jobs = [functools.partial(_count_span, paths, cuts[k], cuts[k + 1], options) for k in range(parts)]
+    counts: Counter[str] = Counter()
+    for part in run_forked(jobs, "counting sentencepiece words") if parts > 1 else [jobs[0]()]:
+        counts.update(part)
+    return counts
+
+
+def _line_start(paths: list[str], sizes: list[int], offset: int) -> tuple[int, int]:
+    """The (file, byte) where the first line starting at or after ``offset`` of the files' concatenation starts."""
+    index = 0
+    while index < len(sizes) and offset >= sizes[index]:
+        offset -= sizes[index]
+        index += 1
+    if index == len(sizes) or offset == 0:
+        return index, 0
+    with open(paths[index], "rb") as stream:
+        stream.seek(offset - 1)  # a line starts at offset if the byte before it ends one
+        while chunk := stream.read(1 << 16):
+            end = chunk.find(b"\n")
+            if end >= 0:
+                return index, offset + end
+            offset += len(chunk)
+    return index + 1, 0
+
+
+def _count_span(
+    paths: list[str], start: tuple[int, int], end: tuple[int, int], options: SentencePieceOptions
+) -> Counter[str]:
+    """:func:`count_words` of the lines from ``start`` up to ``end`` (each a file and a byte where a line starts)."""
+
+    def lines() -> Iterator[bytes]:
+        for index in range(start[0], min(end[0] + 1, len(paths))):
+            stop = end[1] if index == end[0] else None
+            with open(paths[index], "rb") as stream:
+                position = stream.seek(start[1] if index == start[0] else 0)
+                for line in stream:
+                    if stop is not None and position >= stop:
+                        break
+                    position += len(line)
+                    yield line[:-1] if line.endswith(b"\n") else line
+
+    return count_words(lines(), options)
 
 
 # -- Unicode scripts (unicode_script::GetScript, its table of Unicode 9.0) ----------------------------------------

@@ -150,6 +150,42 @@ def test_counts_from_several_sources_add_up(debian_corpora: dict[str, Path], tmp
     _assert_same_model(write_model_proto(train_bpe(counts, options)), reference, ["Привет, мир! 12345"])
 
 
+@pytest.mark.parametrize("processes", [1, 2, 3])
+def test_files_counted_in_several_processes_train_spm_trains_model(
+    processes: int, debian_corpora: dict[str, Path], tmp_path: Path
+) -> None:
+    """Files cut into line-aligned byte ranges, counted in 1, 2 or 3 processes and summed, train the model
+    ``spm_train`` trains on the files; one file ends without a newline, one is empty, one is a single line longer
+    than max_sentence_length (skipped by both; a range cut inside it moves to the next line start)."""
+    english = _lines(debian_corpora["english"].read_bytes()[TRAIN])
+    japanese = _lines(debian_corpora["japanese"].read_bytes()[TRAIN])
+    files = {
+        "english.txt": b"\n".join(english[: len(english) // 2]) + b"\n",
+        "empty.txt": b"",
+        "long.txt": b" ".join(english[len(english) // 2 : len(english) // 2 + 3000]) + b"\n",
+        "japanese.txt": b"\n".join(japanese),  # no newline at its end: its last line is a sentence of its own
+        "english-rest.txt": b"\n".join(english[len(english) // 2 :]) + b"\n",
+    }
+    paths = []
+    for name, data in files.items():
+        paths.append(tmp_path / name)
+        paths[-1].write_bytes(data)
+    kwargs = {"vocab_size": 4000, "max_sentence_length": 5000, "normalization_rule_name": "nmt_nfkc"}
+    prefix = tmp_path / "reference"
+    sentencepiece.SentencePieceTrainer.train(
+        input=[str(path) for path in paths], model_prefix=str(prefix), model_type="bpe", minloglevel=2, **kwargs
+    )
+    from hf_bpe.models.sentencepiece.model_writer import write_model_proto
+    from hf_bpe.models.sentencepiece.train_bpe import count_words_in_files
+
+    options = SentencePieceOptions.from_kwargs(**kwargs)
+    counts = count_words_in_files([str(path) for path in paths], options, processes=processes)
+    held_out = [line.decode("utf-8", "replace") for line in _lines(debian_corpora["japanese"].read_bytes()[HELD_OUT])]
+    _assert_same_model(
+        write_model_proto(train_bpe(counts, options)), prefix.with_suffix(".model").read_bytes(), held_out[:200]
+    )
+
+
 #: Text each charsmap rule changes: full-width ASCII, ligatures, half-width katakana with its sound marks, NBSP and
 #: ideographic spaces, combining marks (composed by NFKC), circled digits, control characters, tabs, upper case.
 RULE_TEXT = [
