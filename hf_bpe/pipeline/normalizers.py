@@ -25,7 +25,7 @@ import re
 import struct
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import regex
 
@@ -760,10 +760,22 @@ class NormalizerSequence:
         """:meth:`normalize`'s text alone, for a caller that wants no offsets (``tokenizers``' ``normalize_str``):
         each normalizer's own ``normalize_str`` where it has one, else its :meth:`normalize` on spans that stand
         for nothing (a normalizer carries spans along, it never reads them)."""
-        for normalizer in self.normalizers:
-            fast = getattr(normalizer, "normalize_str", None)
-            text = fast(text) if fast is not None else normalizer.normalize(text, [(0, 0)] * len(text))[0]
+        for step in self.str_steps():
+            text = step(text)
         return text
+
+    def str_steps(self) -> list[Callable[[str], str]]:
+        """:meth:`normalize_str`'s steps, one function per normalizer (for a caller that runs them on many short
+        texts: Gemma-3's lines between its added ``\\n`` tokens)."""
+        return [_str_step(normalizer) for normalizer in self.normalizers]
+
+
+def _str_step(normalizer: Any) -> Callable[[str], str]:
+    """A normalizer's ``normalize_str``, or its ``normalize`` on spans that stand for nothing."""
+    fast = getattr(normalizer, "normalize_str", None)
+    if fast is not None:
+        return cast("Callable[[str], str]", fast)
+    return lambda text: normalizer.normalize(text, [(0, 0)] * len(text))[0]
 
 
 def normalizer_from_json(data: Any, path: str = "normalizer") -> NormalizerSequence:

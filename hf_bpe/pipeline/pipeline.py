@@ -13,7 +13,7 @@ in the raw text, the post-processor's special tokens, truncation and padding are
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import regex
@@ -62,6 +62,10 @@ class Pipeline:
     _added_pattern: regex.Pattern[str] | None = dataclasses.field(init=False, repr=False, compare=False)
 
     _span_free: bool = dataclasses.field(init=False, repr=False, compare=False)
+    #: The span-free path's normalizer steps, cut and model call, looked up once (see :meth:`encode`).
+    _str_path: tuple[list[Callable[[str], str]], Callable[[str], list[str]], Callable[[str], list[int]]] | None = (
+        dataclasses.field(init=False, repr=False, compare=False)
+    )
     #: Whether a token of :attr:`normalized_flags` has a flag set (then the flags cut the text).
     _flagged: bool = dataclasses.field(init=False, repr=False, compare=False)
 
@@ -69,8 +73,18 @@ class Pipeline:
         object.__setattr__(self, "_added_pattern", whole_tokens_pattern(self.normalized_added))
         span_free = self._added_pattern is None and not self.pre_tokenizer.reads_spans
         object.__setattr__(self, "_span_free", span_free)
+        object.__setattr__(self, "_str_path", self._span_free_steps() if span_free else None)
         flagged = any(flag.single_word or flag.lstrip or flag.rstrip for flag in self.normalized_flags.values())
         object.__setattr__(self, "_flagged", flagged)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The span-free path holds functions made here (not picklable): made again from the stages on unpickling.
+        return {**self.__dict__, "_str_path": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._span_free:
+            object.__setattr__(self, "_str_path", self._span_free_steps())
 
     def pieces(self, text: str, start: int = 0) -> list[tuple[str, list[tuple[int, int]], int | None]]:
         """The pre-tokens of ``text``, normalized, each with its characters' spans in the whole text ``text`` is
@@ -103,16 +117,15 @@ class Pipeline:
         No offsets are asked for, so where no added token is matched in the normalized text and no pre-tokenizer
         step reads where the text is, the text goes through the stages without its characters' spans
         (``normalize_str``, ``pieces_str``, as ``tokenizers``' own span-free calls)."""
-        tokenize = self.model.tokenize
-        if self._span_free:
-            pieces = self.pre_tokenizer.pieces_str(self.normalizer.normalize_str(text))
-            ids_of = getattr(self.model, "token_ids", None)
-            if ids_of is None:
-                return [token_id for piece in pieces for token_id, _ in tokenize(piece)]
+        if self._str_path is not None:
+            steps, cut, ids_of = self._str_path
+            for step in steps:
+                text = step(text)
             out: list[int] = []
-            for piece in pieces:
+            for piece in cut(text):
                 out += ids_of(piece)
             return out
+        tokenize = self.model.tokenize
         if self._added_pattern is None:
             return [token_id for piece, _, _ in self.pieces(text, start) for token_id, _ in tokenize(piece)]
         return [
@@ -120,6 +133,27 @@ class Pipeline:
             for piece, _, added in self.pieces(text, start)
             for token_id in ([added] if added is not None else [token_id for token_id, _ in tokenize(piece)])
         ]
+
+    def _span_free_steps(
+        self,
+    ) -> tuple[list[Callable[[str], str]], Callable[[str], list[str]], Callable[[str], list[int]]]:
+        """What :meth:`encode` runs on a text when it takes no spans along, looked up once, not per text: the
+        normalizers' ``normalize_str`` steps, the pre-tokenizer's ``pieces_str`` (a lone step's own ``split_str``;
+        no step: the text whole) and the model's ``token_ids`` (else its ``tokenize``'s ids)."""
+        steps = self.pre_tokenizer.steps
+        cut: Callable[[str], list[str]]
+        if not steps:
+            cut = _whole
+        elif len(steps) == 1 and hasattr(steps[0], "split_str"):
+            split_str = steps[0].split_str
+            cut = lambda text: split_str(text) if text else []  # noqa: E731  # as pieces_str: no piece of ""
+        else:
+            cut = self.pre_tokenizer.pieces_str
+        ids_of = getattr(self.model, "token_ids", None)
+        if ids_of is None:
+            tokenize = self.model.tokenize
+            ids_of = lambda piece: [token_id for token_id, _ in tokenize(piece)]  # noqa: E731
+        return self.normalizer.str_steps(), cut, ids_of
 
     def encode_with_offsets(self, text: str, start: int = 0) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of ``text`` and each token's ``(start, end)`` in the whole text (see :meth:`pieces`): from the
@@ -171,3 +205,8 @@ class Pipeline:
     def decode(self, tokens: Sequence[str]) -> str:
         """The text of ``tokens`` (the decoder chain, then joined)."""
         return self.decoder.decode(tokens)
+
+
+def _whole(text: str) -> list[str]:
+    """A text that no pre-tokenizer cuts: one piece, none where it is empty (``PreTokenizerSequence.pieces_str``)."""
+    return [text] if text else []
