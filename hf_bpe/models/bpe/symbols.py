@@ -102,7 +102,8 @@ class SymbolBPE:
         self._joins: frozenset[str] | None = None  # made on first use (see _parts)
         self._joined_ids: frozenset[int] | None = None  # made on first use (see _parts)
         self._cut_before_meta: frozenset[str] | None = None  # made on first use (see _meta_parts)
-        self._by_char: _CharSymbols | None = None  # made on first use (see _char_symbols)
+        # Where every byte has its token (else None: see _char_symbols); filled as characters are met.
+        self._by_char = None if None in self._bytes else _CharSymbols(self.vocab, cast("list[int]", self._bytes))
 
     @property
     def ranks(self) -> dict[tuple[str, str], int]:
@@ -219,11 +220,7 @@ class SymbolBPE:
     def _char_symbols(self) -> _CharSymbols | None:
         """Each character's symbol ids as :meth:`_symbols` spells them with no affix, where ``byte_fallback`` is set
         and every byte has its ``<0xXX>`` token (None otherwise: an unknown token may come up)."""
-        if not self.byte_fallback or None in self._bytes:
-            return None
-        if self._by_char is None:
-            self._by_char = _CharSymbols(self.vocab, cast("list[int]", self._bytes))
-        return self._by_char
+        return self._by_char if self.byte_fallback else None
 
     def _part_pieces(self, part: str) -> list[Piece]:
         """A part's tokens (see :meth:`tokenize`): those of its own parts, each remembered, and the part's too where
@@ -448,7 +445,6 @@ class SymbolBPE:
         state = self.__dict__.copy()
         state["_cache"] = {}
         state["_ids_cache"] = {}
-        state["_by_char"] = None
         return state
 
 
@@ -460,6 +456,9 @@ class _CharSymbols(dict[str, tuple[int, ...]]):
         super().__init__()
         self._vocab = vocab
         self._byte_ids = byte_ids
+
+    def __reduce__(self) -> tuple[type[_CharSymbols], tuple[Mapping[str, int], Sequence[int]]]:
+        return (_CharSymbols, (self._vocab, self._byte_ids))  # pickled empty: the characters met are no state
 
     def __missing__(self, char: str) -> tuple[int, ...]:
         token_id = self._vocab.get(char)

@@ -7,6 +7,8 @@ are the Rust model's."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,7 +62,12 @@ def test_byte_fallback_characters_are_spelled_in_c_where_every_byte_has_a_token(
         model = SymbolBPE(vocab, MERGES, **options)  # type: ignore[arg-type]
         for word in (short, long):
             assert model.token_ids(word) == rust_ids(vocab, options, word)
-        assert (model._by_char is not None) is every_byte
+        if every_byte:
+            assert "ü" in model._by_char  # type: ignore[operator]  # spelled through the bytes' path
+            again = pickle.loads(pickle.dumps(model))
+            assert not again._by_char and again.token_ids(long) == rust_ids(vocab, options, long)
+        else:
+            assert model._by_char is None
     ids = SymbolBPE(vocabulary(True), MERGES, **options).token_ids("xü")  # type: ignore[arg-type]
     vocab = vocabulary(True)
     assert ids == [vocab["<0x78>"], vocab["<0xC3><0xBC>"]] == rust_ids(vocab, options, "xü")
