@@ -21,6 +21,10 @@ exits with 1 if the two ``.model`` files differ in any piece, score or type, or 
 Unigram's result depends on the number of threads (its E-step sums in another order); unless ``--spm
 num_threads=N`` is given, both sides get ``num_threads=1`` for a Unigram run so that the models can be compared.
 BPE runs keep sentencepiece's default (16 threads, which its BPE trainer does not use for its merges).
+
+hf_bpe counts a BPE corpus in ``--workers`` processes (default 1). ``os.wait4`` reports the peak of the largest one
+process, not the sum of processes running at once, so only with one worker is hf_bpe's figure all of its memory (as
+the reference's threads are all in its one process); with more, the script says so beside the figure.
 """
 
 from __future__ import annotations
@@ -123,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vocab-size", type=int, default=8000)
     parser.add_argument("--spm", action="append", default=[], metavar="NAME=VALUE", help="an option for both sides")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--workers", type=int, default=1, help="hf_bpe's BPE counting processes (default 1: see the module's doc)"
+    )
     args = parser.parse_args(argv)
     cache = Path(os.environ.get("HF_BPE_CACHE") or Path.home() / ".cache" / "hf_bpe") / "corpora"
     files = [
@@ -150,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         }  # fmt: skip
         ours = [*hf_bpe, "train", str(corpus), "-o", str(tmp / "ours"), "--force"]
         ours += ["--model", f"sentencepiece-{args.model_type}", "--vocab-size", str(args.vocab_size)]
+        ours += ["--workers", str(args.workers)]
         ours += [f"--spm={name}={value}" for name, value in options.items()]
         for _ in range(args.repeat):
             for side, command in (("spm_train", [sys.executable, "-c", REFERENCE, json.dumps(spec)]), ("hf_bpe", ours)):
@@ -165,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.model_type}, vocab_size {args.vocab_size} ({shown}); corpus {size / MB:.1f} MB from "
         f"{len(files)} file(s), {distinct / MB:.1f} MB of it distinct text"
         + ("" if distinct >= size else " (REPEATED: flatters hf_bpe, which keeps each distinct word once)")
-        + f"; {os.cpu_count()} CPUs; .model files identical"
+        + f"; {os.cpu_count()} CPUs; hf_bpe counts in {args.workers} process(es)"
+        + ("" if args.workers == 1 else " (its peak RSS is the largest one's, not their sum)")
+        + "; .model files identical"
     )
     for side in times:
         print(

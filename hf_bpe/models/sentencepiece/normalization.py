@@ -136,6 +136,8 @@ class Normalizer:
         if self._trie is None:
             mapped = text
             blank = not text.strip(" ")
+        elif text.isascii() and text.isprintable() and _printable_ascii_unmapped(self.spec.precompiled_charsmap):
+            return text, not text.strip(" ")  # no key starts in printable ASCII (nmt_nfkc's, nfkc's keys)
         else:
             out: list[str] = []
             blank = True
@@ -240,6 +242,15 @@ def _key_starts(charsmap: bytes) -> re.Pattern[str]:
         pattern += f"|{_char_class(longer)}(?={_char_class(sorted(seconds))})"
     # re, not regex: re's compiled character sets test a character in constant time, regex's went 1.6 s per MB.
     return re.compile(pattern)
+
+
+@cache
+def _printable_ascii_unmapped(charsmap: bytes) -> bool:
+    """Whether no key of ``charsmap`` starts in text of printable ASCII alone (U+0020-U+007E): true of the rules
+    that map only ASCII's control characters (``nmt_nfkc``, ``nfkc``), false of the case-folding ones."""
+    printable = [chr(code) for code in range(0x20, 0x7F)]
+    starts = _key_starts(charsmap)
+    return not any(starts.match(a + b) for a in printable for b in printable)
 
 
 def _char_class(chars: list[str]) -> str:

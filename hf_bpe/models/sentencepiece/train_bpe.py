@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import heapq
+import itertools
 import os
 import struct
 from collections import Counter
@@ -272,18 +273,32 @@ def count_words(lines: Iterable[str | bytes], options: SentencePieceOptions) -> 
     suffix = spec.treat_whitespace_as_suffix
     normalizer = Normalizer(options.normalizer_spec, suffix)
     counts: Counter[str] = Counter()
-    for line in lines:
-        raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
-        if not raw or len(raw) > spec.max_sentence_length or UNK_CHAR.encode() in raw:
-            continue
-        sentence = _replace_meta(normalizer.normalize(raw.decode("utf-8", "surrogateescape")), matcher)
-        if not sentence:
-            continue
-        if spec.split_by_whitespace:
-            counts.update(split_into_words(sentence, treat_whitespace_as_suffix=suffix))
-        else:
-            counts[sentence] += 1
+    lines = iter(lines)
+    # A line met again within a block is normalized and cut once (a third of real text's lines repeat nearby:
+    # blank-ish lines, code's closing lines, roff macros); the block bounds what this holds.
+    while block := Counter(itertools.islice(lines, _BLOCK_LINES)):
+        for line, times in block.items():
+            raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
+            if not raw or len(raw) > spec.max_sentence_length or UNK_CHAR.encode() in raw:
+                continue
+            sentence = _replace_meta(normalizer.normalize(raw.decode("utf-8", "surrogateescape")), matcher)
+            if not sentence:
+                continue
+            words = (
+                split_into_words(sentence, treat_whitespace_as_suffix=suffix)
+                if spec.split_by_whitespace
+                else [sentence]
+            )
+            if times == 1:
+                counts.update(words)
+            else:
+                for word in words:
+                    counts[word] += times
     return counts
+
+
+#: Lines :func:`count_words` reads at a time.
+_BLOCK_LINES = 8192
 
 
 def count_words_in_files(

@@ -267,6 +267,46 @@ def test_normalization_equals_sentencepiece_normalizer() -> None:
                     assert ours.normalize(text) == reference.normalize(text), (rule, flags, text)
 
 
+#: Lines for count_words' repeated-line blocks and printable-ASCII path and IsValidSentencePiece's per-character
+#: kinds: every ASCII control character (but the line end) and DEL amid printable ASCII (the keys nmt_nfkc maps
+#: there), spaces before and after, combining marks after letters, digits, full-width digits and ``▁``, scripts
+#: side by side.
+FAST_PATH_TEXT = [
+    *(f"  ascii{chr(code)}line {code} {chr(code)}x  " for code in [*range(1, 0x20), 0x7F] if code != 0x0A),
+    "plain ascii words only, printable: ~!@#$%^&*()_+{}|:<>?`-=[]\\;',./",
+    "e\u0301t\u00e9 1\u0301 \uff15\u0301 \u2581\u0301a 12ab ab12 \uff11\uff12x",
+    "\u0661\u0662 \u0430b \u3042\u30a2\u30fc\u6f22 a\u3042 \u0430\u0301\u0431",
+    "\u0301leading mark, x\u0301\u0301\u0301 marks, 9\u20e3 keycap",
+]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"normalization_rule_name": "nmt_nfkc"},
+        {"normalization_rule_name": "nfkc", "split_by_number": False},
+        {"normalization_rule_name": "nmt_nfkc_cf", "split_digits": True},
+        {"normalization_rule_name": "identity", "split_by_unicode_script": False},
+    ],
+    ids=["nmt_nfkc", "nfkc_numbers_joined", "nmt_nfkc_cf_digits", "identity_scripts_joined"],
+)
+def test_count_words_fast_paths_equal_spm_train(
+    options: dict[str, Any], debian_corpora: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Repeated lines (normalized once per block), printable ASCII (no charsmap walk) and each character's kind for
+    IsValidSentencePiece give spm_train's model: the fast-path lines repeated and mixed into English text, across
+    a block's end, with the charsmap rules that take the ASCII path and ones that do not."""
+    from hf_bpe.models.sentencepiece import train_bpe as module
+
+    monkeypatch.setattr(module, "_BLOCK_LINES", 997)  # repeats within blocks and across their ends
+    english = _lines(debian_corpora["english"].read_bytes()[TRAIN])
+    text = [line.encode() for line in FAST_PATH_TEXT]
+    lines = [*english[:3000], *text * 40, *english[3000:], *text * 3]
+    kwargs = {"vocab_size": 3000, "character_coverage": 1.0, **options}
+    reference = _spm_train(tmp_path, lines, **kwargs)
+    _assert_same_model(train_bpe_from_text(lines, **kwargs), reference, FAST_PATH_TEXT)
+
+
 def test_a_rule_without_sentencepiece_installed_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
