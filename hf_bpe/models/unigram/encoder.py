@@ -11,6 +11,7 @@ cached, as the reference caches them. Training is :mod:`.trainer`'s job; this mo
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from typing import cast
 
@@ -133,9 +134,12 @@ class UnigramEncoder:
         best_score[0] = 0.0
         best_start = [0] * (n + 1)
         best_id = [0] * (n + 1)
-        for start in range(n):
+        # Each position's one- and two-character candidates looked up in C: most positions start no longer piece.
+        firsts = list(map(get, word))
+        seconds = list(map(get, map(operator.add, word, word[1:])))
+        seconds.append(None)
+        for start, piece_id in enumerate(firsts):
             here = best_score[start]
-            piece_id = get(word[start])
             if piece_id is None or piece_id < 0:
                 if unk_id is None:
                     raise UnknownCharacterError(
@@ -145,27 +149,24 @@ class UnigramEncoder:
                 # No one-character piece: the unknown node (the last candidate from here; the others from here
                 # end further on, so it is compared with the same ones as if it came last).
                 score = unk_score + here
-                piece_id_here = unk_id
+                piece_id = unk_id
             else:
                 score = scores[piece_id] + here
-                piece_id_here = piece_id
             end = start + 1
             if score > best_score[end]:
                 best_score[end] = score
                 best_start[end] = start
-                best_id[end] = piece_id_here
-            if piece_id is None:
-                continue
-            for end in range(start + 2, n + 1):
-                piece_id = get(word[start:end])
-                if piece_id is None:
-                    break
+                best_id[end] = piece_id
+            piece_id = seconds[start]  # None where the character is no piece's prefix: nothing longer either
+            while piece_id is not None:
+                end += 1
                 if piece_id >= 0:
                     score = scores[piece_id] + here
                     if score > best_score[end]:
                         best_score[end] = score
                         best_start[end] = start
                         best_id[end] = piece_id
+                piece_id = get(word[start : end + 1]) if end < n else None
         return best_start, best_id
 
     def _path_ids(self, word: str) -> list[int]:
