@@ -231,12 +231,12 @@ def meta_pieces(spec: TrainerSpec) -> dict[int, tuple[str, PieceType]]:
 # -- normalizing and counting (LoadSentences, Normalizer::Normalize, SplitIntoWords) ------------------------------
 
 
-def _replace_meta(text: str, matcher: regex.Pattern[str] | None) -> str:
+def replace_meta(text: str, matcher: regex.Pattern[str] | None) -> str:
     """``PrefixMatcher::GlobalReplace``: each meta piece in ``text`` (longest first) becomes U+001F."""
     return text if matcher is None else matcher.sub(BOUNDARY, text)
 
 
-def _meta_matcher(spec: TrainerSpec) -> regex.Pattern[str] | None:
+def meta_matcher(spec: TrainerSpec) -> regex.Pattern[str] | None:
     words = sorted({piece for piece, _ in meta_pieces(spec).values()}, key=lambda w: (-len(w), w))
     return regex.compile("|".join(regex.escape(w) for w in words)) if words else None
 
@@ -269,7 +269,7 @@ def count_words(lines: Iterable[str | bytes], options: SentencePieceOptions) -> 
     [('▁\\x1f', 1), ('▁a', 1), ('▁b', 2)]
     """
     spec = options.trainer_spec
-    matcher = _meta_matcher(spec)
+    matcher = meta_matcher(spec)
     suffix = spec.treat_whitespace_as_suffix
     normalizer = Normalizer(options.normalizer_spec, suffix)
     counts: Counter[str] = Counter()
@@ -281,7 +281,7 @@ def count_words(lines: Iterable[str | bytes], options: SentencePieceOptions) -> 
             raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
             if not raw or len(raw) > spec.max_sentence_length or UNK_CHAR.encode() in raw:
                 continue
-            sentence = _replace_meta(normalizer.normalize(raw.decode("utf-8", "surrogateescape")), matcher)
+            sentence = replace_meta(normalizer.normalize(raw.decode("utf-8", "surrogateescape")), matcher)
             if not sentence:
                 continue
             words = (
@@ -865,21 +865,28 @@ def train_bpe(word_counts: Mapping[str, int], options: SentencePieceOptions) -> 
     merger = _Merger(_training_words(word_counts, chars), spec)
     learned = merger.merge(spec.vocab_size - len(metas) - len(chars))
     learned += [c for c, _ in sorted(chars.items(), key=lambda item: (-item[1], item[0]))]
-    return _serialize(learned, metas, options)
+    # A learned piece's score is minus its rank (bpe_model_trainer.cc), as a float32.
+    return serialize(((piece, _float32(-rank)) for rank, piece in enumerate(learned)), metas, options)
 
 
-def _serialize(
-    learned: list[str], metas: dict[int, tuple[str, PieceType]], options: SentencePieceOptions
+def serialize(
+    learned: Iterable[tuple[str, float]], metas: dict[int, tuple[str, PieceType]], options: SentencePieceOptions
 ) -> ModelProto:
-    """``TrainerInterface::Serialize``: meta pieces at their ids, learned pieces in the other slots, in order."""
+    """``TrainerInterface::Serialize``: meta pieces at their ids (score 0), the learned ``(piece, score)`` in the
+    other slots, in order (both trainers' last step).
+
+    Raises:
+        ValueError: a learned piece that is also a meta piece, or (``hard_vocab_limit``) fewer pieces than
+            ``vocab_size``.
+    """
     spec = options.trainer_spec
     pieces: list[Piece] = []
-    queue = iter(enumerate(learned))
+    queue = iter(learned)
     for piece_id in range(spec.vocab_size):
         if piece_id in metas:
             pieces.append(Piece(metas[piece_id][0], 0.0, metas[piece_id][1]))
         elif (item := next(queue, None)) is not None:
-            pieces.append(Piece(item[1], _float32(-item[0])))
+            pieces.append(Piece(item[0], item[1]))
     if len({p.piece for p in pieces}) != len(pieces):
         raise ValueError("sentencepiece training: a learned piece is also a meta piece (is already defined)")
     if spec.hard_vocab_limit and len(pieces) != spec.vocab_size:

@@ -36,17 +36,18 @@ from collections import Counter, deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from hf_bpe.models.sentencepiece.model_proto import ModelProto, ModelType, Piece, PieceType, TrainerSpec
+from hf_bpe.models.sentencepiece.model_proto import ModelProto, ModelType, TrainerSpec
 from hf_bpe.models.sentencepiece.normalization import Normalizer
 from hf_bpe.models.sentencepiece.train_bpe import (
     BOUNDARY,
     UNK_CHAR,
     SentencePieceOptions,
-    _meta_matcher,
-    _replace_meta,
     is_valid_piece,
+    meta_matcher,
     meta_pieces,
+    replace_meta,
     required_chars,
+    serialize,
     split_into_words,
 )
 
@@ -148,7 +149,7 @@ def count_sentences(lines: Iterable[str | bytes], options: SentencePieceOptions)
     [(('▁a', '▁'), 1), (('▁b', '\\x00'), 1), (('▁b', '\\x00▁'), 1)]
     """
     spec = options.trainer_spec
-    matcher = _meta_matcher(spec)
+    matcher = meta_matcher(spec)
     suffix = spec.treat_whitespace_as_suffix
     normalizer = Normalizer(options.normalizer_spec, suffix)
     counts = SentenceCounts()
@@ -158,7 +159,7 @@ def count_sentences(lines: Iterable[str | bytes], options: SentencePieceOptions)
         raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
         if not raw or len(raw) > spec.max_sentence_length or UNK_CHAR.encode() in raw:
             continue
-        sentence = _replace_meta(normalizer.normalize(raw.decode("utf-8", "surrogateescape")), matcher)
+        sentence = replace_meta(normalizer.normalize(raw.decode("utf-8", "surrogateescape")), matcher)
         if not sentence:
             order.add(None, counts)
             continue
@@ -647,31 +648,7 @@ def train_unigram(counts: SentenceCounts, options: SentencePieceOptions) -> Mode
             break
     model = _Model(prune_unreachable(model))
     learned = finalize(model, chars, spec.vocab_size - len(metas))
-    return _serialize(learned, metas, options)
-
-
-def _serialize(
-    learned: list[tuple[str, float]], metas: dict[int, tuple[str, PieceType]], options: SentencePieceOptions
-) -> ModelProto:
-    """``TrainerInterface::Serialize``: meta pieces at their ids (score 0), learned pieces in the other slots."""
-    spec = options.trainer_spec
-    pieces: list[Piece] = []
-    queue = iter(learned)
-    for piece_id in range(spec.vocab_size):
-        if piece_id in metas:
-            pieces.append(Piece(metas[piece_id][0], 0.0, metas[piece_id][1]))
-        elif (item := next(queue, None)) is not None:
-            pieces.append(Piece(item[0], item[1]))
-    if len({p.piece for p in pieces}) != len(pieces):
-        raise ValueError("sentencepiece training: a learned piece is also a meta piece (is already defined)")
-    if spec.hard_vocab_limit and len(pieces) != spec.vocab_size:
-        raise ValueError(
-            f"sentencepiece option vocab_size={spec.vocab_size} is too high for this corpus; set it to a value <= "
-            f"{len(pieces)} (or hard_vocab_limit=False)"
-        )
-    if not spec.hard_vocab_limit:
-        spec = dataclasses.replace(spec, vocab_size=len(pieces))
-    return ModelProto(pieces=tuple(pieces), trainer_spec=spec, normalizer_spec=options.normalizer_spec)
+    return serialize(learned, metas, options)
 
 
 def train_unigram_from_text(lines: Iterable[str | bytes], **kwargs: Any) -> bytes:

@@ -14,6 +14,7 @@ standard library sources (code: long lines, digits, indentation runs).
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 import sentencepiece
 from sentencepiece import sentencepiece_model_pb2
+from spm_reference import assert_same_model, lines_of, spm_train
 
 from hf_bpe.models.sentencepiece.train_bpe import SentencePieceOptions, count_words, train_bpe, train_bpe_from_text
 
@@ -29,54 +31,13 @@ TRAIN = slice(0, 200_000)
 HELD_OUT = slice(700_000, 800_000)
 
 
-def _lines(data: bytes) -> list[bytes]:
-    """Whole lines of a byte slice (its cut first and last lines dropped)."""
-    return data[data.index(b"\n") + 1 : data.rindex(b"\n")].split(b"\n")
-
-
 def _code() -> bytes:
     """Python's standard library sources, the code corpus."""
     stdlib = Path(os.__file__).parent
     return b"".join(path.read_bytes() for path in sorted(stdlib.glob("[a-q]*.py")))
 
 
-def _spm_train(tmp_path: Path, lines: list[bytes], **kwargs: Any) -> bytes:
-    """The reference: ``SentencePieceTrainer.train`` on ``lines`` written to a file, as ``spm_train`` reads it."""
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_bytes(b"\n".join(lines) + b"\n")
-    prefix = tmp_path / "reference"
-    sentencepiece.SentencePieceTrainer.train(
-        input=str(corpus), model_prefix=str(prefix), model_type="bpe", minloglevel=2, **kwargs
-    )
-    return prefix.with_suffix(".model").read_bytes()
-
-
-def _fields(message: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A protobuf message's fields by name, with their values (defaults included)."""
-    return {
-        field.name: value if isinstance(value, (str, bytes, int, float)) else list(value)
-        for field in message.DESCRIPTOR.fields
-        if field.name not in skip and (value := getattr(message, field.name)) is not None
-    }
-
-
-def _assert_same_model(ours: bytes, reference: bytes, held_out: list[str]) -> None:
-    """Equal field by field, and both encode ``held_out`` to the same ids."""
-    mine, theirs = sentencepiece_model_pb2.ModelProto(), sentencepiece_model_pb2.ModelProto()
-    mine.ParseFromString(ours)
-    theirs.ParseFromString(reference)
-    pieces = [(p.piece, p.score, p.type) for p in mine.pieces]
-    expected = [(p.piece, p.score, p.type) for p in theirs.pieces]
-    assert len(pieces) == len(expected)
-    for index, (got, want) in enumerate(zip(pieces, expected, strict=True)):
-        assert got == want, f"piece {index}"
-    skip = ("input", "model_prefix")
-    assert _fields(mine.trainer_spec, skip) == _fields(theirs.trainer_spec, skip)
-    assert _fields(mine.normalizer_spec) == _fields(theirs.normalizer_spec)
-    assert mine.HasField("denormalizer_spec") == theirs.HasField("denormalizer_spec")
-    our_processor = sentencepiece.SentencePieceProcessor(model_proto=ours)
-    reference_processor = sentencepiece.SentencePieceProcessor(model_proto=reference)
-    assert our_processor.encode(held_out) == reference_processor.encode(held_out)
+_spm_train = functools.partial(spm_train, model_type="bpe")
 
 
 #: (corpus, options) by a readable id; every case uses the identity normalization rule.
@@ -131,23 +92,23 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
 def test_equals_spm_train(case: str, debian_corpora: dict[str, Path], tmp_path: Path) -> None:
     corpus, options = CASES[case]
     data = _code() if corpus == "code" else debian_corpora[corpus].read_bytes()
-    lines, held_out = _lines(data[TRAIN]), _lines(data[HELD_OUT])[:400]
+    lines, held_out = lines_of(data[TRAIN]), lines_of(data[HELD_OUT])[:400]
     options = {"normalization_rule_name": "identity", **options}
     reference = _spm_train(tmp_path, lines, **options)
     ours = train_bpe_from_text(lines, **options)
-    _assert_same_model(ours, reference, [line.decode("utf-8", "replace") for line in held_out])
+    assert_same_model(ours, reference, [line.decode("utf-8", "replace") for line in held_out])
 
 
 def test_counts_from_several_sources_add_up(debian_corpora: dict[str, Path], tmp_path: Path) -> None:
     """Words counted per source and summed train the model ``spm_train`` trains on the whole text."""
-    lines = _lines(debian_corpora["russian"].read_bytes()[TRAIN])
+    lines = lines_of(debian_corpora["russian"].read_bytes()[TRAIN])
     options = SentencePieceOptions.from_kwargs(vocab_size=1500, normalization_rule_name="identity")
     counts = count_words(lines[: len(lines) // 2], options)
     counts.update(count_words(lines[len(lines) // 2 :], options))
     from hf_bpe.models.sentencepiece.model_writer import write_model_proto
 
     reference = _spm_train(tmp_path, lines, vocab_size=1500, normalization_rule_name="identity")
-    _assert_same_model(write_model_proto(train_bpe(counts, options)), reference, ["Привет, мир! 12345"])
+    assert_same_model(write_model_proto(train_bpe(counts, options)), reference, ["Привет, мир! 12345"])
 
 
 @pytest.mark.parametrize("processes", [1, 2, 3])
@@ -157,8 +118,8 @@ def test_files_counted_in_several_processes_train_spm_trains_model(
     """Files cut into line-aligned byte ranges, counted in 1, 2 or 3 processes and summed, train the model
     ``spm_train`` trains on the files; one file ends without a newline, one is empty, one is a single line longer
     than max_sentence_length (skipped by both; a range cut inside it moves to the next line start)."""
-    english = _lines(debian_corpora["english"].read_bytes()[TRAIN])
-    japanese = _lines(debian_corpora["japanese"].read_bytes()[TRAIN])
+    english = lines_of(debian_corpora["english"].read_bytes()[TRAIN])
+    japanese = lines_of(debian_corpora["japanese"].read_bytes()[TRAIN])
     files = {
         "english.txt": b"\n".join(english[: len(english) // 2]) + b"\n",
         "empty.txt": b"",
@@ -180,8 +141,8 @@ def test_files_counted_in_several_processes_train_spm_trains_model(
 
     options = SentencePieceOptions.from_kwargs(**kwargs)
     counts = count_words_in_files([str(path) for path in paths], options, processes=processes)
-    held_out = [line.decode("utf-8", "replace") for line in _lines(debian_corpora["japanese"].read_bytes()[HELD_OUT])]
-    _assert_same_model(
+    held_out = [line.decode("utf-8", "replace") for line in lines_of(debian_corpora["japanese"].read_bytes()[HELD_OUT])]
+    assert_same_model(
         write_model_proto(train_bpe(counts, options)), prefix.with_suffix(".model").read_bytes(), held_out[:200]
     )
 
@@ -199,13 +160,13 @@ RULE_TEXT = [
 def _rule_corpus(debian_corpora: dict[str, Path], corpus: str) -> tuple[list[bytes], list[str]]:
     """A training slice with the rule-changed lines mixed in, and held-out text holding them too."""
     data = _code() if corpus == "code" else debian_corpora[corpus].read_bytes()
-    lines = _lines(data[TRAIN])
+    lines = lines_of(data[TRAIN])
     extra = [line.encode() for line in RULE_TEXT]
     mixed: list[bytes] = []
     for i, line in enumerate(lines):
         mixed += [line, extra[i % len(extra)]] if i % 50 == 0 else [line]
     lines = mixed
-    held_out = [line.decode("utf-8", "replace") for line in _lines(data[HELD_OUT])[:300]]
+    held_out = [line.decode("utf-8", "replace") for line in lines_of(data[HELD_OUT])[:300]]
     return lines, held_out + RULE_TEXT + [text.swapcase() for text in RULE_TEXT]
 
 
@@ -238,7 +199,7 @@ def test_charsmap_rules_equal_spm_train(case: str, debian_corpora: dict[str, Pat
     lines, held_out = _rule_corpus(debian_corpora, corpus)
     reference = _spm_train(tmp_path, lines, **options)
     ours = train_bpe_from_text(lines, **options)
-    _assert_same_model(ours, reference, held_out)
+    assert_same_model(ours, reference, held_out)
     spec = sentencepiece_model_pb2.ModelProto.FromString(ours).normalizer_spec
     assert spec.name == options.get("normalization_rule_name", "nmt_nfkc")
     assert len(spec.precompiled_charsmap) > 100_000
@@ -299,12 +260,12 @@ def test_count_words_fast_paths_equal_spm_train(
     from hf_bpe.models.sentencepiece import train_bpe as module
 
     monkeypatch.setattr(module, "_BLOCK_LINES", 997)  # repeats within blocks and across their ends
-    english = _lines(debian_corpora["english"].read_bytes()[TRAIN])
+    english = lines_of(debian_corpora["english"].read_bytes()[TRAIN])
     text = [line.encode() for line in FAST_PATH_TEXT]
     lines = [*english[:3000], *text * 40, *english[3000:], *text * 3]
     kwargs = {"vocab_size": 3000, "character_coverage": 1.0, **options}
     reference = _spm_train(tmp_path, lines, **kwargs)
-    _assert_same_model(train_bpe_from_text(lines, **kwargs), reference, FAST_PATH_TEXT)
+    assert_same_model(train_bpe_from_text(lines, **kwargs), reference, FAST_PATH_TEXT)
 
 
 def test_a_rule_without_sentencepiece_installed_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -367,8 +328,8 @@ def test_saved_directory_loads_in_sentencepiece_transformers_and_hf_bpe(
     held_out = [*RULE_TEXT[1:], "  lead  and  trail  ", "Привет 日本語 中文 😀 ①"]
     for corpus in ("english", "japanese", "chinese", "russian"):
         data = debian_corpora[corpus].read_bytes()
-        lines += _lines(data[:60_000])
-        held_out += [line.decode("utf-8", "replace") for line in _lines(data[HELD_OUT])[:100]]
+        lines += lines_of(data[:60_000])
+        held_out += [line.decode("utf-8", "replace") for line in lines_of(data[HELD_OUT])[:100]]
     model = train_bpe_from_text(lines, vocab_size=4000, byte_fallback=byte_fallback)
     directory = save_sentencepiece(model, tmp_path / "out")
     names = sorted(path.name for path in directory.iterdir())

@@ -12,12 +12,12 @@ normalized to nothing) changes the model.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
 import pytest
-import sentencepiece
-from sentencepiece import sentencepiece_model_pb2
+from spm_reference import assert_same_model, lines_of, spm_train
 
 from hf_bpe.models.sentencepiece.train_bpe import SentencePieceOptions
 from hf_bpe.models.sentencepiece.train_unigram import count_sentences, train_unigram, train_unigram_from_text
@@ -25,48 +25,7 @@ from hf_bpe.models.sentencepiece.train_unigram import count_sentences, train_uni
 HELD_OUT = slice(700_000, 760_000)
 
 
-def _lines(data: bytes) -> list[bytes]:
-    """Whole lines of a byte slice (its cut first and last lines dropped)."""
-    return data[data.index(b"\n") + 1 : data.rindex(b"\n")].split(b"\n")
-
-
-def _spm_train(tmp_path: Path, lines: list[bytes], **kwargs: Any) -> bytes:
-    """The reference: ``SentencePieceTrainer.train`` on ``lines`` written to a file, as ``spm_train`` reads it."""
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_bytes(b"\n".join(lines) + b"\n")
-    prefix = tmp_path / "reference"
-    sentencepiece.SentencePieceTrainer.train(
-        input=str(corpus), model_prefix=str(prefix), model_type="unigram", minloglevel=2, **kwargs
-    )
-    return prefix.with_suffix(".model").read_bytes()
-
-
-def _fields(message: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A protobuf message's fields by name, with their values (defaults included)."""
-    return {
-        field.name: value if isinstance(value, (str, bytes, int, float)) else list(value)
-        for field in message.DESCRIPTOR.fields
-        if field.name not in skip and (value := getattr(message, field.name)) is not None
-    }
-
-
-def _assert_same_model(ours: bytes, reference: bytes, held_out: list[str]) -> None:
-    """Equal field by field (scores exactly), and both encode ``held_out`` to the same ids."""
-    mine, theirs = sentencepiece_model_pb2.ModelProto(), sentencepiece_model_pb2.ModelProto()
-    mine.ParseFromString(ours)
-    theirs.ParseFromString(reference)
-    pieces = [(p.piece, p.score, p.type) for p in mine.pieces]
-    expected = [(p.piece, p.score, p.type) for p in theirs.pieces]
-    assert len(pieces) == len(expected)
-    for index, (got, want) in enumerate(zip(pieces, expected, strict=True)):
-        assert got == want, f"piece {index}"
-    skip = ("input", "model_prefix")
-    assert _fields(mine.trainer_spec, skip) == _fields(theirs.trainer_spec, skip)
-    assert _fields(mine.normalizer_spec) == _fields(theirs.normalizer_spec)
-    assert mine.HasField("denormalizer_spec") == theirs.HasField("denormalizer_spec")
-    our_processor = sentencepiece.SentencePieceProcessor(model_proto=ours)
-    reference_processor = sentencepiece.SentencePieceProcessor(model_proto=reference)
-    assert our_processor.encode(held_out) == reference_processor.encode(held_out)
+_spm_train = functools.partial(spm_train, model_type="unigram")
 
 
 #: (corpus, training slice size, options) by a readable id.
@@ -114,10 +73,10 @@ def _check(case: tuple[str, int, dict[str, Any]], corpora: dict[str, Path], tmp_
     corpus, size, options = case
     options = {"num_threads": 1, **options}
     data = corpora[corpus].read_bytes()
-    lines, held_out = _lines(data[:size]), _lines(data[HELD_OUT])[:300]
+    lines, held_out = lines_of(data[:size]), lines_of(data[HELD_OUT])[:300]
     reference = _spm_train(tmp_path, lines, **options)
     ours = train_unigram_from_text(lines, **options)
-    _assert_same_model(ours, reference, [line.decode("utf-8", "replace") for line in held_out])
+    assert_same_model(ours, reference, [line.decode("utf-8", "replace") for line in held_out])
 
 
 @pytest.mark.parametrize("case", FAST)
@@ -149,7 +108,7 @@ def test_sentence_ends_and_order(lines: list[bytes], tmp_path: Path) -> None:
     options: dict[str, Any] = {"vocab_size": 30, "hard_vocab_limit": False, "normalization_rule_name": "identity"}
     options["num_threads"] = 1
     reference = _spm_train(tmp_path, lines, **options)
-    _assert_same_model(train_unigram_from_text(lines, **options), reference, ["w7 x1 qq y zz", "a qq"])
+    assert_same_model(train_unigram_from_text(lines, **options), reference, ["w7 x1 qq y zz", "a qq"])
 
 
 def test_followers_are_counted() -> None:
