@@ -122,9 +122,9 @@ def _culprit(kind: Any, given: dict[str, str]) -> str:
 
 def _plain(path: str) -> bool:
     """Whether ``path`` is a plain file that can be read from any byte (not standard input, not compressed)."""
-    from hf_bpe.counting.sources import COMPRESSED_SUFFIXES, STDIN
+    from hf_bpe.counting.sources import is_stream
 
-    return str(path) != STDIN and not str(path).endswith(COMPRESSED_SUFFIXES) and os.path.isfile(path)
+    return os.path.isfile(path) and not is_stream(path)
 
 
 def _lines(path: str) -> Iterator[bytes]:

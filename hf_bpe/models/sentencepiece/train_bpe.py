@@ -32,6 +32,7 @@ import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import regex
@@ -306,7 +307,8 @@ def count_words_in_files(
 ) -> Counter[str]:
     """:func:`count_words` of the lines of plain text files (one after the other, as ``spm_train`` reads them),
     counted in ``processes`` processes (default: :func:`~hf_bpe.processes.fork_processes`) over line-aligned byte
-    ranges and summed: the counts are the same for any number of processes (they do not depend on order).
+    ranges (:func:`hf_bpe.counting.counting.shard_ranges`) and summed: the counts are the same for any number of
+    processes (they do not depend on order).
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
@@ -315,48 +317,33 @@ def count_words_in_files(
     >>> sorted(count_words_in_files([str(path)], options, processes=2).items())
     [('▁a', 50), ('▁b', 100), ('▁c', 1)]
     """
+    from hf_bpe.counting.counting import shard_ranges
     from hf_bpe.processes import fork_processes, run_forked
 
     sizes = [os.path.getsize(path) for path in paths]
     parts = max(1, min(processes or fork_processes(), sum(sizes) // 65536 + 1))
-    cuts = [_line_start(paths, sizes, sum(sizes) * k // parts) for k in range(parts + 1)]
-    jobs = [functools.partial(_count_span, paths, cuts[k], cuts[k + 1], options) for k in range(parts)]
+    shard = max(1, -(-sum(sizes) // parts))
+    ranges = [
+        (path, start, end)
+        for path, size in zip(paths, sizes, strict=True)
+        for start, end in shard_ranges(Path(path), size, shard)
+    ]
+    jobs = [functools.partial(_count_ranges, ranges[k::parts], options) for k in range(min(parts, len(ranges)))]
     counts: Counter[str] = Counter()
-    for part in run_forked(jobs, "counting sentencepiece words") if parts > 1 else [jobs[0]()]:
+    for part in run_forked(jobs, "counting sentencepiece words") if len(jobs) > 1 else [job() for job in jobs]:
         counts.update(part)
     return counts
 
 
-def _line_start(paths: list[str], sizes: list[int], offset: int) -> tuple[int, int]:
-    """The (file, byte) where the first line starting at or after ``offset`` of the files' concatenation starts."""
-    index = 0
-    while index < len(sizes) and offset >= sizes[index]:
-        offset -= sizes[index]
-        index += 1
-    if index == len(sizes) or offset == 0:
-        return index, 0
-    with open(paths[index], "rb") as stream:
-        stream.seek(offset - 1)  # a line starts at offset if the byte before it ends one
-        while chunk := stream.read(1 << 16):
-            end = chunk.find(b"\n")
-            if end >= 0:
-                return index, offset + end
-            offset += len(chunk)
-    return index + 1, 0
-
-
-def _count_span(
-    paths: list[str], start: tuple[int, int], end: tuple[int, int], options: SentencePieceOptions
-) -> Counter[str]:
-    """:func:`count_words` of the lines from ``start`` up to ``end`` (each a file and a byte where a line starts)."""
+def _count_ranges(ranges: list[tuple[str, int, int]], options: SentencePieceOptions) -> Counter[str]:
+    """:func:`count_words` of the lines in each ``(file, start, end)`` (``start`` 0 or just after a ``\\n``)."""
 
     def lines() -> Iterator[bytes]:
-        for index in range(start[0], min(end[0] + 1, len(paths))):
-            stop = end[1] if index == end[0] else None
-            with open(paths[index], "rb") as stream:
-                position = stream.seek(start[1] if index == start[0] else 0)
+        for path, start, end in ranges:
+            with open(path, "rb") as stream:
+                position = stream.seek(start)
                 for line in stream:
-                    if stop is not None and position >= stop:
+                    if position >= end:
                         break
                     position += len(line)
                     yield line[:-1] if line.endswith(b"\n") else line
