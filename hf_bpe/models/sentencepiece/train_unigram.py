@@ -50,6 +50,7 @@ from hf_bpe.models.sentencepiece.train_bpe import (
     serialize,
     split_into_words,
 )
+from hf_bpe.models.unigram.trainer import digamma  # unigram_model_trainer.cc's Digamma, as trainer.rs ports it
 
 _F32 = struct.Struct("<f")
 #: The suffix array's chunk (``kMaxChunkBytes``): sentences are joined into buffers of this size.
@@ -473,20 +474,6 @@ def _backtrace_scores(begins: list[list[Node]], ends: list[list[Node]]) -> dict[
 
 
 # -- EM and pruning (RunEStep, RunMStep, PruneSentencePieces, PruneUnreachableSentencePieces) ----------------------
-
-
-def digamma(x: float) -> float:
-    """``Digamma`` (unigram_model_trainer.cc): its asymptotic series after shifting ``x`` to 7 or more."""
-    result = 0.0
-    while x < 7:
-        result -= 1 / x
-        x += 1
-    x -= 1.0 / 2.0
-    xx = 1.0 / x
-    xx2 = xx * xx
-    xx4 = xx2 * xx2
-    result += math.log(x) + (1.0 / 24.0) * xx2 - (7.0 / 960.0) * xx4 + (31.0 / 8064.0) * xx4 * xx2
-    return result - (127.0 / 30720.0) * xx4 * xx4
 
 
 def e_step(model: _Model, words: list[tuple[str, int]]) -> list[float]:

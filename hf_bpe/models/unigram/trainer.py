@@ -77,7 +77,8 @@ Trace = Callable[[str, Pieces], None]
 
 
 def digamma(x: float) -> float:
-    """The digamma function as ``trainer.rs`` computes it (recurrence to 7, then the asymptotic series).
+    """The digamma function as ``trainer.rs`` and sentencepiece's ``Digamma`` (unigram_model_trainer.cc) compute it
+    (recurrence to 7, then the asymptotic series added to the result at once).
 
     >>> round(digamma(1.0), 6)  # -Euler's constant
     -0.577216
