@@ -220,6 +220,12 @@ def pipeline_from_data(data: dict[str, Any], path: str | os.PathLike[str], owner
     return PipelineJson(pipeline, vocab, added, sections, merges, truncation, padding)
 
 
+def normalized_content(normalizer: Any, content: str) -> str:
+    """What a ``normalized`` added token's content becomes through the normalizer (``AddedVocabulary`` matches that
+    in the normalized text and names the token so when it decodes)."""
+    return str(normalizer.normalize(content, [(i, i + 1) for i in range(len(content))])[0])
+
+
 def normalized_added(entries: list[Any], normalizer: Any) -> tuple[dict[str, int], dict[str, AddedToken]]:
     """The added tokens matched in the normalized text, by their content normalized (``AddedVocabulary`` normalizes
     a ``normalized`` token's content when it is added): their ids, and their flags.
@@ -233,7 +239,7 @@ def normalized_added(entries: list[Any], normalizer: Any) -> tuple[dict[str, int
         if not isinstance(content, str) or type(entry.get("id")) is not int:
             raise UnknownComponent(f"added_tokens[{index}]", entry, "an added token without content and id")
         if entry.get("normalized"):
-            normalized, _ = normalizer.normalize(content, [(i, i + 1) for i in range(len(content))])
+            normalized = normalized_content(normalizer, content)
             if normalized:
                 found[normalized] = entry["id"]
                 flags[normalized] = AddedToken(

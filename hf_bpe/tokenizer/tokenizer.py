@@ -32,6 +32,7 @@ from hf_bpe.pipeline.processors import post_process
 from hf_bpe.tokenizer.serialization import (
     PipelineJson,
     normalized_added,
+    normalized_content,
     parse_json,
     pipeline_from_data,
     read_pipeline_json,
@@ -152,7 +153,7 @@ class Tokenizer:
     def _cache_normalized(self, token_id: int, token: AddedToken) -> None:
         if token.normalized:
             content = token.content
-            normalized, _ = self.pipeline.normalizer.normalize(content, [(i, i + 1) for i in range(len(content))])
+            normalized = normalized_content(self.pipeline.normalizer, content)
             if normalized != content:
                 self._decoded[token_id] = normalized
 

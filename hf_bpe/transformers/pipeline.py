@@ -21,7 +21,13 @@ from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_FILE
 from hf_bpe.pipeline.pipeline import Pipeline
 from hf_bpe.pipeline.processors import Types
-from hf_bpe.tokenizer.serialization import PipelineJson, normalized_added, pipeline_json, read_pipeline_json
+from hf_bpe.tokenizer.serialization import (
+    PipelineJson,
+    normalized_added,
+    normalized_content,
+    pipeline_json,
+    read_pipeline_json,
+)
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.bpe import VocabularyFilesTokenizer, file_key
 from hf_bpe.transformers.rows import (
@@ -154,9 +160,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         def names() -> dict[int, str]:
             normalizer = self.file.pipeline.normalizer
             return {
-                token_id: normalizer.normalize(token.content, [(i, i + 1) for i in range(len(token.content))])[0]
-                if token.normalized
-                else token.content
+                token_id: normalized_content(normalizer, token.content) if token.normalized else token.content
                 for token_id, token in self._added_tokens_decoder.items()
             }
 
