@@ -194,3 +194,27 @@ def check_continuing(settings: dict[str, Any], base: Any) -> None:
         )
     except ValueError as e:
         raise UsageError(f"--continue-from: {e}") from None
+
+
+def check_counted_alike(directory: str, args: argparse.Namespace, settings: dict[str, Any]) -> None:
+    """Refuse cutting options that differ from how the counts ``directory`` (``--from-counts``, a ``--parity``
+    language's) was counted."""
+    from hf_bpe.counting.counts_dir import read_manifest
+    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+
+    recorded = read_manifest(directory)["settings"]
+    for name in ("add_prefix_space", "exclude_special_tokens"):
+        if getattr(args, name) is not None and bool(getattr(args, name)) != bool(recorded.get(name)):
+            raise UsageError(
+                f"--{name.replace('_', '-')} differs from how {directory} was counted "
+                f"({name}={recorded.get(name)}); recount, or leave the option out"
+            )
+    if args.pattern is None and args.regex is None and args.normalizer is None:
+        return
+    asked = pre_tokenizer_of(settings)
+    counted = PreTokenizer.from_settings(recorded)
+    if (asked.splits, asked.normalizer, asked.engine) != (counted.splits, counted.normalizer, counted.engine):
+        raise UsageError(
+            f"--pattern/--regex/--normalizer differ from how {directory} was counted (pattern "
+            f"{counted.preset or counted.splits}, normalizer {counted.normalizer}); recount, or leave them out"
+        )

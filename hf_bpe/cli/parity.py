@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.cli.checks import check_output, check_special_tokens
+from hf_bpe.cli.checks import check_counted_alike, check_output, check_special_tokens
 from hf_bpe.cli.errors import UsageError
 from hf_bpe.cli.settings import ROLES, pre_tokenizer_of
+from hf_bpe.counting.counts_dir import MANIFEST
 
 #: ``train``'s reading of ``--continue-from`` (:func:`hf_bpe.cli.train.continued_base`).
 ReadBase = Callable[[argparse.Namespace, dict[str, Any]], Any]
@@ -24,7 +25,7 @@ ReadBase = Callable[[argparse.Namespace, dict[str, Any]], Any]
 PARITY_ONLY = ("dev", "ratio", "variant", "global_merges", "window_size", "alpha", "total_symbols", "num_merges")
 #: ``train`` options parity-aware training does not take, each with why (refused by name).
 NOT_PARITY = {
-    "from_counts": "it reads the languages' files: give them as --parity LANG=FILE",
+    "from_counts": "give each language's counts directory as --parity LANG=DIR",
     "char_level": "it trains byte-level BPE",
     "end_of_word_suffix": "it trains byte-level BPE",
     "continuing_subword_prefix": "it trains byte-level BPE",
@@ -144,11 +145,26 @@ def _by_language(option: str, pairs: list[tuple[str, str]], languages: list[str]
             )
         if path == "-":
             raise UsageError(f"--{option} {language}=-: standard input is not read here; save it to a file first")
-        if not Path(path).is_file():
-            what = "a directory, not a file" if Path(path).is_dir() else "no such file"
-            raise UsageError(f"--{option} {language}={path}: {what}")
+        if Path(path).is_dir() and not (Path(path) / MANIFEST).is_file():
+            raise UsageError(
+                f"--{option} {language}={path}: a directory without {MANIFEST}: give text files, or a counts "
+                "directory `hf-bpe count` wrote (was its counting interrupted?)"
+            )
+        if not Path(path).exists():
+            raise UsageError(f"--{option} {language}={path}: no such file")
         grouped.setdefault(language, []).append(path)
+    for language, paths in grouped.items():
+        if len(paths) > 1 and any(Path(path).is_dir() for path in paths):
+            raise UsageError(
+                f"--{option} {language}: a counts directory is the whole of a language's text; give {language} "
+                f"one counts directory or text files ({', '.join(paths)})"
+            )
     return grouped
+
+
+def counted(grouped: dict[str, list[str]]) -> bool:
+    """Whether the languages are given as counts directories (:func:`_by_language` keeps one per language)."""
+    return any(Path(paths[0]).is_dir() for paths in grouped.values())
 
 
 def parity_inputs(args: argparse.Namespace) -> tuple[dict[str, list[str]], dict[str, list[str]] | None, Any]:
@@ -223,14 +239,29 @@ def train_parity(args: argparse.Namespace, settings: dict[str, Any], read_base: 
     """``hf-bpe train --parity``: check, train with :func:`~hf_bpe.models.bpe.parity.train_parity_aware`, write
     the tokenizer directory, print the summary. ``read_base``: ``train``'s reading of ``--continue-from`` (passed
     in: this module is below ``train``'s)."""
-    from hf_bpe.models.bpe.parity import check_parity_options, train_parity_aware
+    from hf_bpe.models.bpe.parity import check_parity_options
 
     _refuse_others(args, settings)
     check_special_tokens(args)
     train, dev, ratio = parity_inputs(args)
     base = _base(args, settings, read_base)
-    # A bad --regex or pattern refused before any work; a continued base keeps its own cut.
-    cut = pre_tokenizer_of(settings) if base is None else None
+    if counted(train):
+        if not all(Path(paths[0]).is_dir() for paths in train.values()):
+            raise UsageError(
+                "--parity: give every language as a counts directory (hf-bpe count FILE -o DIR) or every one as "
+                "text files, not some of each"
+            )
+        for paths in [*train.values(), *(dev or {}).values()]:
+            if Path(paths[0]).is_dir():
+                check_counted_alike(paths[0], args, settings)
+    elif dev is not None and counted(dev):
+        name = next(name for name, paths in dev.items() if Path(paths[0]).is_dir())
+        raise UsageError(
+            f"--dev {name}={dev[name][0]} is a counts directory: it goes with --parity counts directories; give the "
+            "dev text files"
+        )
+    elif base is None:
+        pre_tokenizer_of(settings)  # a bad --regex or pattern refused before any work; a base keeps its own cut
     num_merges = settings["vocab_size"] if args.num_merges is None else args.num_merges
     options: dict[str, Any] = {
         "variant": args.variant or "base",
@@ -246,26 +277,50 @@ def train_parity(args: argparse.Namespace, settings: dict[str, Any], read_base: 
     except ValueError as e:
         raise UsageError(str(e)) from None
     check_output(args.output, force=args.force, source=args.continue_from)
-    errors = settings["encoding_errors"]
     start = time.perf_counter()
-    result = train_parity_aware(
-        {name: read_lines(paths, errors) for name, paths in train.items()},
-        dev=None if dev is None else {name: read_lines(paths, errors) for name, paths in dev.items()},
-        ratio=ratio,
-        pre_tokenizer=cut,
-        add_prefix_space=False if base is None else settings["add_prefix_space"],
-        special_tokens=settings["special_tokens"],
-        exclude_special_tokens=settings["exclude_special_tokens"],
-        workers=settings["workers"],
-        continue_from=base,
-        **options,
-    )
+    result = _train(train, dev, ratio, options, settings, base)
     roles = {role: settings[role] for role in ROLES}
     if base is not None:
         roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}
     result.save(args.output, roles=roles, force=args.force)
     _print_summary(args, list(train), result, time.perf_counter() - start)
     return 0
+
+
+def _train(
+    train: dict[str, list[str]],
+    dev: dict[str, list[str]] | None,
+    ratio: dict[str, float] | None,
+    options: dict[str, Any],
+    settings: dict[str, Any],
+    base: Any,
+) -> Any:
+    """Train on the languages' text files, or on their counts directories (each as ``hf-bpe count`` wrote it, on
+    this machine or with datatrove; ``--dev`` may be either), with the library's front end for each."""
+    from hf_bpe.models.bpe.parity import train_parity_aware, train_parity_from_count_directories
+
+    errors = settings["encoding_errors"]
+
+    def texts(paths: list[str]) -> Any:
+        return paths[0] if Path(paths[0]).is_dir() else read_lines(paths, errors)
+
+    common = {"ratio": ratio, "special_tokens": settings["special_tokens"], "workers": settings["workers"]}
+    development = None if dev is None else {name: texts(paths) for name, paths in dev.items()}
+    if counted(train):
+        return train_parity_from_count_directories(
+            {name: paths[0] for name, paths in train.items()},
+            dev=development, continue_from=base, **common, **options,
+        )  # fmt: skip
+    return train_parity_aware(
+        {name: read_lines(paths, errors) for name, paths in train.items()},
+        dev=development,
+        pre_tokenizer=pre_tokenizer_of(settings) if base is None else None,
+        add_prefix_space=False if base is None else settings["add_prefix_space"],
+        exclude_special_tokens=settings["exclude_special_tokens"],
+        continue_from=base,
+        **common,
+        **options,
+    )
 
 
 def _base(args: argparse.Namespace, settings: dict[str, Any], read_base: ReadBase) -> Any:

@@ -19,6 +19,7 @@ from typing import Any
 
 from hf_bpe.cli.checks import (
     check_continuing,
+    check_counted_alike,
     check_output,
     check_special_tokens,
     refuse_binary,
@@ -110,30 +111,7 @@ def _check_bpe_command(args: argparse.Namespace, settings: dict[str, Any]) -> No
     if not args.continue_from:
         pre_tokenizer_of(settings)  # a bad --regex or a refused combination, before any work
     if args.from_counts:
-        _check_counted_alike(args, settings)
-
-
-def _check_counted_alike(args: argparse.Namespace, settings: dict[str, Any]) -> None:
-    """Refuse cutting options that differ from how the ``--from-counts`` directory was counted."""
-    from hf_bpe.counting.counts_dir import read_manifest
-    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
-
-    recorded = read_manifest(args.from_counts)["settings"]
-    for name in ("add_prefix_space", "exclude_special_tokens"):
-        if getattr(args, name) is not None and bool(getattr(args, name)) != bool(recorded.get(name)):
-            raise UsageError(
-                f"--{name.replace('_', '-')} differs from how {args.from_counts} was counted "
-                f"({name}={recorded.get(name)}); recount, or leave the option out"
-            )
-    if args.pattern is None and args.regex is None and args.normalizer is None:
-        return
-    asked = pre_tokenizer_of(settings)
-    counted = PreTokenizer.from_settings(recorded)
-    if (asked.splits, asked.normalizer, asked.engine) != (counted.splits, counted.normalizer, counted.engine):
-        raise UsageError(
-            f"--pattern/--regex/--normalizer differ from how {args.from_counts} was counted (pattern "
-            f"{counted.preset or counted.splits}, normalizer {counted.normalizer}); recount, or leave them out"
-        )
+        check_counted_alike(args.from_counts, args, settings)
 
 
 def continued_base(args: argparse.Namespace, settings: dict[str, Any]) -> Any:

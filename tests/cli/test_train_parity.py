@@ -245,3 +245,74 @@ def test_report_gives_tokens_per_byte_and_line_per_language_and_the_gap(files: d
         f"{gap['best_value']:.4f}: {gap['ratio']:.2f}x" in table.stdout
     )
     assert f"in tokens/byte: {ratios[0]:.2f}x" in table.stdout and f"-> {ratios[1]:.2f}x" in table.stdout
+
+
+def _count(path: Path, directory: Path, engine: str, *options: str) -> Path:
+    """``hf-bpe count`` of one file into ``directory`` (this machine's processes, or datatrove's local executor)."""
+    done = run("count", path, "-o", directory, "--engine", engine, "--workers", "2", "--no-progress", *options)
+    assert done.returncode == 0, done.stderr
+    return directory
+
+
+def test_counts_directories_from_datatrove_and_local_counting_are_parity_bpe_trainers(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    """Each language counted apart (English and Japanese with datatrove, Russian on this machine's processes), with
+    Llama-3's pattern, then ``train --parity LANG=DIR``: ParityBpeTrainer's files on the texts themselves, with dev
+    text files and with dev counts directories (window variant)."""
+    engines = {"english": "datatrove", "japanese": "datatrove", "russian": "local"}
+    counts = {
+        name: _count(files[f"{name}.train"], tmp_path / f"{name}.counts", engine, "--pattern", "llama3")
+        for name, engine in engines.items()
+    }
+    train = {name: [files[f"{name}.train"]] for name in LANGUAGES}
+    dev = {name: [files[f"{name}.dev"]] for name in LANGUAGES}
+    out = tmp_path / "from-counts"
+    done = run(
+        "train", "--parity", *(f"{name}={counts[name]}" for name in LANGUAGES),
+        "--dev", *(f"{name}={files[f'{name}.dev']}" for name in LANGUAGES),
+        "-o", out, "--vocab-size", "1100", "--special-tokens", "<s>", "--no-progress",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    expected = reference(
+        train, dev, pattern="llama3", save_to=tmp_path / "ref", num_merges=1100, total_symbols=True,
+        special_tokens=["<s>"],
+    )  # fmt: skip
+    assert len(expected[0]) == 1100
+    assert written(out) == expected
+    ours, theirs = (json.loads((d / "tokenizer.json").read_text(encoding="utf-8")) for d in (out, tmp_path / "ref"))
+    assert ours["pre_tokenizer"] == theirs["pre_tokenizer"]  # the counts' own cut (Llama-3's) goes into the tokenizer
+
+    dev_counts = {name: _count(files[f"{name}.dev"], tmp_path / f"{name}.dev.counts", "local", "--pattern", "llama3")
+                  for name in LANGUAGES}  # fmt: skip
+    out = tmp_path / "window"
+    done = run(
+        "train", "--parity", *(f"{name}={counts[name]}" for name in LANGUAGES),
+        "--dev", *(f"{name}={dev_counts[name]}" for name in LANGUAGES), "--variant", "window", "--window-size", "9",
+        "--num-merges", "700", "-o", out, "--no-progress",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    expected = reference(train, dev, pattern="llama3", num_merges=700, variant="window", window_size=9)
+    assert written(out) == expected
+
+
+def test_counts_directories_that_do_not_go_together_are_refused(files: dict[str, Path], tmp_path: Path) -> None:
+    english = _count(files["english.train"], tmp_path / "en.counts", "local")
+    japanese = _count(files["japanese.train"], tmp_path / "ja.counts", "local", "--pattern", "llama3")
+    unfinished = _count(files["russian.train"], tmp_path / "ru.counts", "local")
+    (unfinished / "manifest.json").unlink()
+    text = files["russian.train"]
+    cases = [
+        ([f"en={english}", f"ru={text}"], "give every language as a counts directory", 2),
+        ([f"en={english}", f"en={text}", f"ru={english}"], "a counts directory is the whole of a language's text", 2),
+        ([f"en={english}", f"ru={unfinished}"], f"--parity ru={unfinished}: a directory without manifest.json", 2),
+        ([f"en={text}", f"ru={text}", "--dev", f"en={english}", f"ru={text}"], f"--dev en={english} is a counts", 2),
+        ([f"en={english}", f"ru={english}", "--pattern", "llama3"], "--pattern/--regex/--normalizer differ", 2),
+        ([f"en={english}", f"ja={japanese}"], f"{japanese} was counted with another pre-tokenizer than {english}", 1),
+    ]
+    for args, message, code in cases:
+        done = run("train", "--parity", *args, "-o", tmp_path / "out", "--vocab-size", "600", "--no-progress")
+        assert done.returncode == code, (args, done.stderr)
+        assert message in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+        assert not (tmp_path / "out").exists()

@@ -614,6 +614,85 @@ def train_parity_aware(
     )  # fmt: skip
 
 
+def train_parity_from_count_directories(
+    train: Mapping[str, str | os.PathLike[str]],
+    *,
+    dev: Mapping[str, str | os.PathLike[str] | Texts] | None = None,
+    workers: int | None = None,
+    continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    **options: Any,
+) -> TrainResult:
+    """Parity-aware BPE on counts directories, one per language, as ``hf-bpe count`` writes them (on this machine
+    or with datatrove, on Slurm or Ray): the result of :func:`train_parity_aware` on the texts they were counted
+    from, with the pre-tokenizer they record.
+
+    Args:
+        train: each language's name to its counts directory (languages ranked in this order).
+        dev: each language's held-out text: a counts directory (counted as ``train``'s), or texts, counted here
+            with the directories' pre-tokenizer.
+        workers: processes that count ``dev`` texts at once (default: the CPU count).
+        continue_from: a byte-level BPE tokenizer to continue; the directories must be counted with its
+            pre-tokenizer.
+        options: :func:`train_parity_from_counts`' (``ratio``, ``variant``, ``num_merges``, ``special_tokens``, ...).
+
+    Raises:
+        FileNotFoundError: naming a directory without a counts manifest.
+        ValueError: naming a directory counted with another pre-tokenizer than the first language's (or the
+            base's), counted with a WordPiece or Unigram recipe, or a corrupt counts file.
+    """
+    from hf_bpe.counting.counts_dir import CountsDirectory
+
+    check_count("workers", workers, 1, optional=True)
+    if not train:
+        raise ValueError("train has no language: give each language's counts directory")
+    first = next(iter(train.values()))
+    cut = _recorded_cut(first)
+    directories = [*train.values(), *(path for path in (dev or {}).values() if isinstance(path, (str, os.PathLike)))]
+    for path in directories[1:]:
+        recorded = _recorded_cut(path)
+        if recorded.for_encoding() != cut.for_encoding():
+            raise ValueError(
+                f"{path} was counted with another pre-tokenizer than {first} (pattern "
+                f"{recorded.preset or recorded.splits}, normalizer {recorded.normalizer}, add_prefix_space "
+                f"{recorded.add_prefix_space}); count every language alike"
+            )
+    base = None if continue_from is None else as_base(continue_from)
+    if base is not None and cut.for_encoding() != base.pre_tokenizer:
+        raise ValueError(f"{first} was counted with another pre-tokenizer than {base.source}'s; count with the base's")
+    texts = [("dev", name, value) for name, value in (dev or {}).items() if not isinstance(value, (str, os.PathLike))]
+    counted = _count(texts, cut, workers or os.cpu_count() or 1)
+    dev_counts: dict[str, Mapping[str, int]] | None = None
+    if dev is not None:
+        from_texts = dict(zip([name for _, name, _ in texts], counted, strict=True))
+        dev_counts = {
+            name: from_texts[name] if name in from_texts else CountsDirectory(value)  # type: ignore[arg-type]
+            for name, value in dev.items()
+        }
+    return train_parity_from_counts(
+        {name: CountsDirectory(path) for name, path in train.items()},
+        dev=dev_counts,
+        pre_tokenizer=cut.for_encoding() if base is None else None,
+        consume_counts=True,
+        continue_from=base,
+        **options,
+    )
+
+
+def _recorded_cut(directory: str | os.PathLike[str]) -> PreTokenizer:
+    """How a counts directory was cut (its manifest), refused unless for byte-level BPE.
+
+    Raises:
+        FileNotFoundError: naming a directory without a counts manifest.
+        ValueError: naming a directory counted with the WordPiece or Unigram recipe, or char-level.
+    """
+    from hf_bpe.counting.counts_dir import read_manifest
+
+    recorded = PreTokenizer.from_settings(read_manifest(directory)["settings"])
+    if recorded.bert is not None or recorded.sentencepiece is not None or not recorded.byte_level:
+        raise ValueError(f"{directory}: counted for WordPiece or Unigram, not byte-level BPE; count it again")
+    return recorded
+
+
 def _cut(
     continue_from: str | os.PathLike[str] | BaseTokenizer | None, **cutting: Any
 ) -> tuple[BaseTokenizer | None, PreTokenizer]:

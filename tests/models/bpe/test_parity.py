@@ -297,3 +297,39 @@ def test_continuing_a_plain_base_keeps_its_ids_and_refines_its_encodings(
         before, after = base.encode(text), continued.encode(text)
         assert {end for _, end in after.offsets} <= {end for _, end in before.offsets}, name
         assert len(after.ids) < len(before.ids), name
+
+
+def test_count_directories_train_as_the_texts_they_were_counted_from(
+    corpora: tuple[Corpus, Corpus], tmp_path: Path
+) -> None:
+    """Each language counted into a counts directory (``count_to_directory``: the files ``hf-bpe count`` writes),
+    dev as texts: ParityBpeTrainer's result on the texts; continuing ParityBpeTrainer's own base from the same
+    directories is that trainer run to the larger size; a directory counted otherwise is refused by name."""
+    from hf_bpe.models.bpe.parity import train_parity_from_count_directories
+    from hf_bpe.models.bpe.training import count_to_directory
+
+    train, dev = corpora
+    directories = {}
+    for name in LANGUAGES:
+        (tmp_path / f"{name}.txt").write_text("".join(train[name]), encoding="utf-8")
+        directories[name] = count_to_directory(
+            [tmp_path / f"{name}.txt"], tmp_path / f"{name}.counts", workers=2, progress=False
+        ).parent
+    ours = train_parity_from_count_directories(directories, dev=dev, num_merges=900, special_tokens=["<s>"])
+    assert saved(ours, tmp_path / "ours") == reference(train, dev, num_merges=900, special_tokens=["<s>"])
+
+    base = trained(train, None, RATIO, num_merges=300)
+    base.save(str(tmp_path / "base.json"))
+    continued = train_parity_from_count_directories(
+        directories, ratio=RATIO, num_merges=500, continue_from=tmp_path / "base.json"
+    )
+    assert saved(continued, tmp_path / "continued") == reference(train, None, RATIO, num_merges=800)
+
+    other = count_to_directory(
+        [tmp_path / "russian.txt"], tmp_path / "llama3.counts", pattern="llama3", workers=1, progress=False
+    ).parent
+    english = directories["english"]
+    with pytest.raises(ValueError, match=f"{other} was counted with another pre-tokenizer than {english}"):
+        train_parity_from_count_directories({**directories, "russian": other}, num_merges=10)
+    with pytest.raises(ValueError, match=f"{other} was counted with another pre-tokenizer than .*base.json's"):
+        train_parity_from_count_directories({"russian": other}, num_merges=10, continue_from=tmp_path / "base.json")
