@@ -1,7 +1,7 @@
 """Progress bars for long runs, on by default: the library's ``progress(stage, done, total)`` callbacks drawn as
-tqdm bars on standard error, each with its rate and time left (bytes or sequences while counting, words while
-counting the initial pairs, merges while merging, rounds while Unigram's EM runs, lines while trim encodes its
-sample, words while continuing encodes them with the base).
+tqdm bars on standard error, each with its rate and time left (bytes or sequences while counting, languages
+while parity-aware training counts them, words while counting the initial pairs, merges while merging, rounds
+while Unigram's EM runs, lines while trim encodes its sample, words while continuing encodes them with the base).
 
 A leaf: the training front ends take ``progress=True`` (bars), ``False``/``None`` (silence) or a callable of their
 own, through :func:`with_progress`; the command line draws the same bars (``--no-progress`` turns them off).
@@ -31,6 +31,7 @@ def callback(progress: ProgressOption) -> Progress | None:
 _STAGES = {
     "count": ("counting", "B"),
     "sequences": ("counting", "seq"),
+    "languages": ("counting languages", "lang"),
     "pairs": ("counting pairs", "word"),
     "merge": ("merging", "merge"),
     "em": ("EM rounds", "round"),

@@ -16,6 +16,7 @@ from typing import Any
 
 from hf_bpe.cli.checks import check_counted_alike, check_output, check_special_tokens
 from hf_bpe.cli.errors import UsageError
+from hf_bpe.cli.presentation import Progress
 from hf_bpe.cli.settings import ROLES, pre_tokenizer_of
 from hf_bpe.counting.counts_dir import MANIFEST
 
@@ -278,7 +279,11 @@ def train_parity(args: argparse.Namespace, settings: dict[str, Any], read_base: 
         raise UsageError(str(e)) from None
     check_output(args.output, force=args.force, source=args.continue_from)
     start = time.perf_counter()
-    result = _train(train, dev, ratio, options, settings, base)
+    progress = Progress(not args.no_progress and not args.json)
+    try:
+        result = _train(train, dev, ratio, {**options, "progress": progress}, settings, base)
+    finally:
+        progress.close()
     roles = {role: settings[role] for role in ROLES}
     if base is not None:
         roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}

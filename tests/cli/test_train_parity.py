@@ -215,6 +215,7 @@ def test_report_gives_tokens_per_byte_and_line_per_language_and_the_gap(files: d
             "--dev", *(f"{name}={files[f'{name}.dev']}" for name in LANGUAGES), "-o", parity, "--vocab-size", "1000"),
     ]  # fmt: skip
     assert all(done.returncode == 0 for done in trained), [done.stderr for done in trained]
+    assert "counting languages" in trained[1].stderr and "merging" in trained[1].stderr  # --parity draws its bars
     samples = [f"{name}={files[f'{name}.dev']}" for name in LANGUAGES]
     done = run("report", plain, parity, "--sample", *samples, "--json")
     assert done.returncode == 0, done.stderr

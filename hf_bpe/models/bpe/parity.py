@@ -64,6 +64,7 @@ from hf_bpe.models.options import check_count, check_special_tokens
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.processes import run_forked
+from hf_bpe.progress import Progress, ProgressOption, callback, with_progress
 
 VARIANTS = ("base", "window")
 
@@ -332,6 +333,7 @@ class _Run:
         return lost
 
 
+@with_progress
 def train_parity_from_counts(
     train: Mapping[str, Mapping[str, int]],
     *,
@@ -348,6 +350,7 @@ def train_parity_from_counts(
     pre_tokenizer: PreTokenizer | None = None,
     consume_counts: bool = False,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    progress: ProgressOption = True,
 ) -> TrainResult:
     """Parity-aware BPE on each language's pre-token counts (byte-level spelling), as ``ParityBpeTrainer`` trains.
 
@@ -355,6 +358,7 @@ def train_parity_from_counts(
     only records how the counts were made, for the tokenizer files. ``consume_counts``: empty the counts (dicts
     the caller owns and no longer needs) once their words are read, so that merging has their memory.
     ``continue_from``: the counts must be cut with the base's pre-tokenizer (``pre_tokenizer`` is then its).
+    ``progress``: True (a bar of merges on standard error), False, or a callable ``progress(stage, done, total)``.
 
     >>> result = train_parity_from_counts({"en": {"aabb": 100}, "xx": {"ccdd": 1}}, num_merges=6,
     ...     variant="window", window_size=2, alpha=1.0)
@@ -394,7 +398,9 @@ def train_parity_from_counts(
     lengths = [language.length for language in (dev_words or languages)]
     # The ratio's compression is of the text's characters (the reference's initial length), continued or not.
     choice = _Choice(variant, ratios, [language.initial for language in languages], window_size, alpha / len(names))
-    stop = _merge_loop(run, choice, lengths, num_merges, min_frequency, global_merges)
+    report = callback(progress)
+    merged = None if report is None else partial(report, "merge")
+    stop = _merge_loop(run, choice, lengths, num_merges, min_frequency, global_merges, merged)
     merges, learned = _in_order(run.merges, tokens)
     cut = pre_tokenizer or PreTokenizer()
     if base is None:
@@ -436,10 +442,17 @@ def _continued_start(
 
 
 def _merge_loop(
-    run: _Run, choice: _Choice, lengths: list[int], num_merges: int, min_frequency: int, global_merges: int
+    run: _Run,
+    choice: _Choice,
+    lengths: list[int],
+    num_merges: int,
+    min_frequency: int,
+    global_merges: int,
+    report: Callable[[int, int], None] | None = None,
 ) -> str:
     """``do_train``'s loop: choose a language (or the global counts), pop its best pair, merge it everywhere.
-    ``lengths`` change in place. Returns why training stopped."""
+    ``lengths`` change in place; ``report(merges_done, num_merges)`` after each merge. Returns why training
+    stopped."""
     for language in run.languages:
         counts = language.pairs or {}
         language.queue = [(-c, run.keys[ord(p[0])], run.keys[ord(p[1])], p) for p, c in counts.items() if c > 0]
@@ -477,6 +490,8 @@ def _merge_loop(
         lost = run.merge(best[0], global_queue)
         for index, fewer in enumerate(lost):
             lengths[index] -= fewer
+        if report is not None:
+            report(len(run.merges), num_merges)
     return STOP_VOCAB_SIZE
 
 
@@ -533,6 +548,7 @@ def check_parity_options(
             raise ValueError(f"ratio[{name!r}]={value!r}: must be a positive finite number")
 
 
+@with_progress
 def train_parity_aware(
     train: Mapping[str, Texts],
     *,
@@ -553,6 +569,7 @@ def train_parity_aware(
     exclude_special_tokens: bool = False,
     workers: int | None = None,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    progress: ProgressOption = True,
 ) -> TrainResult:
     """Train byte-level BPE over several languages at once, each merge chosen for the language that compresses
     worst: exactly ``tokenizers``' ``ParityBpeTrainer.train_from_iterator`` with the same pre-tokenizer and the
@@ -582,6 +599,8 @@ def train_parity_aware(
             then merges after its own. Words start as the base encodes them, lengths count its tokens, ``ratio``
             the bytes' compression; ``window`` starts empty. A ``ParityBpeTrainer`` base continued (base variant)
             is that trainer run to the larger ``num_merges`` directly.
+        progress: True (bars on standard error: the languages counted, then the merges), False, or a callable
+            ``progress(stage, done, total)``.
 
     Returns:
         The vocabulary (special tokens, the 256 byte-level characters, then merged tokens in order) and merges.
@@ -604,22 +623,25 @@ def train_parity_aware(
     check_parity_options(names, dev, ratio, variant, num_merges, min_frequency, global_merges, window_size, alpha)
     sources = [("train", name, train[name]) for name in names]
     sources += [("dev", name, dev[name]) for name in names] if dev is not None else []
-    counted = _count(sources, cut, workers or os.cpu_count() or 1)
+    counted = _count(sources, cut, workers or os.cpu_count() or 1, callback(progress))
     return train_parity_from_counts(
         dict(zip(names, counted, strict=False)),  # counted: the train counts, then dev's
         dev=None if dev is None else dict(zip(names, counted[len(names) :], strict=True)),
         ratio=ratio, variant=variant, num_merges=num_merges, min_frequency=min_frequency,
         global_merges=global_merges, window_size=window_size, alpha=alpha, total_symbols=total_symbols,
         special_tokens=special_tokens, pre_tokenizer=cut.for_encoding(), consume_counts=True, continue_from=base,
+        progress=progress,
     )  # fmt: skip
 
 
+@with_progress
 def train_parity_from_count_directories(
     train: Mapping[str, str | os.PathLike[str]],
     *,
     dev: Mapping[str, str | os.PathLike[str] | Texts] | None = None,
     workers: int | None = None,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    progress: ProgressOption = True,
     **options: Any,
 ) -> TrainResult:
     """Parity-aware BPE on counts directories, one per language, as ``hf-bpe count`` writes them (on this machine
@@ -633,6 +655,7 @@ def train_parity_from_count_directories(
         workers: processes that count ``dev`` texts at once (default: the CPU count).
         continue_from: a byte-level BPE tokenizer to continue; the directories must be counted with its
             pre-tokenizer.
+        progress: as :func:`train_parity_aware`'s.
         options: :func:`train_parity_from_counts`' (``ratio``, ``variant``, ``num_merges``, ``special_tokens``, ...).
 
     Raises:
@@ -660,7 +683,7 @@ def train_parity_from_count_directories(
     if base is not None and cut.for_encoding() != base.pre_tokenizer:
         raise ValueError(f"{first} was counted with another pre-tokenizer than {base.source}'s; count with the base's")
     texts = [("dev", name, value) for name, value in (dev or {}).items() if not isinstance(value, (str, os.PathLike))]
-    counted = _count(texts, cut, workers or os.cpu_count() or 1)
+    counted = _count(texts, cut, workers or os.cpu_count() or 1, callback(progress))
     dev_counts: dict[str, Mapping[str, int]] | None = None
     if dev is not None:
         from_texts = dict(zip([name for _, name, _ in texts], counted, strict=True))
@@ -674,6 +697,7 @@ def train_parity_from_count_directories(
         pre_tokenizer=cut.for_encoding() if base is None else None,
         consume_counts=True,
         continue_from=base,
+        progress=progress,
         **options,
     )
 
@@ -713,18 +737,23 @@ def _cut(
     return base, cut
 
 
-def _count(sources: list[tuple[str, str, Texts]], cut: PreTokenizer, workers: int) -> list[Counter[str]]:
+def _count(
+    sources: list[tuple[str, str, Texts]], cut: PreTokenizer, workers: int, progress: Progress | None = None
+) -> list[Counter[str]]:
     """Each source's pre-token counts, ``workers`` sources at a time, each in a forked process of its own
-    (:func:`hf_bpe.processes.run_forked`: the child takes the iterable as it is, only the counts come back)."""
+    (:func:`hf_bpe.processes.run_forked`: the child takes the iterable as it is, only the counts come back);
+    ``progress("languages", done, total)`` as they come back."""
     for role, name, texts in sources:
         if isinstance(texts, (str, bytes)):
             raise TypeError(
                 f"{role}[{name!r}] is one {type(texts).__name__}; give an iterable of texts (a list of strings)"
             )
     jobs = [partial(count_sequences, texts, pre_tokenizer=cut) for _, _, texts in sources]
-    if workers < 2:
-        return [job() for job in jobs]
     counted: list[Counter[str]] = []
-    for start in range(0, len(jobs), workers):
-        counted += run_forked(jobs[start : start + workers], "hf_bpe parity counting")
+    step = max(workers, 1) if workers >= 2 else 1
+    for start in range(0, len(jobs), step):
+        batch = jobs[start : start + step]
+        counted += run_forked(batch, "hf_bpe parity counting") if workers >= 2 else [batch[0]()]
+        if progress is not None:
+            progress("languages", len(counted), len(jobs))
     return counted

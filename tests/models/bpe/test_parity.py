@@ -333,3 +333,19 @@ def test_count_directories_train_as_the_texts_they_were_counted_from(
         train_parity_from_count_directories({**directories, "russian": other}, num_merges=10)
     with pytest.raises(ValueError, match=f"{other} was counted with another pre-tokenizer than .*base.json's"):
         train_parity_from_count_directories({"russian": other}, num_merges=10, continue_from=tmp_path / "base.json")
+
+
+def test_progress_reports_the_languages_counted_then_every_merge(corpora: tuple[Corpus, Corpus]) -> None:
+    """``progress``: a callable is told of each language counted (train, then dev) and of every merge, and changes
+    nothing: the result is still ParityBpeTrainer's."""
+    train, dev = corpora
+    small = {name: lines[:300] for name, lines in train.items()}
+    calls: list[tuple[str, int, int]] = []
+    ours = hf_bpe.train_parity_aware(
+        small, dev=dev, num_merges=250, workers=2, progress=lambda *call: calls.append(call)
+    )
+    languages = [call for call in calls if call[0] == "languages"]
+    merges = [call for call in calls if call[0] == "merge"]
+    assert [done for _, done, _ in languages] == [2, 4, 6, 8] and {total for _, _, total in languages} == {8}
+    assert merges == [("merge", done, 250) for done in range(1, 251)]
+    assert (ours.vocab, ours.merges) == reference(small, dev, num_merges=250)
