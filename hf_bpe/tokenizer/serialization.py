@@ -107,52 +107,80 @@ def read_json(path: str | os.PathLike[str]) -> dict[str, Any]:
         ValueError: naming the file (line and byte) where it is not UTF-8 text, or naming it where it is not a
             JSON object.
     """
+    scope = _SCOPE.get()
+    if scope is None:
+        # Nothing to recognize it by later: no digest taken (Gemma-3's 33 MB took 0.02 s to hash).
+        return parse_json(decode_utf8(_read_bytes(path), path), str(path))
     content, digest = read_file(path)
-    parsed = _PARSED.get()
-    if parsed is not None and digest in parsed:
-        return parsed[digest]
-    data = parse_json(decode_utf8(content, path), str(path))
-    if parsed is not None:
-        parsed[digest] = data
-    return data
+    if digest not in scope.documents:
+        scope.documents[digest] = parse_json(decode_utf8(content, path), str(path))
+    return scope.documents[digest]
 
 
 def read_file(path: str | os.PathLike[str]) -> tuple[bytes, bytes]:
     """A file's bytes and their SHA-256: what it holds now, whatever its modification time says (a file rewritten
-    within the file system's clock tick, at the same size, keeps its ``st_mtime_ns``).
+    within the file system's clock tick, at the same size, keeps its ``st_mtime_ns``). Inside :func:`parsing_once`,
+    each file is read and hashed once: the decision on the class, the classes' cache key and their parse all see
+    the one content read first (three reads and hashes were a tenth of a second of Gemma-3's load).
 
     Raises:
         FileNotFoundError: naming the file where there is none.
+    """
+    scope = _SCOPE.get()
+    if scope is None:
+        content = _read_bytes(path)
+        return content, hashlib.sha256(content).digest()
+    where = os.path.realpath(path)
+    if where not in scope.files:
+        content = _read_bytes(path)
+        scope.files[where] = (content, hashlib.sha256(content).digest())
+    return scope.files[where]
+
+
+def _read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes.
+
+    Raises:
+        FileNotFoundError: naming the file where there is none; IsADirectoryError naming a directory.
     """
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(f"{path}: is a directory, expected a file")
     try:
-        content = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
-    return content, hashlib.sha256(content).digest()
 
 
-#: The documents :func:`read_json` parsed inside :func:`parsing_once`, by their bytes' SHA-256 (None: outside).
-_PARSED: contextvars.ContextVar[dict[bytes, dict[str, Any]] | None] = contextvars.ContextVar("_PARSED", default=None)
+@dataclasses.dataclass
+class _Scope:
+    """What :func:`parsing_once` keeps while it lasts: each file's bytes and SHA-256 by its real path, and the
+    documents parsed, by their bytes' SHA-256."""
+
+    files: dict[str, tuple[bytes, bytes]] = dataclasses.field(default_factory=dict)
+    documents: dict[bytes, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+
+#: The scope of :func:`parsing_once` (None: outside one).
+_SCOPE: contextvars.ContextVar[_Scope | None] = contextvars.ContextVar("_SCOPE", default=None)
 
 
 @contextlib.contextmanager
 def parsing_once() -> Iterator[None]:
-    """Within it, :func:`read_json` parses each file content once: :func:`hf_bpe.from_pretrained` decides the class
-    from the parsed ``tokenizer.json`` and the class reads the same parse (Gemma-3's 33 MB took half a second to
-    parse, twice). Keyed by the bytes read, not the path or time, so a file changed in between is parsed anew; the
-    documents are dropped when the outermost scope ends (a parsed Gemma-3 holds hundreds of MB).
+    """Within it, :func:`read_file` reads each file once and :func:`read_json` parses each file content once:
+    :func:`hf_bpe.from_pretrained` decides the class from the parsed ``tokenizer.json`` and the class reads the
+    same parse (Gemma-3's 33 MB took half a second to parse, twice). Documents are keyed by the bytes read, not
+    the path or time, so a file changed between two scopes is parsed anew; they are dropped when the outermost scope
+    ends (a parsed Gemma-3 holds hundreds of MB).
     """
-    if _PARSED.get() is not None:
-        yield  # an inner scope shares the outer one's documents
+    if _SCOPE.get() is not None:
+        yield  # an inner scope shares the outer one's files and documents
         return
-    token = _PARSED.set({})
+    token = _SCOPE.set(_Scope())
     try:
         yield
     finally:
-        _PARSED.reset(token)
+        _SCOPE.reset(token)
 
 
 def parse_json(text: str, where: str) -> dict[str, Any]:

@@ -96,3 +96,21 @@ def test_from_pretrained_parses_the_file_once(kind, tmp_path, monkeypatch):
     monkeypatch.undo()
     assert parsed == ["tokenizer.json"]
     assert ours == PreTrainedTokenizerFast(tokenizer_file=str(path))(TEXT)["input_ids"]
+
+
+@pytest.mark.parametrize("kind", list(MAKERS))
+def test_from_pretrained_reads_and_hashes_the_file_once(kind, tmp_path, monkeypatch):
+    path = tmp_path / "tokenizer.json"
+    MAKERS[kind](path)
+    read: list[Path] = []
+    real_read_bytes = Path.read_bytes
+
+    def counting_read_bytes(self: Path) -> bytes:
+        read.append(self)
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting_read_bytes)
+    ours = hf_bpe.from_pretrained(path)(TEXT)["input_ids"]
+    monkeypatch.undo()
+    assert [p.resolve() for p in read] == [path.resolve()]
+    assert ours == PreTrainedTokenizerFast(tokenizer_file=str(path))(TEXT)["input_ids"]
