@@ -5,11 +5,13 @@
     python scripts/bench_parity.py ~/corpora/en.txt ~/corpora/hi.txt --train-bytes 5000000
 
 Each language is a text file (default: ``scripts/build_corpora.py``'s cache, ``~/.cache/hf_bpe/corpora/*.txt``);
-its first ``--train-bytes`` are the training text and ``--dev-bytes`` from ``--dev-start`` the dev set (whole
-lines; ``--dev-start`` defaults to the end of the training text). Each side runs in a fresh Python process, one
-after the other, ``--repeat`` times (alternating); the script prints each side's best and median wall time (the
-whole process: start, reading the files, training, writing the result), its peak RSS (``os.wait4``'s
-``ru_maxrss``) and the ratios hf_bpe / tokenizers, and exits with 1 if the vocabularies or merges differ.
+its first ``--train-bytes`` are the training text and ``--dev-bytes`` from ``--dev-start`` the dev set (whole lines;
+``--dev-start`` defaults to the end of the training text), streamed to both sides line by line as they take them (as
+a user's files are; no list of every line in memory, which would weigh on both peaks alike). Each side runs in a
+fresh Python process, one after the other, ``--repeat`` times (alternating); the script prints each side's best and
+median wall time (the whole process: start, reading the files, training, writing the result), its peak RSS
+(``os.wait4``'s ``ru_maxrss``) and the ratios hf_bpe / tokenizers, and exits with 1 if the vocabularies or merges
+differ.
 
 hf_bpe counts with ``--workers`` processes (default 1, so that one process's peak is all of its memory, as the
 reference's threads are all in its one process).
@@ -32,12 +34,16 @@ COMMON = """
 import json, sys
 spec = json.loads(sys.argv[1])
 def lines(path, start, size):
+    # The whole lines of bytes start..start+size (from start on, after the first line end), read as they are
+    # taken: a user's files streamed, not a list of them all in memory.
     with open(path, "rb") as f:
         f.seek(start)
-        data = f.read(size)
-    if start:
-        data = data[data.index(b"\\n") + 1 :]
-    return data[: data.rindex(b"\\n") + 1].decode("utf-8").splitlines(keepends=True)
+        if start:
+            f.readline()
+        for line in iter(f.readline, b""):
+            if not line.endswith(b"\\n") or f.tell() > start + size:
+                return
+            yield line.decode("utf-8")
 names = list(spec["files"])
 train = {n: lines(spec["files"][n], 0, spec["train_bytes"]) for n in names}
 dev = {n: lines(spec["files"][n], spec["dev_start"], spec["dev_bytes"]) for n in names} if spec["dev"] else None
@@ -74,7 +80,7 @@ OURS = (
 from hf_bpe import train_parity_aware
 result = train_parity_aware(
     train, dev=dev, ratio=ratio, num_merges=spec["num_merges"], variant=spec["variant"],
-    min_frequency=spec["min_frequency"], workers=spec["workers"],
+    min_frequency=spec["min_frequency"], workers=spec["workers"], progress=False,
 )
 out = {"vocab": result.vocab, "merges": [list(m) for m in result.merges]}
 json.dump(out, open(spec["out"], "w", encoding="utf-8"))
