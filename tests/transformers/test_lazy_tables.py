@@ -1,0 +1,43 @@
+"""Tables a loaded tokenizer builds only when first asked for (the byte-level encoder's ``ranks`` by string pair and
+``id_to_token``): no encoding needs them, and loading without them changes no result. A real file (Llama-3's
+280,000 merges) encodes and decodes the same through a tokenizer whose tables were never built and one whose tables
+were built before its first call, both judged by the Rust backend (``PreTrainedTokenizerFast``) on the same file."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import multilingual_text
+from real_tokenizers import model_tokenizer_json
+from transformers import PreTrainedTokenizerFast
+
+import hf_bpe
+from hf_bpe.transformers import bpe
+
+
+def _fresh(path):  # type: ignore[no-untyped-def]
+    """A tokenizer loaded from the file, not from the classes' cache of loaded files (which shares encoders)."""
+    bpe._loaded.cache_clear()
+    return hf_bpe.from_pretrained(path)
+
+
+def test_llama3_loads_without_the_string_tables_and_encodes_the_same_with_them():
+    path = model_tokenizer_json("llama3")
+    docs = [multilingual_text(40, seed) for seed in range(4)]
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(path))
+    expected = rust(docs)["input_ids"]
+
+    lazy = _fresh(path)
+    assert isinstance(lazy, hf_bpe.BPETokenizer)
+    assert "ranks" not in vars(lazy.bpe) and "id_to_token" not in vars(lazy.bpe)
+    assert lazy(docs)["input_ids"] == expected
+    assert [lazy.bpe.decode(ids) for ids in expected] == rust.batch_decode(expected)
+
+    eager = _fresh(path)
+    assert eager.bpe is not lazy.bpe
+    ranks, id_to_token = eager.bpe.ranks, eager.bpe.id_to_token
+    rust_merges = json.loads(rust.backend_tokenizer.to_str())["model"]["merges"]
+    assert ranks == {tuple(merge): rank for rank, merge in enumerate(rust_merges)}
+    assert id_to_token == {i: t for t, i in rust.backend_tokenizer.get_vocab(with_added_tokens=False).items()}
+    assert eager(docs)["input_ids"] == expected
+    assert [eager.bpe.decode(ids) for ids in expected] == rust.batch_decode(expected)
