@@ -29,6 +29,7 @@ import heapq
 import itertools
 import os
 import struct
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
@@ -630,7 +631,9 @@ class _Merger:
         self.active: list[bool] = []
         self.pending: list[bool] = []
         self.recompute: list[bool] = []
-        self.positions: list[list[int]] = []
+        # Positions as 8-byte machine words and words as 4-byte symbol ids (array), not lists of Python ints: a
+        # position is a big int of its own (~40 bytes in a list), and they are most of the trainer's memory.
+        self.positions: list[array[int]] = []
         self.chars: dict[str, int] = {}
         # symbols_cache_ for pairs, keyed by ``left << 32 | right``; -1: the pair makes no valid piece
         self.pairs: dict[int, int] = {}
@@ -639,7 +642,7 @@ class _Merger:
         for c in dict.fromkeys(c for word, _ in words for c in word):  # GetCharSymbol in order of first sight
             self._char(c)
         char_id = self.chars.__getitem__
-        self.words = [list(map(char_id, word)) for word, _ in words]
+        self.words = [array("i", map(char_id, word)) for word, _ in words]
         #: Bits of a slot in an encoded position: enough for the longest word.
         self.shift = max((len(word) for word, _ in words), default=1).bit_length()
 
@@ -653,7 +656,7 @@ class _Merger:
         self.active.append(True)
         self.pending.append(False)
         self.recompute.append(True)
-        self.positions.append([])
+        self.positions.append(array("Q"))
         return ident
 
     def _char(self, c: str) -> int:
@@ -684,7 +687,7 @@ class _Merger:
         """``ComputeFreq``: frequencies are kept up to date; it only drops the positions of a pair now absent."""
         if self.recompute[ident]:
             if self.freq[ident] == 0:
-                self.positions[ident] = []
+                self.positions[ident] = array("Q")
             self.recompute[ident] = False
 
     def _flush_pending(self) -> None:
@@ -780,7 +783,7 @@ class _Merger:
         left, right = self.halves[ident]
         self.pairs.pop(left << 32 | right, None)
         self.active[ident] = False
-        self.positions[ident] = []
+        self.positions[ident] = array("Q")
 
     def _best(self) -> int:
         """The queue's top live symbol (``Train``'s inner loop), or -1 where the queue is empty."""
