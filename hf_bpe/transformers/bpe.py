@@ -72,7 +72,22 @@ class VocabularyFilesTokenizer(PreTrainedTokenizer):
 
     encoder: dict[str, int]
     decoder: dict[int, str]
-    merges: list[tuple[str, str]]
+    #: The merges as read (:attr:`merges` lists them when first asked for), and that list once made.
+    _merge_source: Sequence[tuple[str, str]] = ()
+    _merge_list: list[tuple[str, str]] | None = None
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merges in rank order, as ``(left, right)`` pairs: a ``tokenizer.json``'s listed on first use (no
+        encoding needs them; their tuples took a fifth of Llama-3's load, see
+        :class:`~hf_bpe.models.bpe.files.MergePairs`)."""
+        if self._merge_list is None:
+            self._merge_list = list(self._merge_source)
+        return self._merge_list
+
+    @merges.setter
+    def merges(self, merges: list[tuple[str, str]]) -> None:
+        self._merge_list = merges
 
     def _load_files(
         self, vocab_file: str | os.PathLike[str], merges_file: str | os.PathLike[str], *, check_merges: bool = True
@@ -248,7 +263,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         ignore_merges = bool(ignore_merges)
         self.template = TemplateProcessing.from_json(post_processor) if post_processor else None
         if loaded is not None:
-            self.encoder, self.merges = dict(loaded.vocab), list(loaded.merges)
+            self.encoder, self._merge_source, self._merge_list = dict(loaded.vocab), loaded.merges, None
             self.decoder = {token_id: token for token, token_id in self.encoder.items()}
             self.bpe = loaded.encoder(cut, ignore_merges)
         else:
@@ -866,7 +881,7 @@ class _LoadedFiles:
     """A vocabulary and merges read once per file version, and the encoders made from them per pre-tokenizer."""
 
     vocab: dict[str, int]
-    merges: list[tuple[str, str]]
+    merges: Sequence[tuple[str, str]]
     add_prefix_space: bool = False
     added_tokens: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     pre_tokenizer: dict[str, Any] | None = None

@@ -20,7 +20,7 @@ from typing import Any, cast
 
 import regex
 
-from hf_bpe.models.bpe.options import Merges
+from hf_bpe.models.bpe.options import MergePairs
 from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
 from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE, from_byte_level, replace_surrogates
 from hf_bpe.pipeline.decoders import byte_level_bytes
@@ -62,7 +62,7 @@ class BytePairEncoder:
     def __init__(
         self,
         vocab: Mapping[str, int],
-        merges: Merges,
+        merges: Sequence[tuple[str, str]],
         *,
         special_tokens: Iterable[str] = (),
         pre_tokenizer: PreTokenizer | None = None,
@@ -75,8 +75,9 @@ class BytePairEncoder:
         # id_merges refuses a merge whose parts or result are not in the vocabulary (merge_ranks' message); a pair
         # listed twice keeps its last rank in both tables, as merge_ranks and the Rust model have it.
         self._pair_ranks, self._merged_ids, self._id_span = id_merges(self.vocab, merges)
-        # A copy, for :attr:`ranks`, made when first asked for (no encoding needs it).
-        self._merges = list(merges)
+        # A copy, for :attr:`ranks`, made when first asked for (no encoding needs it); a file's read-only
+        # MergePairs as they are (no tuple per merge).
+        self._merges = merges if isinstance(merges, MergePairs) else list(merges)
         # Where pieces can be cut (made on first use, see :meth:`_cut`).
         self._boundaries: _Boundaries | None = None
         # A byte missing from the vocabulary gets a stand-in id past the vocabulary, reported after merging.
@@ -466,8 +467,11 @@ def id_merges(vocab: Mapping[str, int], merges: Sequence[tuple[str, str]]) -> tu
     ({1: 0}, [2], 259)
     """
     get = vocab.__getitem__
-    lefts = list(map(operator.itemgetter(0), merges))
-    rights = list(map(operator.itemgetter(1), merges))
+    if isinstance(merges, MergePairs):
+        lefts, rights = merges.lefts, merges.rights
+    else:
+        lefts = list(map(operator.itemgetter(0), merges))
+        rights = list(map(operator.itemgetter(1), merges))
     try:
         left_ids, right_ids = list(map(get, lefts)), list(map(get, rights))
         merged_ids = list(map(get, map(operator.add, lefts, rights)))

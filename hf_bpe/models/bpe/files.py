@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.atomic import write_files
-from hf_bpe.models.bpe.options import CharLevel, Merges, Vocab
+from hf_bpe.models.bpe.options import CharLevel, MergePairs, Merges, Vocab
 from hf_bpe.models.directory import (
     TOKENIZER_CONFIG_FILE,
     TOKENIZER_FILE,
@@ -180,7 +180,8 @@ class TokenizerJson:
 
     Attributes:
         vocab: the model's vocabulary.
-        merges: the model's merges, in rank order.
+        merges: the model's merges, in rank order (a list from :func:`read_tokenizer_json`, a
+            :class:`MergePairs` from :func:`tokenizer_json_from_data`).
         add_prefix_space: the ``ByteLevel`` pre-tokenizer's setting.
         added_tokens: the ``added_tokens`` entries as written (``content``, ``id``, ``special``, ``lstrip``, ...).
         pre_tokenizer: the normalizer and splits, as ``tokenizer_config.json`` records them
@@ -192,7 +193,7 @@ class TokenizerJson:
     """
 
     vocab: Vocab
-    merges: Merges
+    merges: Sequence[tuple[str, str]]
     add_prefix_space: bool
     added_tokens: list[dict[str, object]]
     pre_tokenizer: dict[str, object] = dataclasses.field(default_factory=dict)
@@ -270,7 +271,8 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
     """
     path = Path(path)
     data, _ = read_bpe_json(path, FAST_PATH_READER)
-    return tokenizer_json_from_data(data, path)
+    found = tokenizer_json_from_data(data, path)
+    return dataclasses.replace(found, merges=list(found.merges))
 
 
 #: Who reads what, in the error naming a file whose model is not BPE.
@@ -278,18 +280,19 @@ FAST_PATH_READER = "BPETokenizer reads byte-level BPE"
 
 
 def tokenizer_json_from_data(data: Mapping[str, Any], path: Path) -> TokenizerJson:
-    """:func:`read_tokenizer_json` of a parsed file (``path`` names it in errors); ``data`` is not changed.
+    """:func:`read_tokenizer_json` of a parsed file (``path`` names it in errors), its merges as :class:`MergePairs`;
+    ``data`` is not changed.
 
     Raises:
         ValueError: as :func:`read_tokenizer_json`.
     """
     model = bpe_model(data, path, FAST_PATH_READER)
     pre_tokenizer, template = fast_path_settings(data, model, path)
-    vocab, merges = model_vocab_and_merges(model, path)
+    vocab, merges = model_vocab_and_pairs(model, path)
     added = data.get("added_tokens") or []
     settings = pre_tokenizer.model_settings()
     return TokenizerJson(
-        dict(vocab),
+        vocab,
         merges,
         pre_tokenizer.add_prefix_space,
         list(added),
@@ -371,15 +374,24 @@ def model_vocab_and_merges(model: Mapping[str, Any], path: Path) -> tuple[Vocab,
     Raises:
         ValueError: naming the file and the entry that is not well formed.
     """
+    vocab, merges = model_vocab_and_pairs(model, path)
+    return vocab, list(merges)
+
+
+def model_vocab_and_pairs(model: Mapping[str, Any], path: Path) -> tuple[Vocab, MergePairs]:
+    """:func:`model_vocab_and_merges`, the merges as :class:`MergePairs` (no tuple made per merge).
+
+    Raises:
+        ValueError: naming the file and the entry that is not well formed.
+    """
     vocab = model.get("vocab")
     # Checked in C (a type per id, the least id): Gemma's 262,000 ids.
     if not isinstance(vocab, dict) or not set(map(type, vocab.values())) <= {int} or min(vocab.values(), default=0) < 0:
         raise ValueError(f"{path}: model.vocab must be an object from token to non-negative integer id")
-    merges = _well_formed_merges(model.get("merges") or [])
+    raw = model.get("merges") or []
+    merges = _well_formed_merges(raw)
     if merges is not None:
         return dict(vocab), merges
-    merges = []
-    raw = model.get("merges") or []
     for number, merge in enumerate(raw, start=1):
         parts = merge.split(" ") if isinstance(merge, str) else merge
         if not isinstance(parts, list) or len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
@@ -388,33 +400,32 @@ def model_vocab_and_merges(model: Mapping[str, Any], path: Path) -> tuple[Vocab,
             # tokenizers' MergeType is one untagged enum for the whole list: all strings or all pairs.
             kind = "strings" if isinstance(raw[0], str) else "pairs"
             raise ValueError(f"{path}: merge {number} is {merge!r}, but the merges before it are {kind}: one kind only")
-        merges.append((parts[0], parts[1]))
-    return dict(vocab), merges
+    raise ValueError(f"{path}: model.merges must be a list of merges")  # not reached: the loop names the culprit
 
 
-def _well_formed_merges(raw: Any) -> Merges | None:
-    """``raw`` as pairs, read in C where every merge is well formed ("a b" strings, or ["a", "b"] lists, one kind
-    throughout); None otherwise, for :func:`model_vocab_and_merges`'s loop to name the first that is not."""
+def _well_formed_merges(raw: Any) -> MergePairs | None:
+    """``raw`` as :class:`MergePairs`, read in C where every merge is well formed ("a b" strings, or ["a", "b"]
+    lists, one kind throughout); None otherwise, for :func:`model_vocab_and_pairs`'s loop to name the first that
+    is not."""
     if not isinstance(raw, list) or not raw:
-        return None if raw else []
+        return None if raw else MergePairs([], [])
     kinds = set(map(type, raw))
     if kinds == {str}:
-        # One space each (counted without splitting), then no empty part (a space first or last).
+        # One space each (counted without splitting): joined by spaces, the parts alternate left, right.
         if set(map(str.count, raw, itertools.repeat(" "))) != {1}:
             return None
-        # Each split list freed at once (a list of them kept alive would wake the garbage collector over and over).
-        merges = list(map(tuple, map(str.split, raw, itertools.repeat(" "))))
-        if "" in itertools.chain.from_iterable(merges):
-            return None
+        parts = " ".join(raw).split(" ")
     elif kinds == {list}:
         if set(map(len, raw)) != {2}:
             return None
-        if set(map(type, itertools.chain.from_iterable(raw))) != {str} or "" in itertools.chain.from_iterable(raw):
+        parts = list(itertools.chain.from_iterable(raw))
+        if set(map(type, parts)) != {str}:
             return None
-        merges = list(map(tuple, raw))
     else:
         return None
-    return merges  # type: ignore[return-value]
+    if "" in parts:  # a space first or last, or an empty string
+        return None
+    return MergePairs(parts[0::2], parts[1::2])
 
 
 def format_vocab(vocab: Mapping[str, int]) -> str:

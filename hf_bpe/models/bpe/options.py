@@ -4,8 +4,8 @@ options with ``BpeTrainer``'s defaults, checked in one place, and how a char-lev
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, overload
 
 from hf_bpe.models.options import check_count, check_special_tokens, check_vocab_size, with_keywords
 
@@ -13,6 +13,54 @@ from hf_bpe.models.options import check_count, check_special_tokens, check_vocab
 Vocab = dict[str, int]
 #: The merges in the order they apply, as ``merges.txt`` lists them.
 Merges = list[tuple[str, str]]
+
+
+class MergePairs(Sequence[tuple[str, str]]):
+    """Merges in rank order, held as two lists (left parts, right parts) instead of a tuple per merge: what a
+    ``tokenizer.json``'s merges are read into for the classes that load it. A tuple is made for each merge only when
+    the merges are asked for one by one (Llama-3's 280,000 tuples, and the garbage collector's pass over them once
+    the load was done, were a fifth of its load); the encoders' tables read the two lists alone. Read-only.
+
+    >>> pairs = MergePairs(["a", "ab"], ["b", "c"])
+    >>> len(pairs), pairs[1], list(pairs), pairs == [("a", "b"), ("ab", "c")]
+    (2, ('ab', 'c'), [('a', 'b'), ('ab', 'c')], True)
+    """
+
+    __slots__ = ("lefts", "rights")
+
+    def __init__(self, lefts: list[str], rights: list[str]) -> None:
+        if len(lefts) != len(rights):
+            raise ValueError(f"{len(lefts)} left parts but {len(rights)} right parts")
+        self.lefts = lefts
+        self.rights = rights
+
+    def __len__(self) -> int:
+        return len(self.lefts)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, str]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[str, str]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[str, str] | list[tuple[str, str]]:
+        if isinstance(index, slice):
+            return list(zip(self.lefts[index], self.rights[index], strict=True))
+        return (self.lefts[index], self.rights[index])
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return zip(self.lefts, self.rights, strict=True)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MergePairs):
+            return self.lefts == other.lefts and self.rights == other.rights
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, which are unhashable
+
+    def __repr__(self) -> str:
+        return f"MergePairs({list(self)!r})"
+
 
 #: Why training stopped.
 STOP_VOCAB_SIZE = "vocab_size"

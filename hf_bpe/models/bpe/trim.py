@@ -153,7 +153,7 @@ def read_original(source: str | os.PathLike[str]) -> Original:
         pre_tokenizer=pre_tokenizer,
         ignore_merges=found.ignore_merges,
     )
-    return Original(path, directory, data, found.vocab, found.merges, found.ignore_merges, encoder)
+    return Original(path, directory, data, found.vocab, list(found.merges), found.ignore_merges, encoder)
 
 
 #: Lines encoded between two progress reports of the sample's encoding.
