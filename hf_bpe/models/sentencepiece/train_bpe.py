@@ -601,7 +601,7 @@ def required_chars(word_counts: Mapping[str, int], spec: TrainerSpec) -> dict[st
 def _training_words(word_counts: Mapping[str, int], chars: Mapping[str, int]) -> list[tuple[str, int]]:
     """The words with characters outside ``chars`` replaced by U+2585, merged, in ``Sorted`` order (most frequent
     first, then by code points)."""
-    unknown = {ord(c): UNK_CHAR for c in set().union(*word_counts) if c not in chars}
+    unknown = {ord(c): UNK_CHAR for c in set("".join(word_counts)) if c not in chars}
     if not unknown:
         return sorted(word_counts.items(), key=lambda item: (-item[1], item[0]))
     merged: Counter[str] = Counter()
@@ -639,7 +639,7 @@ class _Merger:
         self.pairs: dict[int, int] = {}
         self.pending_queue: list[int] = []
         self.heap: list[tuple[int, int, str, int, int]] = []
-        for c in dict.fromkeys(c for word, _ in words for c in word):  # GetCharSymbol in order of first sight
+        for c in dict.fromkeys("".join([word for word, _ in words])):  # GetCharSymbol in order of first sight
             self._char(c)
         char_id = self.chars.__getitem__
         self.words = [array("i", map(char_id, word)) for word, _ in words]
