@@ -19,11 +19,11 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.models.bpe.files import model_vocab_and_merges
+from hf_bpe.models.bpe.files import model_vocab_and_pairs
 from hf_bpe.models.bpe.symbols import SymbolBPE
 from hf_bpe.models.unigram.encoder import UnigramEncoder
 from hf_bpe.models.unigram.files import serde_json_float
@@ -74,7 +74,7 @@ class PipelineJson:
     vocab: dict[str, int]
     added_tokens: list[dict[str, Any]]
     sections: dict[str, Any]
-    merges: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    merges: Sequence[tuple[str, str]] = dataclasses.field(default_factory=list)
     truncation: dict[str, Any] | None = None
     padding: dict[str, Any] | None = None
 
@@ -276,7 +276,7 @@ def normalized_added(entries: list[Any], normalizer: Any) -> tuple[dict[str, int
     return found, flags
 
 
-def _model_from_json(model: Any, path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
+def _model_from_json(model: Any, path: Path) -> tuple[Any, dict[str, int], Sequence[tuple[str, str]]]:
     """The model twin of a ``model`` section, its vocabulary and (BPE) merges."""
     if not isinstance(model, Mapping):
         raise UnknownComponent("model", model, "a model that is not an object")
@@ -292,11 +292,12 @@ def _model_from_json(model: Any, path: Path) -> tuple[Any, dict[str, int], list[
         raise ValueError(f"{path}: model: {e}") from None
 
 
-def _bpe(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
+def _bpe(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], Sequence[tuple[str, str]]]:
     for name in ("unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
         if not isinstance(model.get(name), str | None):
             raise ValueError(f"model.{name} is {model[name]!r}; expected a string or null")
-    vocab, merges = model_vocab_and_merges(model, path)
+    # As two lists, no tuple per merge (MergePairs): the model's id tables read the lists.
+    vocab, merges = model_vocab_and_pairs(model, path)
     bpe = SymbolBPE(
         vocab,
         merges,
@@ -320,7 +321,7 @@ def _dropout(value: Any) -> float | None:
     return float(value)
 
 
-def _wordpiece(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
+def _wordpiece(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], Sequence[tuple[str, str]]]:
     vocab = _vocab(model)
     encoder = WordPieceEncoder(
         vocab,
@@ -331,7 +332,7 @@ def _wordpiece(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int
     return encoder, vocab, []
 
 
-def _unigram(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
+def _unigram(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], Sequence[tuple[str, str]]]:
     pieces = [(str(piece), float(score)) for piece, score in model.get("vocab") or []]
     unk_id = model.get("unk_id")
     if unk_id is not None and not (type(unk_id) is int and 0 <= unk_id < len(pieces)):
@@ -340,7 +341,7 @@ def _unigram(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int],
     return encoder, dict(encoder.ids), []
 
 
-def _word_level(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], list[tuple[str, str]]]:
+def _word_level(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, int], Sequence[tuple[str, str]]]:
     vocab = _vocab(model)
     return WordLevel(vocab, unk_token=str(model.get("unk_token", "<unk>"))), vocab, []
 
@@ -353,7 +354,7 @@ def _vocab(model: Mapping[str, Any]) -> dict[str, int]:
 
 
 #: How each model is read from its JSON object.
-_MODELS: dict[str, Callable[[Mapping[str, Any], Path], tuple[Any, dict[str, int], list[tuple[str, str]]]]] = {
+_MODELS: dict[str, Callable[[Mapping[str, Any], Path], tuple[Any, dict[str, int], Sequence[tuple[str, str]]]]] = {
     "BPE": _bpe,
     "WordPiece": _wordpiece,
     "Unigram": _unigram,
