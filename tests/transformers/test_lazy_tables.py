@@ -13,7 +13,7 @@ from real_tokenizers import model_tokenizer_json
 from transformers import PreTrainedTokenizerFast
 
 import hf_bpe
-from hf_bpe.transformers import bpe
+from hf_bpe.transformers import bpe, pipeline
 
 
 def _fresh(path):  # type: ignore[no-untyped-def]
@@ -44,3 +44,23 @@ def test_llama3_loads_without_the_string_tables_and_encodes_the_same_with_them()
     assert id_to_token == {i: t for t, i in rust.backend_tokenizer.get_vocab(with_added_tokens=False).items()}
     assert eager(docs)["input_ids"] == expected
     assert [eager.bpe.decode(ids) for ids in expected] == rust.batch_decode(expected)
+
+
+def test_mistral7b_keeps_its_merges_as_read_and_encodes_the_same_with_its_ranks_made():
+    path = model_tokenizer_json("llama2")  # Mistral-7B v0.1's file: SentencePiece-style BPE, byte fallback
+    docs = [multilingual_text(40, seed) for seed in range(4)]
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(path))
+    expected = rust(docs)["input_ids"]
+    rust_merges = json.loads(rust.backend_tokenizer.to_str())["model"]["merges"]
+
+    pipeline._loaded.cache_clear()
+    lazy = hf_bpe.from_pretrained(path)
+    model = lazy.pipeline.model
+    assert not isinstance(model._merges, list) and len(model._merges) == len(rust_merges)
+    assert lazy(docs)["input_ids"] == expected
+
+    pipeline._loaded.cache_clear()
+    eager = hf_bpe.from_pretrained(path)
+    assert eager.pipeline.model is not model
+    assert eager.pipeline.model.ranks == {tuple(merge): rank for rank, merge in enumerate(rust_merges)}
+    assert eager(docs)["input_ids"] == expected

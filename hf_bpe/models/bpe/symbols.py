@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 from hf_bpe.models.bpe.encoder import CACHE_SIZE, LONG_PIECE, id_merges, merge_ids
+from hf_bpe.models.bpe.options import MergePairs
 
 #: SentencePiece's space (U+2581), which Metaspace and Llama-2's Replace normalizer put for " ".
 META = "\u2581"
@@ -83,7 +84,9 @@ class SymbolBPE:
             self._ranks, self._id_merges = prefixed_merges(self.vocab, merges, continuing_subword_prefix)
         else:
             self._id_merges = plain_merges(self.vocab, merges)
-        self._merges = list(merges)  # for :attr:`ranks`, made on first use
+        # For :attr:`ranks`, made on first use: a copy, or a file's read-only MergePairs as they are (Gemma-3's
+        # 514,000 tuples, and the collector's pass over them, were a tenth of its load).
+        self._merges = merges if isinstance(merges, MergePairs) else list(merges)
         self.id_to_token = {token_id: token for token, token_id in self.vocab.items()}
         if unk_token is not None and unk_token not in self.vocab:
             raise ValueError(f"the unknown token {unk_token!r} is not in the vocabulary")
@@ -101,6 +104,7 @@ class SymbolBPE:
         self._ids_cache: dict[str, list[int]] = {}  # :meth:`token_ids`', by part
         self._joins: frozenset[str] | None = None  # made on first use (see _parts)
         self._joined_ids: frozenset[int] | None = None  # made on first use (see _parts)
+        self._merges_bytes: bool | None = None  # found on first use (see _bytes_merge)
         self._cut_before_meta: frozenset[str] | None = None  # made on first use (see _meta_parts)
         # Where every byte has its token (else None: see _char_symbols); filled as characters are met.
         self._by_char = None if None in self._bytes else _CharSymbols(self.vocab, cast("list[int]", self._bytes))
@@ -172,9 +176,10 @@ class SymbolBPE:
 
     def _part_ids(self, part: str) -> list[int]:
         """A part's ids alone (:meth:`token_ids` on a part not met before): its symbols' ids merged, with no sizes
-        worked out; a long part is cut first (:meth:`_long_part_ids`). A character outside the vocabulary is its
-        bytes' ``<0xXX>`` tokens where every byte has one (no unknown token can come up then), as :meth:`_symbols`
-        spells it; else the part goes :meth:`_part_pieces`' way."""
+        worked out; a long part is cut first (:meth:`_long_part_ids`), and so is one with a character outside the
+        vocabulary where no merge takes a byte token (:meth:`_bytes_merge`). Such a character is its bytes'
+        ``<0xXX>`` tokens where every byte has one (no unknown token can come up then), as :meth:`_symbols` spells
+        it; else the part goes :meth:`_part_pieces`' way."""
         found = list(map(self.vocab.get, part))
         if None not in found:
             symbols = cast("list[int]", found)
@@ -184,20 +189,22 @@ class SymbolBPE:
         by_char = self._char_symbols
         if by_char is None:
             return [token_id for token_id, _ in self._part_pieces(part)]
-        if len(part) > LONG_PIECE:
+        if len(part) > LONG_PIECE or not self._bytes_merge():
             return self._long_part_ids(part, [-1 if token_id is None else token_id for token_id in found], by_char)
         return merge_ids(list(itertools.chain.from_iterable(map(by_char.__getitem__, part))), *self._id_merges)
 
     def _long_part_ids(self, part: str, chars: list[int], by_char: _CharSymbols | None) -> list[int]:
         """:meth:`_part_ids` of a long part, given its characters' ids (-1: outside the vocabulary, then spelled by
-        ``by_char``): cut as :meth:`_parts` cuts (the pairs looked up in C; no cut beside a character outside the
-        vocabulary), each piece's ids remembered under its text as a part's are (a piece is merged whole either
-        way, so one cache serves both)."""
+        ``by_char``): cut as :meth:`_parts` cuts (the pairs looked up in C), each piece's ids remembered under its
+        text as a part's are (a piece is merged whole either way, so one cache serves both). Beside a character
+        outside the vocabulary, cut only where no merge takes a byte token (:meth:`_bytes_merge`): its byte tokens
+        are then never merged, and the text on either side merges on its own (Mistral-7B's CJK text, most of whose
+        characters are bytes, merges as pieces met before instead of as runs of a hundred symbols)."""
         span = self._id_merges[2]
         keys = map(operator.add, map(operator.mul, chars, itertools.repeat(span)), chars[1:])
         joined = self._id_joins()
         cuts = list(itertools.compress(range(1, len(chars)), map(operator.not_, map(joined.__contains__, keys))))
-        if by_char is not None:
+        if by_char is not None and self._bytes_merge():
             cuts = [cut for cut in cuts if chars[cut - 1] >= 0 and chars[cut] >= 0]
         cache = self._ids_cache
         ids: list[int] = []
@@ -215,6 +222,15 @@ class SymbolBPE:
                     cache[piece] = found
             ids += found
         return ids
+
+    def _bytes_merge(self) -> bool:
+        """Whether a merge takes a byte token (``<0x00>`` to ``<0xFF>``) as a part, found on first use: in C, the
+        merges' parts against the 256 names. SentencePiece's converted files never merge bytes (Llama-2,
+        Mistral-7B, Gemma-3): a character spelled by them is cut off on both sides."""
+        if self._merges_bytes is None:
+            names = frozenset(f"<0x{byte:02X}>" for byte in range(256))
+            self._merges_bytes = not names.isdisjoint(itertools.chain.from_iterable(self._merges))
+        return self._merges_bytes
 
     @property
     def _char_symbols(self) -> _CharSymbols | None:
