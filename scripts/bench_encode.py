@@ -34,6 +34,7 @@ busy machine rewards that). The script checks that all three produced the same i
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import statistics
@@ -217,7 +218,9 @@ def main() -> int:
 
 def load_times(path: Path, repeat: int) -> None:
     """Print the best of ``repeat`` loads of ``path`` by ``hf_bpe.from_pretrained`` (each from the file: the
-    classes' shared cache of read files emptied first) and by the Rust backend, alternating, imports done before."""
+    classes' shared cache of read files emptied first) against the Rust backend (``PreTrainedTokenizerFast``), and
+    by ``hf_bpe.Tokenizer.from_file`` against ``tokenizers.Tokenizer.from_file``; alternating, imports done before."""
+    from tokenizers import Tokenizer as RustTokenizer
     from transformers import PreTrainedTokenizerFast
 
     import hf_bpe
@@ -228,21 +231,30 @@ def load_times(path: Path, repeat: int) -> None:
         bpe._loaded.cache_clear()
         hf_bpe.from_pretrained(path)
 
-    def theirs() -> None:
-        PreTrainedTokenizerFast(tokenizer_file=str(path))
-
-    ours()  # the first load imports the classes' modules (transformers, ...): not timed
-    times: dict[str, list[float]] = {"hf_bpe": [], "Rust": []}
-    for _ in range(max(1, repeat)):
-        for name, load in (("hf_bpe", ours), ("Rust", theirs)):
-            start = time.perf_counter()
-            load()
-            times[name].append(time.perf_counter() - start)
-    ours_s, theirs_s = min(times["hf_bpe"]), min(times["Rust"])
-    print(
-        f"\n{path.parent.name or path.name} load: hf_bpe.from_pretrained {ours_s:.2f} s, Rust {theirs_s:.2f} s,"
-        f" hf_bpe / Rust {ours_s / theirs_s:.2f}x (time: lower is better)"
-    )
+    pairs = {
+        "hf_bpe.from_pretrained": (ours, lambda: PreTrainedTokenizerFast(tokenizer_file=str(path))),
+        "hf_bpe.Tokenizer.from_file": (
+            lambda: hf_bpe.Tokenizer.from_file(path),
+            lambda: RustTokenizer.from_file(str(path)),
+        ),
+    }
+    name = path.parent.name or path.name
+    for label, (load_ours, load_theirs) in pairs.items():
+        load_ours()  # the first load imports the classes' modules (transformers, ...): not timed
+        times: dict[str, list[float]] = {"hf_bpe": [], "Rust": []}
+        for _ in range(max(1, repeat)):
+            for side, load in (("hf_bpe", load_ours), ("Rust", load_theirs)):
+                gc.collect()  # no collection of an earlier run's garbage inside a timed load
+                start = time.perf_counter()
+                load()
+                times[side].append(time.perf_counter() - start)
+        ours_s, theirs_s = min(times["hf_bpe"]), min(times["Rust"])
+        print(
+            f"\n{name} load: {label} {ours_s:.2f} s, Rust {theirs_s:.2f} s, hf_bpe / Rust {ours_s / theirs_s:.2f}x"
+            " (time: lower is better)",
+            end="",
+        )
+    print()
 
 
 def tokenizer_json_contenders(path: Path) -> dict:  # type: ignore[type-arg]
