@@ -70,7 +70,7 @@ def train_sentencepiece(args: argparse.Namespace) -> int:
                 counts = train_bpe.count_words_in_files(list(map(str, args.files)), options, processes=args.workers)
             else:
                 counts = train_bpe.count_words(lines, options)
-            model = train_bpe.train_bpe(counts, options)
+            model = train_bpe.train_bpe(counts, options, consume_counts=True)
     except ValueError as e:
         raise UsageError(str(e)) from None
     save_sentencepiece(write_model_proto(model), args.output, force=args.force)

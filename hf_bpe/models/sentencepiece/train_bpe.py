@@ -31,7 +31,7 @@ import os
 import struct
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -824,12 +824,16 @@ class _Merger:
         return pieces
 
 
-def train_bpe(word_counts: Mapping[str, int], options: SentencePieceOptions) -> ModelProto:
+def train_bpe(
+    word_counts: Mapping[str, int], options: SentencePieceOptions, *, consume_counts: bool = False
+) -> ModelProto:
     """The model ``spm_train --model_type=bpe`` trains on the text ``word_counts`` was counted from.
 
     Args:
         word_counts: :func:`count_words`' counts (possibly summed over several sources).
         options: the training options.
+        consume_counts: empty ``word_counts`` (a dict the caller no longer needs) once the words are read, so
+            that merging has its memory.
 
     Raises:
         ValueError: as ``spm_train`` fails: a vocabulary too small for the required characters and meta pieces, or
@@ -852,7 +856,11 @@ def train_bpe(word_counts: Mapping[str, int], options: SentencePieceOptions) -> 
             f"sentencepiece option vocab_size={spec.vocab_size} is smaller than the required characters and meta "
             f"pieces ({len(chars)} + {len(metas)}); increase it or decrease character_coverage"
         )
-    merger = _Merger(_training_words(word_counts, chars), spec)
+    words = _training_words(word_counts, chars)
+    if consume_counts and isinstance(word_counts, MutableMapping):
+        word_counts.clear()
+    merger = _Merger(words, spec)
+    del words  # the merger keeps its own form of them
     learned = merger.merge(spec.vocab_size - len(metas) - len(chars))
     learned += [c for c, _ in sorted(chars.items(), key=lambda item: (-item[1], item[0]))]
     # A learned piece's score is minus its rank (bpe_model_trainer.cc), as a float32.

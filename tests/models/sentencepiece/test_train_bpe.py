@@ -109,6 +109,10 @@ def test_counts_from_several_sources_add_up(debian_corpora: dict[str, Path], tmp
 
     reference = _spm_train(tmp_path, lines, vocab_size=1500, normalization_rule_name="identity")
     assert_same_model(write_model_proto(train_bpe(counts, options)), reference, ["Привет, мир! 12345"])
+    # consume_counts (the CLI's): the counts' memory goes to merging, the model is the same
+    assert counts
+    assert_same_model(write_model_proto(train_bpe(counts, options, consume_counts=True)), reference, ["мир"])
+    assert counts == {}
 
 
 @pytest.mark.parametrize("processes", [1, 2, 3])
