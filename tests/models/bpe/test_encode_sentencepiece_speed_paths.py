@@ -1,0 +1,109 @@
+"""SymbolBPE's cut beside a character spelled by its bytes, judged by its Rust twin (``tokenizers.models.BPE`` with
+``byte_fallback``, ``unk_token`` and ``fuse_unk``, and the Rust backend loading a real ``tokenizer.json``).
+
+Where no merge takes a byte token (``<0xXX>``) as a part, as in every SentencePiece-converted file (Llama-2,
+Mistral-7B, Gemma-3), a character outside the vocabulary is cut off on both sides: its byte tokens never merge, so
+the text on either side merges on its own, and each piece is remembered (Mistral-7B's CJK text, most of whose
+characters are bytes). Where a merge does take one, no cut is made there. Both sides of that switch, short and long
+parts, first met and from the cache, in more than one order, give the Rust model's ids.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer, models
+
+import hf_bpe
+from hf_bpe.models.bpe.symbols import SymbolBPE
+from tests.real_tokenizers import model_tokenizer_json
+
+CHARS = ["▁", "a", "b", "c", "d", "日"]
+#: No merge takes a byte token: a character outside the vocabulary is cut off ("ab" "▁ab" "cd" "abcd" "日▁").
+PLAIN = [("a", "b"), ("▁", "ab"), ("c", "d"), ("ab", "cd"), ("日", "▁")]
+#: The same, and one merge of two byte tokens (ü's): no cut beside a character outside the vocabulary then.
+BYTES = [*PLAIN, ("<0xC3>", "<0xBC>")]
+#: Characters of the vocabulary and outside it: "x" (one byte), "ü" (whose two bytes merge in BYTES), "本", an emoji.
+ALPHABET = [*CHARS, "x", "ü", "本", "\U0001f600"]
+OPTIONS = {"unk_token": "<unk>", "fuse_unk": True, "byte_fallback": True}
+
+
+def vocabulary(merges: list[tuple[str, str]]) -> dict[str, int]:
+    tokens = ["<unk>", *CHARS, *(f"<0x{byte:02X}>" for byte in range(256)), *(left + right for left, right in merges)]
+    return {token: index for index, token in enumerate(dict.fromkeys(tokens))}
+
+
+def byte_ids(char: str) -> list[int]:
+    """The ids of ``char``'s byte tokens (the same in both vocabularies)."""
+    vocab = vocabulary(PLAIN)
+    return [vocab[f"<0x{byte:02X}>"] for byte in char.encode("utf-8")]
+
+
+def rust_ids(merges: list[tuple[str, str]], word: str) -> list[int]:
+    model = models.BPE(vocab=vocabulary(merges), merges=merges, **OPTIONS)  # type: ignore[arg-type]
+    return Tokenizer(model).encode(word).ids
+
+
+@pytest.mark.parametrize("merges", [PLAIN, BYTES], ids=["no-byte-merge", "byte-merge"])
+@settings(max_examples=150, deadline=None)
+@given(words=st.lists(st.text(alphabet=st.sampled_from(ALPHABET), min_size=1, max_size=40), min_size=1, max_size=6))
+def test_ids_are_the_rust_models_on_both_sides_of_the_byte_switch(merges, words):
+    expected = [rust_ids(merges, word) for word in words]
+    vocab = vocabulary(merges)
+    model = SymbolBPE(vocab, merges, **OPTIONS)  # type: ignore[arg-type]
+    assert [model.token_ids(word) for word in words] == expected
+    assert model._bytes_merge() is (merges is BYTES)
+    if merges is PLAIN:  # the fast side: each character outside the vocabulary met is a piece of its own
+        outside = {char for word in words for char in word if char not in vocab}
+        assert {char: model._ids_cache.get(char) for char in outside} == {char: byte_ids(char) for char in outside}
+    assert [model.token_ids(word) for word in reversed(words)] == expected[::-1]
+    fresh = SymbolBPE(vocabulary(merges), merges, **OPTIONS)  # type: ignore[arg-type]
+    assert [[token_id for token_id, _ in fresh.tokenize(word)] for word in reversed(words)] == expected[::-1]
+    assert [fresh.token_ids(word) for word in words] == expected
+
+
+@pytest.mark.parametrize("word", ["ab本cd", "▁ab本x😀cd▁ab日▁", "▁ab" * 6 + "本cd本"], ids=["short", "mixed", "long"])
+def test_a_byte_spelled_character_is_cut_off_where_no_merge_takes_a_byte(word):
+    """The switch's sides: the character met alone is remembered as a piece (its byte tokens) only where no merge
+    takes a byte token; the ids are the Rust model's either way."""
+    for merges, cut in ((PLAIN, True), (BYTES, False)):
+        model = SymbolBPE(vocabulary(merges), merges, **OPTIONS)  # type: ignore[arg-type]
+        assert model.token_ids(word) == rust_ids(merges, word)
+        assert model._bytes_merge() is not cut
+        assert model._ids_cache.get("本") == (byte_ids("本") if cut else None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["llama2", "gemma3"])
+def test_real_files_encode_real_documents_as_the_rust_backend_in_two_orders(name, debian_corpora):
+    """Mistral-7B's file (npm "llama2"), whose CJK characters are mostly bytes, and Gemma-3's: many documents of
+    four languages through one instance, in two orders, against the Rust backend loading the same file; Mistral-7B's
+    CJK characters are cut off as pieces of their own (the fast side of the switch)."""
+    path = model_tokenizer_json(name)
+    documents = _documents(debian_corpora)
+    rust = Tokenizer.from_file(str(path))
+    expected = [encoding.ids for encoding in rust.encode_batch(documents)]
+    tok = hf_bpe.from_pretrained(path)
+    model = tok.pipeline.model
+    model.clear_cache()
+    assert [tok(document)["input_ids"] for document in documents] == expected
+    shuffled = list(range(len(documents)))
+    random.Random(1).shuffle(shuffled)
+    assert [tok(documents[index])["input_ids"] for index in shuffled] == [expected[index] for index in shuffled]
+    assert not model._bytes_merge()
+    if name == "llama2":
+        outside = next(char for char in "".join(documents) if "\u4e00" <= char <= "\u9fff" and char not in model.vocab)
+        assert outside in model._ids_cache
+
+
+def _documents(corpora: dict[str, Path]) -> list[str]:
+    """Forty-line documents from the first 60,000 characters of each language."""
+    documents = []
+    for language in ("english", "japanese", "chinese", "russian"):
+        lines = corpora[language].read_text(encoding="utf-8")[:60_000].splitlines(keepends=True)
+        documents += ["".join(lines[i : i + 40]) for i in range(0, len(lines), 40)]
+    return documents
