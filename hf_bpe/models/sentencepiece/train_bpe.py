@@ -31,7 +31,7 @@ import os
 import struct
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -598,16 +598,31 @@ def required_chars(word_counts: Mapping[str, int], spec: TrainerSpec) -> dict[st
     return chosen
 
 
-def _training_words(word_counts: Mapping[str, int], chars: Mapping[str, int]) -> list[tuple[str, int]]:
+def _training_words(
+    word_counts: Mapping[str, int], chars: Mapping[str, int], consume: bool
+) -> tuple[list[str], list[int]]:
     """The words with characters outside ``chars`` replaced by U+2585, merged, in ``Sorted`` order (most frequent
-    first, then by code points)."""
-    unknown = {ord(c): UNK_CHAR for c in set("".join(word_counts)) if c not in chars}
-    if not unknown:
-        return sorted(word_counts.items(), key=lambda item: (-item[1], item[0]))
-    merged: Counter[str] = Counter()
-    for word, count in word_counts.items():
-        merged[word.translate(unknown)] += count
-    return sorted(merged.items(), key=lambda item: (-item[1], item[0]))
+    first, then by code points), and their counts. ``consume``: ``word_counts`` is a dict the caller gives up (its
+    words with such characters are replaced in place, and it is emptied at the end).
+
+    Two sorts of the words themselves (by code points, then stably by count, descending) rather than one by
+    ``(-count, word)``: no tuple per word, which at a million words was the trainer's peak of memory.
+    """
+    unknown = "".join(sorted(c for c in set("".join(word_counts)) if c not in chars))
+    merged: dict[str, int] = word_counts if consume and isinstance(word_counts, dict) else dict(word_counts)
+    if unknown:
+        table = dict.fromkeys(map(ord, unknown), UNK_CHAR)
+        found = regex.compile("[" + regex.escape(unknown) + "]").search
+        for word in [word for word in merged if found(word)]:
+            count = merged.pop(word)
+            replaced = word.translate(table)
+            merged[replaced] = merged.get(replaced, 0) + count
+    words = sorted(merged)
+    words.sort(key=merged.__getitem__, reverse=True)  # stable: equal counts stay in code point order
+    counts = list(map(merged.__getitem__, words))
+    if merged is word_counts:
+        merged.clear()
+    return words, counts
 
 
 # -- the merge loop (bpe::Trainer::Train) --------------------------------------------------------------------------
@@ -620,9 +635,9 @@ class _Merger:
     its piece, halves, frequency, flags and positions (``(sid << 2 * shift) | (left << shift) | right``, in the
     reference's order, stale ones kept: a position is live only while its two slots still hold the pair's halves)."""
 
-    def __init__(self, words: list[tuple[str, int]], spec: TrainerSpec) -> None:
+    def __init__(self, words: list[str], counts: list[int], spec: TrainerSpec) -> None:
         self.spec = spec
-        self.counts = [count for _, count in words]
+        self.counts = counts
         self.piece: list[str] = []
         self.length: list[int] = []
         self.halves: list[tuple[int, int]] = []
@@ -639,12 +654,15 @@ class _Merger:
         self.pairs: dict[int, int] = {}
         self.pending_queue: list[int] = []
         self.heap: list[tuple[int, int, str, int, int]] = []
-        for c in dict.fromkeys("".join([word for word, _ in words])):  # GetCharSymbol in order of first sight
+        for c in dict.fromkeys("".join(words)):  # GetCharSymbol in order of first sight
             self._char(c)
         char_id = self.chars.__getitem__
-        self.words = [array("i", map(char_id, word)) for word, _ in words]
+        # Every word's symbol ids in one flat array, word ``sid`` at ``starts[sid]:starts[sid + 1]``: an array per
+        # word would cost ~120 bytes of its own (a million words: the trainer's peak).
+        self.symbols = array("i", map(char_id, "".join(words)))
+        self.starts = array("q", itertools.accumulate(map(len, words), initial=0))
         #: Bits of a slot in an encoded position: enough for the longest word.
-        self.shift = max((len(word) for word, _ in words), default=1).bit_length()
+        self.shift = max(map(len, words), default=1).bit_length()
 
     def _new(self, piece: str, length: int, halves: tuple[int, int]) -> int:
         ident = len(self.piece)
@@ -706,42 +724,45 @@ class _Merger:
         through :meth:`_pair`, which makes the symbol exactly as the reference's ``GetPairSymbol`` does.
         """
         left_half, right_half = self.halves[best]
-        words, counts, freq, recompute, positions = self.words, self.counts, self.freq, self.recompute, self.positions
+        symbols, starts, counts = self.symbols, self.starts, self.counts
+        freq, recompute, positions = self.freq, self.recompute, self.positions
         pending, pending_queue, pairs_get, make_pair = self.pending, self.pending_queue, self.pairs.get, self._pair
         shift = self.shift
         low = (1 << shift) - 1
         for encoded in self.positions[best]:
             sid, left, right = encoded >> (2 * shift), (encoded >> shift) & low, encoded & low
-            word = words[sid]
-            if word[left] != left_half or word[right] != right_half:
+            start = starts[sid]  # the word's slots, local index i at symbols[start + i]
+            if symbols[start + left] != left_half or symbols[start + right] != right_half:
                 continue  # stale, or taken by an overlapping merge of the same pair ("aaa")
             count = counts[sid]
             previous = left - 1
-            while previous >= 0 and word[previous] < 0:
+            while previous >= 0 and symbols[start + previous] < 0:
                 previous -= 1
-            following, size = right + 1, len(word)
-            while following < size and word[following] < 0:
+            following, size = right + 1, starts[sid + 1] - start
+            while following < size and symbols[start + following] < 0:
                 following += 1
+            before = symbols[start + previous] if previous >= 0 else -1  # the neighbours' symbols
+            after = symbols[start + following] if following < size else -1
             if previous >= 0:  # ResetFreq(previous, left)
-                ident = pairs_get(word[previous] << 32 | left_half)
+                ident = pairs_get(before << 32 | left_half)
                 if ident is None:
-                    ident = make_pair(word[previous], left_half)
+                    ident = make_pair(before, left_half)
                 if ident >= 0 and ident != best:
                     freq[ident] = (freq[ident] - count) & _MASK
                     recompute[ident] = True
             if following < size:  # ResetFreq(right, following)
-                ident = pairs_get(right_half << 32 | word[following])
+                ident = pairs_get(right_half << 32 | after)
                 if ident is None:
-                    ident = make_pair(right_half, word[following])
+                    ident = make_pair(right_half, after)
                 if ident >= 0 and ident != best:
                     freq[ident] = (freq[ident] - count) & _MASK
                     recompute[ident] = True
-            word[left], word[right] = best, -1
+            symbols[start + left], symbols[start + right] = best, -1
             base = sid << (2 * shift)
             if previous >= 0:  # AddNewPair(previous, left)
-                ident = pairs_get(word[previous] << 32 | best)
+                ident = pairs_get(before << 32 | best)
                 if ident is None:
-                    ident = make_pair(word[previous], best)
+                    ident = make_pair(before, best)
                 if ident >= 0:
                     positions[ident].append(base | previous << shift | left)
                     freq[ident] = (freq[ident] + count) & _MASK
@@ -749,9 +770,9 @@ class _Merger:
                         pending[ident] = True
                         pending_queue.append(ident)
             if following < size:  # AddNewPair(left, following)
-                ident = pairs_get(best << 32 | word[following])
+                ident = pairs_get(best << 32 | after)
                 if ident is None:
-                    ident = make_pair(best, word[following])
+                    ident = make_pair(best, after)
                 if ident >= 0:
                     positions[ident].append(base | left << shift | following)
                     freq[ident] = (freq[ident] + count) & _MASK
@@ -764,8 +785,9 @@ class _Merger:
         """``AddNewPair`` for each pair of neighbours of each word, word after word (the reference's first loop)."""
         positions, freq, pending, pending_queue = self.positions, self.freq, self.pending, self.pending_queue
         pairs_get, make_pair, shift = self.pairs.get, self._pair, self.shift
-        for sid, word in enumerate(self.words):
-            count = self.counts[sid]
+        symbols, starts = self.symbols, self.starts
+        for sid, count in enumerate(self.counts):
+            word = symbols[starts[sid] : starts[sid + 1]]
             base = sid << (2 * shift)
             for i in range(1, len(word)):
                 ident = pairs_get(word[i - 1] << 32 | word[i])
@@ -856,11 +878,9 @@ def train_bpe(
             f"sentencepiece option vocab_size={spec.vocab_size} is smaller than the required characters and meta "
             f"pieces ({len(chars)} + {len(metas)}); increase it or decrease character_coverage"
         )
-    words = _training_words(word_counts, chars)
-    if consume_counts and isinstance(word_counts, MutableMapping):
-        word_counts.clear()
-    merger = _Merger(words, spec)
-    del words  # the merger keeps its own form of them
+    words, counts = _training_words(word_counts, chars, consume_counts)
+    merger = _Merger(words, counts, spec)
+    del words, counts  # the merger keeps its own form of them
     learned = merger.merge(spec.vocab_size - len(metas) - len(chars))
     learned += [c for c, _ in sorted(chars.items(), key=lambda item: (-item[1], item[0]))]
     # A learned piece's score is minus its rank (bpe_model_trainer.cc), as a float32.
