@@ -31,6 +31,7 @@ from hf_bpe.pipeline.pre_tokenizers import PreTokenizerSequence
 from hf_bpe.pipeline.processors import post_process
 from hf_bpe.tokenizer.serialization import (
     PipelineJson,
+    collector_paused,
     normalized_added,
     normalized_content,
     parse_json,
@@ -110,7 +111,8 @@ class Tokenizer:
                 :class:`~hf_bpe.pipeline.tokenizer_json.UnsupportedComponent`), or of what ``tokenizers`` cannot
                 read either.
         """
-        return cls(read_pipeline_json(path, owner="Tokenizer"))
+        with collector_paused():
+            return cls(read_pipeline_json(path, owner="Tokenizer"))
 
     @classmethod
     def from_str(cls, json: str) -> Tokenizer:
@@ -119,7 +121,8 @@ class Tokenizer:
         Raises:
             ValueError: as :meth:`from_file`, naming ``<string>`` for the file.
         """
-        return cls(pipeline_from_data(parse_json(json, STRING), STRING, owner="Tokenizer"))
+        with collector_paused():
+            return cls(pipeline_from_data(parse_json(json, STRING), STRING, owner="Tokenizer"))
 
     @classmethod
     def from_sentencepiece(cls, path: str | os.PathLike[str]) -> Tokenizer:

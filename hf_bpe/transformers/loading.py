@@ -15,19 +15,17 @@ transformers converts it into, :func:`~hf_bpe.models.sentencepiece.convert.sente
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE
 from hf_bpe.models.sentencepiece.convert import SENTENCEPIECE_FILE, sentencepiece_directory
 from hf_bpe.tokenizer.directory import BARE_FILES, TokenizerKind, tokenizer_kind
-from hf_bpe.tokenizer.serialization import parsing_once
+from hf_bpe.tokenizer.serialization import collector_paused, parsing_once
 from hf_bpe.transformers.classes import CLASSES, tokenizer_class
 from hf_bpe.transformers.rows import added_tokens_decoder
 
@@ -50,8 +48,9 @@ def from_pretrained(path: str | os.PathLike[str], **kwargs: Any) -> Any:
     >>> type(tok).__name__, tok("hug pug")["input_ids"]
     ('BPETokenizer', [257, 220, 258])
     """
-    # The tokenizer.json that decides the class is the one the class reads: parsed once for both.
-    with parsing_once(), _collector_paused():
+    # The tokenizer.json that decides the class is the one the class reads: parsed once for both. The parse is
+    # dropped before the collector is back on (its first pass would walk every list of it).
+    with collector_paused(), parsing_once():
         found = tokenizer_kind(path)
         if found is None:
             bare = " or ".join(" + ".join(files) for files, _ in BARE_FILES)
@@ -60,21 +59,6 @@ def from_pretrained(path: str | os.PathLike[str], **kwargs: Any) -> Any:
                 f"no {bare}"
             )
         return load(found, **kwargs)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a tokenizer loads (back on after, if it was on): parsing a
-    ``tokenizer.json`` makes millions of lists and tuples that no cycle holds (Gemma-3's 514,000 merge pairs), and
-    each 700 of them started a collection, the oldest generation's walking the whole heap (0.5 s of Gemma-3's 1.7 s).
-    Nothing is left uncollected: the next collection after the load sees everything."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def load(found: TokenizerKind, **kwargs: Any) -> Any:
