@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
-from hf_bpe.models.bpe.encoder import CACHE_SIZE, LONG_PIECE, id_merges, merge_ids
+from hf_bpe.models.bpe.encoder import CACHE_SIZE, LONG_PIECE, _forget_older_half, id_merges, merge_ids
 from hf_bpe.models.bpe.options import MergePairs
 
 #: SentencePiece's space (U+2581), which Metaspace and Llama-2's Replace normalizer put for " ".
@@ -169,7 +169,9 @@ class SymbolBPE:
                 found = self._part_ids(part)
                 if len(part) <= LONG_PART:
                     if len(cache) >= CACHE_SIZE:
-                        cache.clear()
+                        # Not emptied: the parts met lately stay (BytePairEncoder's rule). Emptying it merged ~4% more
+                        # parts on the benchmark's 5 MB mix (Gemma-3 121,987 -> 116,864, Mistral-7B 122,955 -> 118,680).
+                        _forget_older_half(cache)
                     cache[part] = found
             ids += found
         return ids
@@ -218,7 +220,7 @@ class SymbolBPE:
                 found = merge_ids(symbols, *self._id_merges)
                 if end - start <= LONG_PART:
                     if len(cache) >= CACHE_SIZE:
-                        cache.clear()
+                        _forget_older_half(cache)
                     cache[piece] = found
             ids += found
         return ids
