@@ -136,8 +136,10 @@ class Normalizer:
         if self._trie is None:
             mapped = text
             blank = not text.strip(" ")
-        elif text.isascii() and text.isprintable() and _printable_ascii_unmapped(self.spec.precompiled_charsmap):
-            return text, not text.strip(" ")  # no key starts in printable ASCII (nmt_nfkc's, nfkc's keys)
+        elif text.isascii() and (table := _ascii_table(self.spec.precompiled_charsmap)) is not None:
+            # Each ASCII character is a whole key or none (no key goes on after one): str.translate in C does it.
+            blank = all(c == " " or table.get(ord(c)) == " " for c in set(text))
+            return text.translate(table), blank
         else:
             out: list[str] = []
             blank = True
@@ -245,12 +247,23 @@ def _key_starts(charsmap: bytes) -> re.Pattern[str]:
 
 
 @cache
-def _printable_ascii_unmapped(charsmap: bytes) -> bool:
-    """Whether no key of ``charsmap`` starts in text of printable ASCII alone (U+0020-U+007E): true of the rules
-    that map only ASCII's control characters (``nmt_nfkc``, ``nfkc``), false of the case-folding ones."""
-    printable = [chr(code) for code in range(0x20, 0x7F)]
-    starts = _key_starts(charsmap)
-    return not any(starts.match(a + b) for a in printable for b in printable)
+def _ascii_table(charsmap: bytes) -> dict[int, str] | None:
+    """What ``charsmap`` makes of each ASCII character that is a key (``str.translate``'s table: nmt_nfkc's
+    control characters, the case-folding rules' capitals), or None where a longer key goes on from an ASCII
+    character with another: then ASCII text must be walked. ASCII text holds no other key (one starting with a
+    non-ASCII character, or going on with one, never matches there)."""
+    trie = _charsmap_trie(charsmap)
+    units = trie.units
+    table: dict[int, str] = {}
+    for char, (node, leaf) in _children(units, _offset(units[0])).items():
+        if not char.isascii():
+            continue
+        if any(following.isascii() for following in _children(units, node)):
+            return None  # a longer key may match in ASCII text (others go on with combining marks: never there)
+        if leaf >= 0:
+            end = trie.replacements.find(b"\0", leaf)
+            table[ord(char)] = trie.replacements[leaf : len(trie.replacements) if end < 0 else end].decode("utf-8")
+    return table
 
 
 def _char_class(chars: list[str]) -> str:

@@ -221,6 +221,10 @@ def test_normalization_equals_sentencepiece_normalizer() -> None:
     pool = list("aeAé ｶﾞﾟｱ\u0301\u0300\u0308\u00a0\u3000\t\x01ﬁﬂ①Å\u00b4㍿\u2581ΣßЁ\u200b")
     texts = [*RULE_TEXT, "", " ", " \x01", "\x01", "\u00a0\u00a0", "ﾞ", "e\u0301\u0301"]
     texts += ["".join(rng.choice(pool) for _ in range(rng.randint(0, 12))) for _ in range(2000)]
+    # ASCII alone (str.translate's path: every ASCII character but NUL, control characters and spaces often)
+    ascii_pool = [chr(code) for code in range(1, 128)] + list(" \t\x01\x7f\x1f") * 8
+    texts += ["".join(rng.choice(ascii_pool) for _ in range(rng.randint(0, 10))) for _ in range(1500)]
+    texts += ["\x01", "\x01 \x02", " \t ", "\t", "A\tB", "\x7f\x7f"]
     for rule in ("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity"):
         for remove in (True, False):
             for prefix in (True, False):
