@@ -16,7 +16,10 @@ from hf_bpe.cli.errors import UsageError
 
 
 def encode_command(args: argparse.Namespace) -> int:
-    tokenizer = load_tokenizer(tokenizer_dir(args.tokenizer))
+    from hf_bpe.tokenizer.serialization import parsing_once
+
+    with parsing_once():  # the tokenizer.json that decides the class is the one it reads: parsed once
+        tokenizer = load_tokenizer(tokenizer_dir(args.tokenizer))
     for text in args.texts:
         ids = tokenizer(text)["input_ids"]
         tokens = tokenizer.convert_ids_to_tokens(ids)

@@ -22,10 +22,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE
+from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, read_tokenizer_config
 from hf_bpe.models.sentencepiece.convert import SENTENCEPIECE_FILE, sentencepiece_directory
 from hf_bpe.tokenizer.directory import BARE_FILES, TokenizerKind, tokenizer_kind
-from hf_bpe.tokenizer.serialization import collector_paused, parsing_once
+from hf_bpe.tokenizer.serialization import collector_paused, parsing_once, read_json
 from hf_bpe.transformers.classes import CLASSES, tokenizer_class
 from hf_bpe.transformers.rows import added_tokens_decoder
 
@@ -69,11 +69,19 @@ def load(found: TokenizerKind, **kwargs: Any) -> Any:
         found: what the directory or file holds.
         kwargs: passed to the class's ``from_pretrained``.
     """
+    # The collector paused and each file read once, as from_pretrained has them (the command line's loads).
+    with collector_paused(), parsing_once():
+        return _load(found, **kwargs)
+
+
+def _load(found: TokenizerKind, **kwargs: Any) -> Any:
+    """:func:`load`, within its scope."""
     cls = tokenizer_class(found.tokenizer_class)
     if found.is_file:
         return cls(tokenizer_file=str(found.path), **kwargs)
     if found.files == (SENTENCEPIECE_FILE,):
         return _from_sentencepiece(found, cls, **kwargs)
+    _take_added_tokens(found, kwargs)
     if "model_input_names" not in kwargs and found.named is not None and found.named not in CLASSES:
         # A directory transformers saved names its own class (BertTokenizer): its rows carry that class's inputs.
         with contextlib.suppress(AttributeError, ImportError, TypeError):
@@ -81,6 +89,28 @@ def load(found: TokenizerKind, **kwargs: Any) -> Any:
                 getattr(importlib.import_module("transformers"), found.named).model_input_names
             )
     return cls.from_pretrained(str(found.path), **kwargs)
+
+
+#: The files whose presence sends transformers' ``_from_pretrained`` down its legacy branch, which reads them too.
+LEGACY_FILES = ("special_tokens_map.json", "added_tokens.json")
+
+
+def _take_added_tokens(found: TokenizerKind, kwargs: dict[str, Any]) -> None:
+    """Pass the ``tokenizer.json``'s ``added_tokens`` as ``added_tokens_decoder`` where transformers would parse the
+    file a second time to make that same decoder: ``PreTrainedTokenizerBase._from_pretrained``, given none (not by
+    ``tokenizer_config.json``, not by the call), takes it from ``tokenizer.json`` (its legacy branch, which reads
+    ``special_tokens_map.json`` and ``added_tokens.json`` too: left to it where either is there). Made from the
+    parse that decided the class (Llama-3's file took 0.07 s to parse again)."""
+    tokenizer_json = found.path / TOKENIZER_FILE
+    if "added_tokens_decoder" in kwargs or not tokenizer_json.is_file():
+        return
+    if any((found.path / name).is_file() for name in LEGACY_FILES):
+        return
+    if "added_tokens_decoder" in read_tokenizer_config(found.path):
+        return
+    entries = read_json(tokenizer_json).get("added_tokens")
+    if isinstance(entries, list) and all(isinstance(entry, dict) and "id" in entry for entry in entries):
+        kwargs["added_tokens_decoder"] = added_tokens_decoder(entries)
 
 
 def _from_sentencepiece(found: TokenizerKind, cls: Any, **kwargs: Any) -> Any:

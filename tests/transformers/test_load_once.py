@@ -114,3 +114,59 @@ def test_from_pretrained_reads_and_hashes_the_file_once(kind, tmp_path, monkeypa
     monkeypatch.undo()
     assert [p.resolve() for p in read] == [path.resolve()]
     assert ours == PreTrainedTokenizerFast(tokenizer_file=str(path))(TEXT)["input_ids"]
+
+
+@pytest.mark.parametrize("kind", list(MAKERS))
+def test_the_command_line_parses_the_file_once(kind, tmp_path, monkeypatch, capsys):
+    from hf_bpe.cli import main
+    from hf_bpe.transformers import bpe, pipeline
+
+    MAKERS[kind](tmp_path / "tokenizer.json")
+    bpe._loaded.cache_clear()  # no file read by an earlier test
+    pipeline._loaded.cache_clear()
+    parsed: list[str] = []
+    real_loads = json.loads
+
+    def counting_loads(text: str | bytes, **kwargs: Any) -> Any:
+        if '"model"' in (text if isinstance(text, str) else text.decode()):
+            parsed.append("tokenizer.json")
+        return real_loads(text, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counting_loads)
+    assert main(["encode", str(tmp_path), TEXT, "--json"]) == 0
+    monkeypatch.undo()
+    assert parsed == ["tokenizer.json"]
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))(TEXT)["input_ids"]
+    assert json.loads(capsys.readouterr().out)["ids"] == rust
+
+
+def test_from_pretrained_of_a_real_directory_parses_its_file_once(monkeypatch):
+    from real_tokenizers import model_tokenizer_json
+
+    from hf_bpe.transformers import bpe
+
+    directory = model_tokenizer_json("llama3").parent  # tokenizer.json alone: transformers' legacy branch
+    bpe._loaded.cache_clear()
+    parsed: list[str] = []
+    real_loads = json.loads
+
+    def counting_loads(text: str | bytes, **kwargs: Any) -> Any:
+        if '"model"' in (text if isinstance(text, str) else text.decode()):
+            parsed.append("tokenizer.json")
+        return real_loads(text, **kwargs)
+
+    def counting_load(handle: Any, **kwargs: Any) -> Any:
+        return counting_loads(handle.read(), **kwargs)
+
+    monkeypatch.setattr(json, "loads", counting_loads)
+    monkeypatch.setattr(json, "load", counting_load)
+    ours = hf_bpe.from_pretrained(directory)
+    monkeypatch.undo()
+    assert parsed == ["tokenizer.json"]
+    rust = PreTrainedTokenizerFast.from_pretrained(str(directory))
+    assert {i: (str(t), t.special, t.normalized) for i, t in ours.added_tokens_decoder.items()} == {
+        i: (str(t), t.special, t.normalized) for i, t in rust.added_tokens_decoder.items()
+    }
+    text = "<|begin_of_text|>hug the pug<|eot_id|> " + TEXT
+    assert ours(text)["input_ids"] == rust(text)["input_ids"]
+    assert (ours.bos_token, ours.eos_token) == (rust.bos_token, rust.eos_token)
