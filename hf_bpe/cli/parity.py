@@ -73,10 +73,12 @@ def add_parity_options(group: Any) -> None:
     """The options of ``train --parity`` (``train`` only)."""
     group.add_argument("--parity", nargs="+", action="extend", type=language_file, metavar="LANG=FILE",
                        help="train parity-aware BPE on each language's files (repeat LANG=FILE for several files "
-                       "of a language); each merge goes to the language served worst")  # fmt: skip
+                       "of a language), or on its counts directory (LANG=DIR, as hf-bpe count writes it, on this "
+                       "machine or with datatrove); each merge goes to the language served worst")  # fmt: skip
     group.add_argument("--dev", nargs="+", action="extend", type=language_file, metavar="LANG=FILE",
-                       help="held-out (ideally parallel) text per language: the language whose text is longest "
-                       "in tokens takes the next merge (default: the training text's length)")  # fmt: skip
+                       help="held-out (ideally parallel) text per language (or its counts directory, beside "
+                       "counts directories): the language whose text is longest in tokens takes the next merge "
+                       "(default: the training text's length)")  # fmt: skip
     group.add_argument(
         "--ratio",
         nargs="+",
