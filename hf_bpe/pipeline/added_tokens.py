@@ -10,7 +10,7 @@ the normalizer. :func:`added_token_spans` applies each token's ``lstrip``, ``rst
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, Protocol, cast
 
 import regex
@@ -76,21 +76,31 @@ def _trie_pattern(node: dict[str, Any]) -> str:
     return chain + (f"(?:{body})?" if _END in node else body)
 
 
-def split_around(text: str, pattern: regex.Pattern[str] | None) -> Iterator[tuple[int, int, str | None]]:
+def split_around(
+    text: str, pattern: regex.Pattern[str] | None, *, skip: Collection[str] = ()
+) -> list[tuple[int, int, str | None]]:
     """``(start, end, token)`` spans covering ``text``: a whole match of ``pattern`` (``token`` is its text) or
-    the non-empty text between matches (``token`` is None).
+    the non-empty text between matches (``token`` is None). A match in ``skip`` is text (see
+    :func:`added_token_spans`).
 
-    >>> list(split_around("a<s>b", whole_tokens_pattern(["<s>"])))
+    >>> split_around("a<s>b", whole_tokens_pattern(["<s>"]))
     [(0, 1, None), (1, 4, '<s>'), (4, 5, None)]
     """
+    # A list, not a generator: callers read every span, and a Gemma text has two a line (its "\n" is added).
+    spans: list[tuple[int, int, str | None]] = []
+    append = spans.append
     start = 0
     for match in pattern.finditer(text) if pattern is not None else ():
-        if match.start() > start:
-            yield start, match.start(), None
-        yield match.start(), match.end(), match.group()
-        start = match.end()
+        begin, end = match.span()
+        if skip and match.group() in skip:
+            continue
+        if begin > start:
+            append((start, begin, None))
+        append((begin, end, match.group()))
+        start = end
     if start < len(text):
-        yield start, len(text), None
+        append((start, len(text), None))
+    return spans
 
 
 #: Rust regex's ``\s`` and ``\w`` (Unicode's White_Space; Alphabetic, marks, digits, connectors, joiners), what
@@ -101,12 +111,14 @@ _WORD_CHAR = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
 
 
 def added_token_spans(
-    text: str, pattern: regex.Pattern[str], flags_of: Callable[[str], TokenFlags]
+    text: str, pattern: regex.Pattern[str], flags_of: Callable[[str], TokenFlags], *, skip: Collection[str] = ()
 ) -> list[tuple[int, int, str | None]]:
     """``text`` cut around the added tokens as ``AddedVocabulary::find_matches`` cuts it, with their flags
     (``flags_of(token)``): a ``single_word`` token touching a word character is no match (the text goes on after
     it, not inside it), an ``lstrip`` token takes the white space before it (not what the previous token took) and
-    an ``rstrip`` token the white space after it. ``(start, end, token or None)``, covering ``text``.
+    an ``rstrip`` token the white space after it. ``(start, end, token or None)``, covering ``text``. A match of
+    a token in ``skip`` is no match either: ``split_special_tokens`` skips the special tokens' matches, found
+    with all the others (``encode_special_tokens``), so a special token still hides another it overlaps.
 
     >>> flags = {"<m>": AddedToken("<m>", lstrip=True, rstrip=True)}
     >>> added_token_spans("a  <m> b", whole_tokens_pattern(flags), flags.__getitem__)
@@ -116,6 +128,8 @@ def added_token_spans(
     done = 0
     for match in pattern.finditer(text):
         start, stop, token = match.start(), match.end(), match.group()
+        if skip and token in skip:
+            continue
         flags = flags_of(token)
         if flags.single_word and (
             (start > 0 and _WORD_CHAR.match(text, start - 1)) or (stop < len(text) and _WORD_CHAR.match(text, stop))

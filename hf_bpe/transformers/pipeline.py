@@ -127,6 +127,11 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         """The ids of text with no added tokens in it, and each token's ``(start, end)`` character span."""
         return self.pipeline.encode_with_offsets(text)
 
+    def encode_spans(self, text: str, spans: list[tuple[int, int, str | None]], **options: Any) -> list[int]:
+        """The ids of ``text`` cut into ``spans`` around its added tokens, every stretch encoded in one call
+        (:meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_spans`)."""
+        return self.pipeline.encode_spans(text, spans, self._added_tokens_encoder)
+
     def encode_stretch(self, text: str, start: int, end: int, **options: Any) -> list[int]:
         """The ids of ``text[start:end]``, a stretch between added tokens, knowing where it starts."""
         return self.pipeline.encode(text[start:end], start)
@@ -190,7 +195,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         def flags(entries: Iterable[Mapping[str, Any]]) -> list[tuple[Any, ...]]:
             return [tuple(entry.get(key) for key in ("id", *ADDED_TOKEN_FIELDS)) for entry in entries]
 
-        normalized = [entry for entry in self.added_token_entries() if entry["normalized"]]
+        normalized = self.added_token_entries(normalized_only=True)
         if flags(normalized) == flags(entry for entry in self.file.added_tokens if entry.get("normalized")):
             return self.file.pipeline  # the file's own, read with it
         matched, token_flags = normalized_added(normalized, self.file.pipeline.normalizer)

@@ -159,9 +159,16 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         Raises:
             TypeError: if ``text`` is not a string.
         """
+        return self.encode_spans(text, self._added_spans(text, split_special_tokens), **options)
+
+    def encode_spans(self, text: str, spans: list[tuple[int, int, str | None]], **options: Any) -> list[int]:
+        """The ids of ``text`` cut into ``spans`` (:meth:`_added_spans`): an added token's id, or the ids
+        :meth:`encode_stretch` gives the text between (a subclass may encode all the stretches in one call: a
+        Gemma text is cut at each newline, an added token, and one call a line cost more than the line's merges).
+        """
         added = self._added_tokens_encoder
         ids: list[int] = []
-        for start, end, token in self._added_spans(text, split_special_tokens):
+        for start, end, token in spans:
             if token is not None:
                 ids.append(added[token])
             else:
@@ -251,15 +258,24 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         return out
 
     def _added_spans(self, text: str, split_special_tokens: bool) -> list[tuple[int, int, str | None]]:
-        """``text`` cut around the added tokens, matched whole and longest first (none if ``split_special_tokens``),
-        as ``(start, end, token or None)``."""
+        """``text`` cut around the added tokens, matched whole and longest first, as ``(start, end, token or
+        None)``; with ``split_special_tokens``, a special token's match is text (``AddedVocabulary``'s
+        ``encode_special_tokens``: Gemma's non-special ``<s>`` and newline are still matched)."""
         if not isinstance(text, str):
             raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        pattern = None if split_special_tokens else self._added_matcher.pattern(self.raw_added_tokens())
+        pattern = self._added_matcher.pattern(self.raw_added_tokens())
+        skip = self._special_contents() if split_special_tokens else ()
         if pattern is None or not self._strips_added_tokens():
-            return list(split_around(text, pattern))
+            return split_around(text, pattern, skip=skip)
         encoder, decoder = self._added_tokens_encoder, self._added_tokens_decoder
-        return added_token_spans(text, pattern, lambda token: decoder[encoder[token]])
+        return added_token_spans(text, pattern, lambda token: decoder[encoder[token]], skip=skip)
+
+    def _special_contents(self) -> frozenset[str]:
+        """The contents of the added tokens marked special (known until the added tokens change)."""
+        decoder = self._added_tokens_decoder
+        return self._added_matcher.cached(
+            "special", lambda: frozenset(token.content for token in decoder.values() if token.special)
+        )
 
     def _strips_added_tokens(self) -> bool:
         """Whether some added token strips the white space beside it or matches single words only (known until the
@@ -345,11 +361,13 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
             mask += [1] * len(b_before) + [0] * len(token_ids_1) + [1] * len(b_after)
         return mask
 
-    def added_token_entries(self) -> list[dict[str, Any]]:
-        """Every added token as ``tokenizer.json``'s ``added_tokens`` lists it (by id, with its flags)."""
+    def added_token_entries(self, *, normalized_only: bool = False) -> list[dict[str, Any]]:
+        """Every added token as ``tokenizer.json``'s ``added_tokens`` lists it (by id, with its flags); only the
+        ``normalized`` ones if ``normalized_only`` (Gemma's 6,415 tokens, none normalized: no entry made)."""
         return [
             {"id": token_id, **{key: getattr(token, key) for key in ADDED_TOKEN_FIELDS}}
             for token_id, token in sorted(self._added_tokens_decoder.items())
+            if token.normalized or not normalized_only
         ]
 
     def skipped_ids(self) -> set[int]:
@@ -528,6 +546,9 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         encode = self._ids_of_text
         if processes < 2:
             return [encode(text, **call) for text in texts]
+        # What every text needs derived (the added tokens' pattern: Gemma's 6,415 take 0.1 s), derived here once
+        # before the fork, not again in every child.
+        encode("", **call)
         stripe = total // (processes * STRIPES_PER_PROCESS) + 1
         shares: list[list[int]] = [[] for _ in range(processes)]
         turn = size = 0
