@@ -10,6 +10,7 @@ the normalizer. :func:`added_token_spans` applies each token's ``lstrip``, ``rst
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Collection, Iterable
 from typing import Any, Protocol, cast
 
@@ -47,8 +48,15 @@ def whole_tokens_pattern(tokens: Iterable[str]) -> regex.Pattern[str] | None:
     >>> whole_tokens_pattern(["<s>", "<s><s>"]).findall("a<s><s><s>")
     ['<s><s>', '<s>']
     """
+    return _compiled_pattern(frozenset(tokens))
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled_pattern(tokens: frozenset[str]) -> regex.Pattern[str] | None:
+    """:func:`whole_tokens_pattern`, compiled once per set of tokens: every tokenizer loaded from one file shares
+    it (Gemma's 6,415 added tokens take 0.1 s to compile; a compiled pattern is never changed)."""
     trie: dict[str, Any] = {}
-    for token in set(tokens):
+    for token in tokens:
         node = trie
         for char in token:
             node = node.setdefault(char, {})

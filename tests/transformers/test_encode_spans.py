@@ -17,6 +17,7 @@ from tokenizers import Tokenizer
 from transformers import PreTrainedTokenizerFast
 
 import hf_bpe
+from hf_bpe.pipeline import added_tokens
 from hf_bpe.pipeline.added_tokens import split_around
 from hf_bpe.transformers import rows
 
@@ -93,3 +94,24 @@ def test_forked_batch_derives_the_pattern_once_before_the_fork(loaded, monkeypat
     monkeypatch.setattr(rows, "run_forked", spy)
     assert ours(texts)["input_ids"] == theirs(texts)["input_ids"]
     assert derived_at_fork == [True]
+
+
+def test_instances_of_one_file_share_one_compiled_pattern_and_keep_their_own_tokens():
+    """Tokenizers loaded from one file share the compiled pattern of its added tokens (compiled once per set of
+    tokens), and one whose tokens change compiles its own: each gives the Rust backend's ids for its tokens."""
+    path = model_tokenizer_json("gemma3")
+    added_tokens._compiled_pattern.cache_clear()
+    first, second = hf_bpe.from_pretrained(path), hf_bpe.from_pretrained(path)
+    theirs = PreTrainedTokenizerFast(tokenizer_file=str(path))
+    expected = theirs(TEXTS)["input_ids"]
+    assert first(TEXTS)["input_ids"] == expected
+    assert second(TEXTS)["input_ids"] == expected
+    assert added_tokens._compiled_pattern.cache_info().misses == 1  # the second instance compiled nothing
+    assert first._added_matcher.pattern({}) is second._added_matcher.pattern({})
+
+    texts = [text + " <zz> x<zz>\n" for text in TEXTS]
+    first.add_tokens(["<zz>"], special_tokens=True)
+    theirs.add_tokens(["<zz>"], special_tokens=True)
+    assert first(texts)["input_ids"] == theirs(texts)["input_ids"]
+    assert second(texts)["input_ids"] == PreTrainedTokenizerFast(tokenizer_file=str(path))(texts)["input_ids"]
+    assert first._added_matcher.pattern({}) is not second._added_matcher.pattern({})
