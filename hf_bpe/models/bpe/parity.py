@@ -662,6 +662,13 @@ def train_parity_from_count_directories(
         FileNotFoundError: naming a directory without a counts manifest.
         ValueError: naming a directory counted with another pre-tokenizer than the first language's (or the
             base's), counted with a WordPiece or Unigram recipe, or a corrupt counts file.
+
+    >>> import tempfile
+    >>> from hf_bpe.counting.counts_dir import write_counts
+    >>> en = write_counts(tempfile.mkdtemp(), {"hug": 3, "Ġhug": 2, "pug": 1}, settings={}, buckets=1).parent
+    >>> fr = write_counts(tempfile.mkdtemp(), {"bon": 2, "Ġbon": 2}, settings={}, buckets=1).parent
+    >>> train_parity_from_count_directories({"en": en, "fr": fr}, num_merges=3, progress=False).merges
+    [('u', 'g'), ('h', 'ug'), ('o', 'n')]
     """
     from hf_bpe.counting.counts_dir import CountsDirectory
 
