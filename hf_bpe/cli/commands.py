@@ -101,15 +101,17 @@ def report_command(args: argparse.Namespace) -> int:
     import dataclasses
 
     from hf_bpe.report import format_comparison, format_report, plot_report, report
+    from hf_bpe.tokenizer.serialization import parsing_once
 
-    kinds = {directory: tokenizer_dir(directory, gpt2=False) for directory in args.directories}
-    languages, samples = zip(*map(_language_and_file, args.sample), strict=True)
-    for sample in samples:
-        if not Path(sample).is_file():
-            raise FileNotFoundError(f"--sample {sample}: no such file")
-    found = report(
-        args.directories, samples, languages=languages, load=lambda directory: measurable(kinds[str(directory)])
-    )
+    with parsing_once():  # each tokenizer.json that decides a directory's kind is the one its class reads
+        kinds = {directory: tokenizer_dir(directory, gpt2=False) for directory in args.directories}
+        languages, samples = zip(*map(_language_and_file, args.sample), strict=True)
+        for sample in samples:
+            if not Path(sample).is_file():
+                raise FileNotFoundError(f"--sample {sample}: no such file")
+        found = report(
+            args.directories, samples, languages=languages, load=lambda directory: measurable(kinds[str(directory)])
+        )
     if args.json:
         print(json.dumps([dataclasses.asdict(item) for item in found], ensure_ascii=False, indent=2))
     else:

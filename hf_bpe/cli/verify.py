@@ -20,11 +20,13 @@ from hf_bpe.cli.settings import bpe_options, pre_tokenizer_of, settings_of, unig
 
 def verify_encode_command(args: argparse.Namespace) -> int:
     from hf_bpe.reference.verify import asdict, format_encoding_report, units, verify_encoding
+    from hf_bpe.tokenizer.serialization import parsing_once
 
-    found = tokenizer_dir(args.tokenizer, "--tokenizer")
-    if args.against == "tiktoken":
-        found.require((BYTE_LEVEL,), "--against tiktoken", "verify it --against transformers")
-    tokenizer = load_tokenizer(found)
+    with parsing_once():  # the tokenizer.json that decides the class is the one it reads: parsed once
+        found = tokenizer_dir(args.tokenizer, "--tokenizer")
+        if args.against == "tiktoken":
+            found.require((BYTE_LEVEL,), "--against tiktoken", "verify it --against transformers")
+        tokenizer = load_tokenizer(found)
     reference, name = _reference_encoder(args, found.path, tokenizer)
     if found.kind != BYTE_LEVEL or tokenizer.num_special_tokens_to_add() or not hasattr(tokenizer, "encode_text"):
         # As called (a template's tokens included: Llama-3's BOS), as the reference is.

@@ -1,0 +1,66 @@
+"""``hf-bpe report`` and ``hf-bpe verify encode`` parse each directory's ``tokenizer.json`` once: the parse that
+decides the directory's kind is the one its class reads (:func:`hf_bpe.tokenizer.serialization.parsing_once`).
+Their figures are judged by the Rust backend reading the same file. (``report`` on a byte-level directory still
+reads it twice: its encoder reads the file with the models' own reader, below the tokenizer layer.)"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tokenizers import Tokenizer
+
+from hf_bpe.tokenizer.directory import PIPELINE
+from tests.transformers.test_load_once import MAKERS, TEXT
+
+
+def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every json.loads of a tokenizer.json (a document with a "model") by hf_bpe from now on (not by the Rust
+    backend that ``verify`` compares with, which reads the file itself), and no cached load."""
+    from hf_bpe.transformers import bpe, pipeline
+
+    bpe._loaded.cache_clear()
+    pipeline._loaded.cache_clear()
+    parsed: list[str] = []
+    real_loads = json.loads
+
+    def counting_loads(text: str | bytes, **kwargs: Any) -> Any:
+        ours = sys._getframe(1).f_globals.get("__name__", "").startswith("hf_bpe.")
+        if ours and '"model"' in (text if isinstance(text, str) else text.decode()):
+            parsed.append("tokenizer.json")
+        return real_loads(text, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counting_loads)
+    return parsed
+
+
+@pytest.mark.parametrize("kind", [PIPELINE])  # byte-level: report's own encoder reads the file with the models'
+def test_report_parses_each_file_once(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    from hf_bpe.cli import main
+
+    MAKERS[kind](tmp_path / "tokenizer.json")
+    sample = tmp_path / "sample.txt"
+    sample.write_text(f"{TEXT}\n{TEXT} again\n", encoding="utf-8")
+    parsed = _counting_parses(monkeypatch)
+    assert main(["report", str(tmp_path), "--sample", str(sample), "--json"]) == 0
+    monkeypatch.undo()
+    assert parsed == ["tokenizer.json"]
+    rust = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    tokens = len(rust.encode(sample.read_text(encoding="utf-8"), add_special_tokens=False).ids)
+    assert json.loads(capsys.readouterr().out)[0]["per_language"][0]["tokens"] == tokens
+
+
+@pytest.mark.parametrize("kind", list(MAKERS))
+def test_verify_encode_parses_the_file_once(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hf_bpe.cli import main
+
+    MAKERS[kind](tmp_path / "tokenizer.json")
+    docs = tmp_path / "docs.txt"
+    docs.write_text(f"{TEXT}\nthe pug and the bun\n", encoding="utf-8")
+    parsed = _counting_parses(monkeypatch)
+    assert main(["verify", "encode", "--tokenizer", str(tmp_path), str(docs), "--no-progress"]) == 0
+    monkeypatch.undo()
+    assert parsed == ["tokenizer.json"]
