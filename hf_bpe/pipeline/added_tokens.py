@@ -44,9 +44,12 @@ class AddedToken:
 
 def whole_tokens_pattern(tokens: Iterable[str]) -> regex.Pattern[str] | None:
     """A pattern matching any of ``tokens`` whole, the longest where several start at one place (None: no tokens).
+    Its one group is the whole match, so ``pattern.split(text)`` alternates text between tokens and tokens.
 
     >>> whole_tokens_pattern(["<s>", "<s><s>"]).findall("a<s><s><s>")
     ['<s><s>', '<s>']
+    >>> whole_tokens_pattern(["<s>", "<s><s>"]).split("a<s><s><s>")
+    ['a', '<s><s>', '', '<s>', '']
     """
     return _compiled_pattern(frozenset(tokens))
 
@@ -61,7 +64,7 @@ def _compiled_pattern(tokens: frozenset[str]) -> regex.Pattern[str] | None:
         for char in token:
             node = node.setdefault(char, {})
         node[_END] = True
-    return regex.compile(_trie_pattern(trie)) if trie else None
+    return regex.compile(f"({_trie_pattern(trie)})") if trie else None
 
 
 #: The key marking where a token ends in :func:`whole_tokens_pattern`'s trie (a key no single character equals).

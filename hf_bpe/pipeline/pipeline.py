@@ -134,6 +134,38 @@ class Pipeline:
             for token_id in ([added] if added is not None else [token_id for token_id, _ in tokenize(piece)])
         ]
 
+    def encode_parts(self, parts: Sequence[str], added: Mapping[str, int]) -> list[int]:
+        """The ids of a text cut around its raw-matched added tokens into ``parts``: text between tokens (maybe
+        empty) and tokens in turn, as a capturing pattern's ``split`` gives them; a token's id in ``added``, the
+        text as :meth:`encode` gives it (a stretch after the first starts where the parts before end).
+
+        >>> class Chars:
+        ...     def tokenize(self, piece):
+        ...         return [(ord(char), len(char.encode())) for char in piece]
+        >>> Pipeline(model=Chars()).encode_parts(["a", "<s>", "", "<s>", "b"], {"<s>": 1})
+        [97, 1, 1, 98]
+        """
+        out: list[int] = []
+        if self._str_path is None:
+            start = 0
+            for index, part in enumerate(parts):
+                if index % 2:
+                    out.append(added[part])
+                elif part:
+                    out += self.encode(part, start)
+                start += len(part)
+            return out
+        steps, cut, ids_of = self._str_path  # encode's span-free path, inlined: no call a stretch
+        for index, part in enumerate(parts):
+            if index % 2:
+                out.append(added[part])
+            elif part:
+                for step in steps:
+                    part = step(part)
+                for piece in cut(part):
+                    out += ids_of(piece)
+        return out
+
     def encode_spans(
         self, text: str, spans: Sequence[tuple[int, int, str | None]], added: Mapping[str, int]
     ) -> list[int]:

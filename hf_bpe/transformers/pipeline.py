@@ -127,6 +127,11 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         """The ids of text with no added tokens in it, and each token's ``(start, end)`` character span."""
         return self.pipeline.encode_with_offsets(text)
 
+    def encode_parts(self, text: str, parts: list[str], **options: Any) -> list[int]:
+        """The ids of ``text`` cut into ``parts`` around its added tokens, every stretch encoded in one call
+        (:meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_parts`)."""
+        return self.pipeline.encode_parts(parts, self._added_tokens_encoder)
+
     def encode_spans(self, text: str, spans: list[tuple[int, int, str | None]], **options: Any) -> list[int]:
         """The ids of ``text`` cut into ``spans`` around its added tokens, every stretch encoded in one call
         (:meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_spans`)."""

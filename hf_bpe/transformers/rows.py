@@ -159,7 +159,29 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         Raises:
             TypeError: if ``text`` is not a string.
         """
-        return self.encode_spans(text, self._added_spans(text, split_special_tokens), **options)
+        if split_special_tokens or self._strips_added_tokens():
+            return self.encode_spans(text, self._added_spans(text, split_special_tokens), **options)
+        if not isinstance(text, str):
+            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
+        pattern = self._added_matcher.pattern(self.raw_added_tokens())
+        # The common call: the text cut around its added tokens in C (no offsets asked for, none reckoned).
+        return self.encode_parts(text, pattern.split(text) if pattern is not None else [text], **options)
+
+    def encode_parts(self, text: str, parts: list[str], **options: Any) -> list[int]:
+        """The ids of ``text`` cut around its added tokens into ``parts``, text between tokens (maybe empty) and
+        tokens in turn (``pattern.split(text)`` of :func:`~hf_bpe.pipeline.added_tokens.whole_tokens_pattern`):
+        a token's id, or the ids :meth:`encode_stretch` gives the text (a subclass may encode all in one call)."""
+        added = self._added_tokens_encoder
+        ids: list[int] = []
+        start = 0
+        for index, part in enumerate(parts):
+            end = start + len(part)
+            if index % 2:
+                ids.append(added[part])
+            elif part:
+                ids += self.encode_stretch(text, start, end, **options)
+            start = end
+        return ids
 
     def encode_spans(self, text: str, spans: list[tuple[int, int, str | None]], **options: Any) -> list[int]:
         """The ids of ``text`` cut into ``spans`` (:meth:`_added_spans`): an added token's id, or the ids

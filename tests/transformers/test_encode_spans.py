@@ -1,15 +1,19 @@
-"""A text cut around its added tokens is encoded in one call (``encode_spans``), judged by the Rust backend.
+"""A text cut around its added tokens is encoded in one call (``encode_parts``, ``encode_spans``), judged by the
+Rust backend.
 
 Gemma's newline is an added token, so a Gemma text reaches the model one line at a time; ``PipelineTokenizer``
-encodes all of a text's lines in one :meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_spans` call instead of a
-call chain a line. Each test compares with ``tokenizers`` loaded from the same file: the span-free path and the
-path with spans (both sides of the switch), added tokens in the raw text or split, and a batch shared out to
-forked processes, whose added-token pattern is derived once before the fork.
+encodes all of a text's lines in one :meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_parts` call instead of a
+call chain a line: the text's parts (``pattern.split``, no offsets) for the common call, its spans where
+special tokens are split or added tokens strip. Each test compares with ``tokenizers`` loaded from the same
+file: the span-free path and the path with spans (both sides of each switch), added tokens in the raw text or
+split, no added tokens, and a batch shared out to forked processes, whose added-token pattern is derived once
+before the fork.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from real_tokenizers import model_tokenizer_json
@@ -73,6 +77,21 @@ def test_both_pipeline_paths_give_the_rust_ids(loaded):
         expected = reference.encode(text, add_special_tokens=False).ids
         assert fast.encode_spans(text, spans, added) == expected, text
         assert slow.encode_spans(text, spans, added) == expected, text
+        assert fast.encode_parts(pattern.split(text), added) == expected, text
+        assert slow.encode_parts(pattern.split(text), added) == expected, text
+
+
+def test_a_file_without_added_tokens_gives_the_rust_ids(tmp_path):
+    """No added token: no pattern, the text is one part (both backends load the same edited file)."""
+    data = json.loads(model_tokenizer_json("llama2").read_text(encoding="utf-8"))
+    data["added_tokens"] = []
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    ours = hf_bpe.from_pretrained(path)
+    assert ours._added_matcher.pattern(ours.raw_added_tokens()) is None
+    theirs = PreTrainedTokenizerFast(tokenizer_file=str(path))
+    for options in ({}, {"split_special_tokens": True}):
+        assert ours(TEXTS, **options)["input_ids"] == theirs(TEXTS, **options)["input_ids"]
 
 
 def test_forked_batch_derives_the_pattern_once_before_the_fork(loaded, monkeypatch):
