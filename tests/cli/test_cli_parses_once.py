@@ -6,7 +6,6 @@ reads it twice: its encoder reads the file with the models' own reader, below th
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,27 +13,7 @@ import pytest
 from tokenizers import Tokenizer
 
 from hf_bpe.tokenizer.directory import PIPELINE
-from tests.transformers.test_load_once import MAKERS, TEXT
-
-
-def _counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every json.loads of a tokenizer.json (a document with a "model") by hf_bpe from now on (not by the Rust
-    backend that ``verify`` compares with, which reads the file itself), and no cached load."""
-    from hf_bpe.transformers import bpe, pipeline
-
-    bpe._loaded.cache_clear()
-    pipeline._loaded.cache_clear()
-    parsed: list[str] = []
-    real_loads = json.loads
-
-    def counting_loads(text: str | bytes, **kwargs: Any) -> Any:
-        ours = sys._getframe(1).f_globals.get("__name__", "").startswith("hf_bpe.")
-        if ours and '"model"' in (text if isinstance(text, str) else text.decode()):
-            parsed.append("tokenizer.json")
-        return real_loads(text, **kwargs)
-
-    monkeypatch.setattr(json, "loads", counting_loads)
-    return parsed
+from tests.transformers.test_load_once import MAKERS, TEXT, counting_parses
 
 
 @pytest.mark.parametrize("kind", [PIPELINE])  # byte-level: report's own encoder reads the file with the models'
@@ -44,7 +23,7 @@ def test_report_parses_each_file_once(kind: str, tmp_path: Path, monkeypatch: py
     MAKERS[kind](tmp_path / "tokenizer.json")
     sample = tmp_path / "sample.txt"
     sample.write_text(f"{TEXT}\n{TEXT} again\n", encoding="utf-8")
-    parsed = _counting_parses(monkeypatch)
+    parsed = counting_parses(monkeypatch)
     assert main(["report", str(tmp_path), "--sample", str(sample), "--json"]) == 0
     monkeypatch.undo()
     assert parsed == ["tokenizer.json"]
@@ -60,7 +39,7 @@ def test_verify_encode_parses_the_file_once(kind: str, tmp_path: Path, monkeypat
     MAKERS[kind](tmp_path / "tokenizer.json")
     docs = tmp_path / "docs.txt"
     docs.write_text(f"{TEXT}\nthe pug and the bun\n", encoding="utf-8")
-    parsed = _counting_parses(monkeypatch)
+    parsed = counting_parses(monkeypatch, by_hf_bpe_only=True)  # the Rust backend reads it too
     assert main(["verify", "encode", "--tokenizer", str(tmp_path), str(docs), "--no-progress"]) == 0
     monkeypatch.undo()
     assert parsed == ["tokenizer.json"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,27 @@ def _swapped_ids(path: Path, text: str) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2)
 
 
+def counting_parses(monkeypatch: pytest.MonkeyPatch, *, by_hf_bpe_only: bool = False) -> list[str]:
+    """Every ``json.loads`` of a tokenizer.json (a document with a ``"model"``) from now on, until
+    ``monkeypatch.undo()``, transformers' on hf_bpe's behalf included (``by_hf_bpe_only``: hf_bpe's own only, where
+    a Rust backend reads the file too), with no file kept loaded from before."""
+    from hf_bpe.transformers import bpe, pipeline
+
+    bpe._loaded.cache_clear()  # no file read by an earlier test
+    pipeline._loaded.cache_clear()
+    parsed: list[str] = []
+    real_loads = json.loads
+
+    def counting_loads(text: str | bytes, **kwargs: Any) -> Any:
+        ours = not by_hf_bpe_only or sys._getframe(1).f_globals.get("__name__", "").startswith("hf_bpe.")
+        if ours and '"model"' in (text if isinstance(text, str) else text.decode()):
+            parsed.append("tokenizer.json")
+        return real_loads(text, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counting_loads)
+    return parsed
+
+
 @pytest.mark.parametrize("kind", list(MAKERS))
 def test_a_file_rewritten_at_the_same_size_and_time_loads_anew(kind, tmp_path):
     path = tmp_path / "tokenizer.json"
@@ -83,15 +105,7 @@ def test_a_file_rewritten_at_the_same_size_and_time_loads_anew(kind, tmp_path):
 def test_from_pretrained_parses_the_file_once(kind, tmp_path, monkeypatch):
     path = tmp_path / "tokenizer.json"
     MAKERS[kind](path)
-    parsed: list[str] = []
-    real_loads = json.loads
-
-    def counting_loads(text: str | bytes, **kwargs: Any) -> Any:
-        if '"model"' in (text if isinstance(text, str) else text.decode()):
-            parsed.append("tokenizer.json")
-        return real_loads(text, **kwargs)
-
-    monkeypatch.setattr(json, "loads", counting_loads)
+    parsed = counting_parses(monkeypatch)
     ours = hf_bpe.from_pretrained(path)(TEXT)["input_ids"]
     monkeypatch.undo()
     assert parsed == ["tokenizer.json"]
@@ -119,20 +133,9 @@ def test_from_pretrained_reads_and_hashes_the_file_once(kind, tmp_path, monkeypa
 @pytest.mark.parametrize("kind", list(MAKERS))
 def test_the_command_line_parses_the_file_once(kind, tmp_path, monkeypatch, capsys):
     from hf_bpe.cli import main
-    from hf_bpe.transformers import bpe, pipeline
 
     MAKERS[kind](tmp_path / "tokenizer.json")
-    bpe._loaded.cache_clear()  # no file read by an earlier test
-    pipeline._loaded.cache_clear()
-    parsed: list[str] = []
-    real_loads = json.loads
-
-    def counting_loads(text: str | bytes, **kwargs: Any) -> Any:
-        if '"model"' in (text if isinstance(text, str) else text.decode()):
-            parsed.append("tokenizer.json")
-        return real_loads(text, **kwargs)
-
-    monkeypatch.setattr(json, "loads", counting_loads)
+    parsed = counting_parses(monkeypatch)
     assert main(["encode", str(tmp_path), TEXT, "--json"]) == 0
     monkeypatch.undo()
     assert parsed == ["tokenizer.json"]
