@@ -443,7 +443,8 @@ class PreTokenizer:
         special = _special_pattern(self.special_tokens) if self.exclude_special_tokens else None
         if special is None:
             return self.pre_tokenize(self.normalize(sequence))
-        return [piece for part in special.split(sequence) if part for piece in self.pre_tokenize(self.normalize(part))]
+        stretches = special.split(sequence)[::2]  # the pattern's one group puts each token between two stretches
+        return [piece for part in stretches if part for piece in self.pre_tokenize(self.normalize(part))]
 
     # -- records ----------------------------------------------------------------------------------------------------
 

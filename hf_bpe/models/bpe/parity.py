@@ -592,15 +592,13 @@ def train_parity_aware(
             is then the most tokens the vocabulary has.
         pattern, normalizer, add_prefix_space, pre_tokenizer, special_tokens, exclude_special_tokens: how text is
             cut, as :func:`hf_bpe.models.bpe.training.train_from_iterator` takes them (byte-level only).
-        workers: processes that count the languages' texts at once (default: the CPU count); the result is the
-            same for any number.
+        workers: processes that count the languages' texts at once (default: the CPU count; any gives one result).
         continue_from: a byte-level BPE tokenizer to continue, as ``train_from_files``' ``continue_from``: its
             ids, merges, special tokens and pre-tokenizer kept (cutting keywords refused), new special tokens and
             then merges after its own. Words start as the base encodes them, lengths count its tokens, ``ratio``
             the bytes' compression; ``window`` starts empty. A ``ParityBpeTrainer`` base continued (base variant)
             is that trainer run to the larger ``num_merges`` directly.
-        progress: True (bars on standard error: the languages counted, then the merges), False, or a callable
-            ``progress(stage, done, total)``.
+        progress: True (bars: the languages counted, then the merges), False, or ``progress(stage, done, total)``.
 
     Returns:
         The vocabulary (special tokens, the 256 byte-level characters, then merged tokens in order) and merges.
@@ -610,8 +608,7 @@ def train_parity_aware(
             one missing), ``dev`` with ``ratio``, a language without text, a bad number, or a char-level cut.
         TypeError: naming a language whose texts are one string instead of an iterable of strings.
 
-    >>> result = train_parity_aware({"en": ["hug hug pug"], "fr": ["bon bon"]}, num_merges=3, workers=1)
-    >>> result.merges
+    >>> train_parity_aware({"en": ["hug hug pug"], "fr": ["bon bon"]}, num_merges=3, workers=1).merges
     [('u', 'g'), ('h', 'ug'), ('o', 'n')]
     """
     base, cut = _cut(
