@@ -22,12 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from measured import print_sides, run_measured
 
 # Both sides read the same slices of the same files (whole lines) and write {"vocab": ..., "merges": [[a, b]]}.
 COMMON = """
@@ -88,18 +87,6 @@ json.dump(out, open(spec["out"], "w", encoding="utf-8"))
 )
 
 
-def run(program: str, spec: dict[str, object]) -> tuple[float, int]:
-    """Run ``program`` in a fresh process; its wall time (s) and peak RSS (bytes)."""
-    start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", program, json.dumps(spec)])
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode:
-        raise SystemExit(f"a benchmark process failed (exit {process.returncode})")
-    return seconds, usage.ru_maxrss * 1024  # Linux: kilobytes
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", type=Path, help="one text file per language (default: the corpora cache)")
@@ -132,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.repeat):
             for side, program in (("tokenizers", REFERENCE), ("hf_bpe", OURS)):
                 out = Path(tmp) / f"{side}.json"
-                seconds, peak = run(program, {**spec, "out": str(out)})
+                seconds, peak = run_measured([sys.executable, "-c", program, json.dumps({**spec, "out": str(out)})])
                 times[side].append(seconds)
                 peaks[side].append(peak)
                 outputs[side] = json.loads(out.read_text(encoding="utf-8"))
@@ -141,14 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
     print(f"{len(names)} languages ({', '.join(names)}), {args.train_bytes:,} training bytes each, "
           f"balance {args.balance}, variant {args.variant}, {args.num_merges} merges: outputs identical")  # fmt: skip
-    for side in times:
-        print(
-            f"  {side:10s} best {min(times[side]):7.2f} s  median {statistics.median(times[side]):7.2f} s  "
-            f"peak RSS {max(peaks[side]) / 2**20:7.1f} MiB"
-        )
-    time_ratio = min(times["hf_bpe"]) / min(times["tokenizers"])
-    memory_ratio = max(peaks["hf_bpe"]) / max(peaks["tokenizers"])
-    print(f"  hf_bpe / tokenizers: time {time_ratio:.2f}x, peak memory {memory_ratio:.2f}x")
+    print_sides(times, peaks, "tokenizers")
     return 0
 
 

@@ -32,12 +32,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from measured import print_sides, run_measured
 
 MB = 1_000_000
 
@@ -50,18 +49,6 @@ sentencepiece.SentencePieceTrainer.train(
     minloglevel=2, **spec["options"]
 )
 """
-
-
-def run(command: list[str]) -> tuple[float, int]:
-    """Run ``command`` in a fresh process; its wall time (s) and peak RSS (bytes)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code:
-        raise SystemExit(f"a benchmark process failed (exit {code}): {' '.join(command)[:300]}")
-    return seconds, usage.ru_maxrss * 1024  # Linux: kilobytes
 
 
 def build_corpus(files: list[Path], size: int, target: Path) -> tuple[int, int]:
@@ -161,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         ours += [f"--spm={name}={value}" for name, value in options.items()]
         for _ in range(args.repeat):
             for side, command in (("spm_train", [sys.executable, "-c", REFERENCE, json.dumps(spec)]), ("hf_bpe", ours)):
-                seconds, peak = run(command)
+                seconds, peak = run_measured(command)
                 times[side].append(seconds)
                 peaks[side].append(peak)
             difference = _compare(tmp / "ours" / "tokenizer.model", tmp / "reference.model")
@@ -177,14 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         + ("" if args.workers == 1 else " (its peak RSS is the largest one's, not their sum)")
         + "; .model files identical"
     )
-    for side in times:
-        print(
-            f"  {side:10s} best {min(times[side]):8.2f} s  median {statistics.median(times[side]):8.2f} s  "
-            f"peak RSS {max(peaks[side]) / 2**20:8.1f} MiB"
-        )
-    time_ratio = min(times["hf_bpe"]) / min(times["spm_train"])
-    memory_ratio = max(peaks["hf_bpe"]) / max(peaks["spm_train"])
-    print(f"  hf_bpe / spm_train: time {time_ratio:.2f}x (best), peak RSS {memory_ratio:.2f}x")
+    print_sides(times, peaks, "spm_train")
     return 0
 
 
