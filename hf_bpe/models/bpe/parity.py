@@ -668,15 +668,16 @@ def train_parity_from_count_directories(
     [('u', 'g'), ('h', 'ug'), ('o', 'n')]
     """
     from hf_bpe.counting.counts_dir import CountsDirectory
+    from hf_bpe.models.bpe.training import check_counted_like_base, counted_cut  # training imports the trainers
 
     check_count("workers", workers, 1, optional=True)
     if not train:
         raise ValueError("train has no language: give each language's counts directory")
     first = next(iter(train.values()))
-    cut = _recorded_cut(first)
+    cut = counted_cut(first)
     directories = [*train.values(), *(path for path in (dev or {}).values() if isinstance(path, (str, os.PathLike)))]
     for path in directories[1:]:
-        recorded = _recorded_cut(path)
+        recorded = counted_cut(path)
         if recorded.for_encoding() != cut.for_encoding():
             raise ValueError(
                 f"{path} was counted with another pre-tokenizer than {first} (pattern "
@@ -684,8 +685,8 @@ def train_parity_from_count_directories(
                 f"{recorded.add_prefix_space}); count every language alike"
             )
     base = None if continue_from is None else as_base(continue_from)
-    if base is not None and cut.for_encoding() != base.pre_tokenizer:
-        raise ValueError(f"{first} was counted with another pre-tokenizer than {base.source}'s; count with the base's")
+    if base is not None:
+        check_counted_like_base(first, cut, base)
     texts = [("dev", name, value) for name, value in (dev or {}).items() if not isinstance(value, (str, os.PathLike))]
     counted = _count(texts, cut, workers or os.cpu_count() or 1, callback(progress))
     dev_counts: dict[str, Mapping[str, int]] | None = None
@@ -704,21 +705,6 @@ def train_parity_from_count_directories(
         progress=progress,
         **options,
     )
-
-
-def _recorded_cut(directory: str | os.PathLike[str]) -> PreTokenizer:
-    """How a counts directory was cut (its manifest), refused unless for byte-level BPE.
-
-    Raises:
-        FileNotFoundError: naming a directory without a counts manifest.
-        ValueError: naming a directory counted with the WordPiece or Unigram recipe, or char-level.
-    """
-    from hf_bpe.counting.counts_dir import read_manifest
-
-    recorded = PreTokenizer.from_settings(read_manifest(directory)["settings"])
-    if recorded.bert is not None or recorded.sentencepiece is not None or not recorded.byte_level:
-        raise ValueError(f"{directory}: counted for WordPiece or Unigram, not byte-level BPE; count it again")
-    return recorded
 
 
 def _cut(

@@ -515,6 +515,44 @@ def count_to_directory(
     )
 
 
+def counted_cut(directory: str | os.PathLike[str]) -> PreTokenizer:
+    """How a counts directory was cut (its manifest's pre-tokenizer), refused unless counted for byte-level BPE.
+
+    Raises:
+        FileNotFoundError: if the directory has no manifest (an unfinished or foreign directory).
+        ValueError: naming a directory counted with BERT's recipe (WordPiece) or the SentencePiece recipe
+            (Unigram), each with the front end that trains it.
+    """
+    recorded = PreTokenizer.from_settings(read_manifest(directory)["settings"])
+    if recorded.bert is not None:
+        raise ValueError(
+            f"{directory}: counted with BERT's recipe for WordPiece; train it with --model wordpiece "
+            "(hf_bpe.train_wordpiece_from_count_directory)"
+        )
+    if recorded.sentencepiece is not None:
+        raise ValueError(
+            f"{directory}: counted with the SentencePiece recipe for Unigram; train it with --model unigram "
+            "(hf_bpe.models.unigram.training.train_unigram_from_count_directory)"
+        )
+    if not recorded.byte_level:
+        raise ValueError(f"{directory}: not counted for byte-level BPE; count its text again")
+    return recorded
+
+
+def check_counted_like_base(directory: str | os.PathLike[str], recorded: PreTokenizer, base: BaseTokenizer) -> None:
+    """Refuse continuing ``base`` from a counts directory cut otherwise (``recorded``: :func:`counted_cut`'s).
+
+    Raises:
+        ValueError: naming the directory, the base and how the directory was cut.
+    """
+    if recorded.for_encoding() != base.pre_tokenizer:
+        raise ValueError(
+            f"{directory} was counted with another pre-tokenizer than {base.source}'s (pattern "
+            f"{recorded.preset or recorded.splits}, normalizer {recorded.normalizer}, add_prefix_space "
+            f"{recorded.add_prefix_space}); count the text again with the base's"
+        )
+
+
 @with_progress
 def train_from_count_directory(
     directory: str | os.PathLike[str],
@@ -539,26 +577,10 @@ def train_from_count_directory(
     options = BpeOptions.of(options, model_options, "train_from_count_directory")
     if options.char_level is not None:
         raise ValueError(f"{directory}: a counts directory trains byte-level BPE; char_level is not supported there")
-    recorded = PreTokenizer.from_settings(read_manifest(directory)["settings"])
-    if recorded.bert is not None:
-        raise ValueError(
-            f"{directory}: counted with BERT's recipe for WordPiece; train it with --model wordpiece "
-            "(hf_bpe.train_wordpiece_from_count_directory)"
-        )
-    if recorded.sentencepiece is not None:
-        raise ValueError(
-            f"{directory}: counted with the SentencePiece recipe for Unigram; train it with --model unigram "
-            "(hf_bpe.models.unigram.training.train_unigram_from_count_directory)"
-        )
+    recorded = counted_cut(directory)
     if continue_from is not None:
-        base = as_base(continue_from)
-        if recorded.for_encoding() != base.pre_tokenizer:
-            raise ValueError(
-                f"{directory} was counted with another pre-tokenizer than {base.source}'s (pattern "
-                f"{recorded.preset or recorded.splits}, normalizer {recorded.normalizer}, add_prefix_space "
-                f"{recorded.add_prefix_space}); count the text again with the base's"
-            )
-        continue_from = base
+        continue_from = as_base(continue_from)
+        check_counted_like_base(directory, recorded, continue_from)
     # Without a base, the trainer reads the counts from disk as it goes (no table of them all beside its words).
     counts = CountsDirectory(directory) if continue_from is None else dict(iter_counts(directory))
     return train_from_counts(
