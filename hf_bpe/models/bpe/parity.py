@@ -740,10 +740,10 @@ def _count(
             )
     jobs = [partial(count_sequences, texts, pre_tokenizer=cut) for _, _, texts in sources]
     counted: list[Counter[str]] = []
-    step = max(workers, 1) if workers >= 2 else 1
+    step = workers if workers >= 2 else 1  # one source at a time in this process
     for start in range(0, len(jobs), step):
         batch = jobs[start : start + step]
-        counted += run_forked(batch, "hf_bpe parity counting") if workers >= 2 else [batch[0]()]
+        counted += run_forked(batch, "hf_bpe parity counting") if workers >= 2 else [job() for job in batch]
         if progress is not None:
             progress("languages", len(counted), len(jobs))
     return counted

@@ -654,12 +654,13 @@ class _Merger:
         self.pairs: dict[int, int] = {}
         self.pending_queue: list[int] = []
         self.heap: list[tuple[int, int, str, int, int]] = []
-        for c in dict.fromkeys("".join(words)):  # GetCharSymbol in order of first sight
+        text = "".join(words)
+        for c in dict.fromkeys(text):  # GetCharSymbol in order of first sight
             self._char(c)
-        char_id = self.chars.__getitem__
         # Every word's symbol ids in one flat array, word ``sid`` at ``starts[sid]:starts[sid + 1]``: an array per
         # word would cost ~120 bytes of its own (a million words: the trainer's peak).
-        self.symbols = array("i", map(char_id, "".join(words)))
+        self.symbols = array("i", map(self.chars.__getitem__, text))
+        del text
         self.starts = array("q", itertools.accumulate(map(len, words), initial=0))
         #: Bits of a slot in an encoded position: enough for the longest word.
         self.shift = max(map(len, words), default=1).bit_length()
