@@ -192,9 +192,7 @@ class Normalizer:
         text = self._texts.get(value)
         if text is None:
             assert self._trie is not None
-            data = self._trie.replacements
-            end = data.find(b"\0", value)
-            text = self._texts[value] = data[value : len(data) if end < 0 else end].decode("utf-8")
+            text = self._texts[value] = _replacement(self._trie.replacements, value)
         return text
 
 
@@ -261,9 +259,14 @@ def _ascii_table(charsmap: bytes) -> dict[int, str] | None:
         if any(following.isascii() for following in _children(units, node)):
             return None  # a longer key may match in ASCII text (others go on with combining marks: never there)
         if leaf >= 0:
-            end = trie.replacements.find(b"\0", leaf)
-            table[ord(char)] = trie.replacements[leaf : len(trie.replacements) if end < 0 else end].decode("utf-8")
+            table[ord(char)] = _replacement(trie.replacements, leaf)
     return table
+
+
+def _replacement(data: bytes, value: int) -> str:
+    """The NUL-terminated replacement text at byte ``value`` of a charsmap's texts."""
+    end = data.find(b"\0", value)
+    return data[value : len(data) if end < 0 else end].decode("utf-8")
 
 
 def _char_class(chars: list[str]) -> str:
