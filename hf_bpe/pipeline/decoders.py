@@ -23,6 +23,7 @@ from hf_bpe.pipeline.component import (
     pattern_from_json,
     string_field,
 )
+from hf_bpe.pipeline.normalizers import Shape, json_shape, pattern_json, pattern_source, sequence_json
 
 
 def _byte_of(token: str) -> int | None:
@@ -43,6 +44,10 @@ class ByteFallback:
     >>> ByteFallback().decode_chain(["a", "<0xE2>", "<0x82>", "<0xAC>", "b", "<0xE2>", "<0x82>"])
     ['a', '€', 'b', '\\ufffd', '\\ufffd']
     """
+
+    def to_json(self) -> dict[str, Any]:
+        """``ByteFallback``'s JSON as ``tokenizers`` writes it: the type alone."""
+        return {"type": "ByteFallback"}
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         out: list[str] = []
@@ -67,6 +72,10 @@ class ByteFallback:
 class Fuse:
     """``decoders.Fuse``: all tokens as one string."""
 
+    def to_json(self) -> dict[str, Any]:
+        """``Fuse``'s JSON as ``tokenizers`` writes it: the type alone."""
+        return {"type": "Fuse"}
+
     def decode_chain(self, tokens: list[str]) -> list[str]:
         return ["".join(tokens)]
 
@@ -78,6 +87,10 @@ class Strip:
     content: str
     start: int
     stop: int
+
+    def to_json(self) -> dict[str, Any]:
+        """``Strip``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "Strip", "content": self.content, "start": self.start, "stop": self.stop}
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         out = []
@@ -98,6 +111,13 @@ class DecoderReplace:
 
     pattern: regex.Pattern[str]
     content: str
+    #: The pattern's JSON as read (``{"String": ...}`` or ``{"Regex": ...}``): the compiled pattern is a
+    #: translation of the Oniguruma one, not its text.
+    source: Mapping[str, str] | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """``Replace``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "Replace", "pattern": pattern_json(self.pattern, self.source), "content": self.content}
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         return [self.pattern.sub(lambda _: self.content, token) for token in tokens]
@@ -114,6 +134,21 @@ class ByteLevel:
     >>> ByteLevel().decode_chain(["Ġh", "Ã©", "â", "!"])
     [' hé\ufffd!']
     """
+
+    #: The pre-tokenizer's settings, which decoding ignores: kept only to be written back (the reference writes
+    #: the three).
+    add_prefix_space: bool = dataclasses.field(default=True, compare=False)
+    trim_offsets: bool = dataclasses.field(default=True, compare=False)
+    use_regex: bool = dataclasses.field(default=True, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """``ByteLevel``'s JSON as ``tokenizers`` writes it."""
+        return {
+            "type": "ByteLevel",
+            "add_prefix_space": self.add_prefix_space,
+            "trim_offsets": self.trim_offsets,
+            "use_regex": self.use_regex,
+        }
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         data = bytearray()
@@ -148,6 +183,15 @@ class Metaspace:
     replacement: str = "\u2581"
     prepend_scheme: str = "always"
     split: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """``Metaspace``'s JSON as ``tokenizers`` writes it."""
+        return {
+            "type": "Metaspace",
+            "replacement": self.replacement,
+            "prepend_scheme": self.prepend_scheme,
+            "split": self.split,
+        }
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         return [
@@ -195,6 +239,10 @@ class WordPiece:
     prefix: str = "##"
     cleanup: bool = True
 
+    def to_json(self) -> dict[str, Any]:
+        """``WordPiece``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "WordPiece", "prefix": self.prefix, "cleanup": self.cleanup}
+
     def decode_chain(self, tokens: list[str]) -> list[str]:
         out = []
         for index, token in enumerate(tokens):
@@ -214,6 +262,10 @@ class BPEDecoder:
 
     suffix: str = "</w>"
 
+    def to_json(self) -> dict[str, Any]:
+        """``BPEDecoder``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "BPEDecoder", "suffix": self.suffix}
+
     def decode_chain(self, tokens: list[str]) -> list[str]:
         last = len(tokens) - 1
         return [token.replace(self.suffix, "" if index == last else " ") for index, token in enumerate(tokens)]
@@ -232,6 +284,15 @@ class CTC:
     word_delimiter_token: str = "|"
     cleanup: bool = True
 
+    def to_json(self) -> dict[str, Any]:
+        """``CTC``'s JSON as ``tokenizers`` writes it."""
+        return {
+            "type": "CTC",
+            "pad_token": self.pad_token,
+            "word_delimiter_token": self.word_delimiter_token,
+            "cleanup": self.cleanup,
+        }
+
     def decode_chain(self, tokens: list[str]) -> list[str]:
         out = []
         for token, _ in itertools.groupby(tokens):
@@ -249,6 +310,17 @@ class DecoderSequence:
     space, as ``Tokenizer::decode`` does)."""
 
     decoders: tuple[Any, ...]
+    #: Where the decoders sat in the JSON read (:func:`~hf_bpe.pipeline.normalizers.json_shape`); None: as
+    #: ``tokenizers`` writes decoders made in code.
+    shape: Shape = dataclasses.field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any] | None:
+        """The ``decoder`` section as ``tokenizers`` writes it (:func:`.normalizers.sequence_json`).
+
+        >>> DecoderSequence((Strip(" ", 1, 0),)).to_json()
+        {'type': 'Strip', 'content': ' ', 'start': 1, 'stop': 0}
+        """
+        return sequence_json(self.decoders, self.shape, "decoders")
 
     def decode(self, tokens: Sequence[str]) -> str:
         if not self.decoders:
@@ -269,7 +341,8 @@ def decoder_from_json(data: Any, path: str = "decoder") -> DecoderSequence:
     Raises:
         UnknownComponent: naming the JSON path of a decoder or setting not implemented here.
     """
-    return DecoderSequence(components_from_json(data, path, "decoder", "decoders", _READERS))
+    decoders = components_from_json(data, path, "decoder", "decoders", _READERS)
+    return DecoderSequence(decoders, json_shape(data, "decoders"))
 
 
 def _strip_from_json(data: Mapping[str, Any], path: str) -> Strip:
@@ -283,10 +356,11 @@ def _strip_from_json(data: Mapping[str, Any], path: str) -> Strip:
 
 def _byte_level_from_json(data: Mapping[str, Any], path: str) -> ByteLevel:
     # The pre-tokenizer's settings, which decoding ignores; the reference requires the first two all the same.
-    bool_field(data, "add_prefix_space", path)
-    bool_field(data, "trim_offsets", path)
-    bool_field(data, "use_regex", path, True)
-    return ByteLevel()
+    return ByteLevel(
+        bool_field(data, "add_prefix_space", path),
+        bool_field(data, "trim_offsets", path),
+        bool_field(data, "use_regex", path, True),
+    )
 
 
 #: ``Metaspace``'s ``prepend_scheme`` values, as written in JSON.
@@ -313,7 +387,9 @@ _READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "Fuse": lambda data, path: Fuse(),
     "Strip": _strip_from_json,
     "Replace": lambda data, path: DecoderReplace(
-        pattern_from_json(data.get("pattern"), f"{path}.pattern"), string_field(data, "content", path, "a replacement")
+        pattern_from_json(data.get("pattern"), f"{path}.pattern"),
+        string_field(data, "content", path, "a replacement"),
+        pattern_source(data["pattern"]),
     ),
     "ByteLevel": _byte_level_from_json,
     "Metaspace": _metaspace_from_json,

@@ -43,8 +43,17 @@ from hf_bpe.pipeline.component import (
     components_from_json,
     pattern_from_json,
 )
+from hf_bpe.pipeline.normalizers import (
+    Shape,
+    json_shape,
+    lowercase_aligned,
+    pattern_json,
+    pattern_source,
+    sequence_json,
+    unicode_aligned,
+    unicode_normalize,
+)
 from hf_bpe.pipeline.normalizers import lowercase as _lowercase
-from hf_bpe.pipeline.normalizers import lowercase_aligned, unicode_aligned, unicode_normalize
 from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe
 
 #: GPT-2's pattern (``tokenizers``' ByteLevel pre-tokenizer, tiktoken's ``gpt2`` and ``r50k_base``): case-sensitive
@@ -626,6 +635,18 @@ class Split:
     pattern: regex.Pattern[str]
     behavior: str
     invert: bool
+    #: The pattern's JSON as read (``{"String": ...}`` or ``{"Regex": ...}``): the compiled pattern is a
+    #: translation of the Oniguruma one, not its text.
+    source: Mapping[str, str] | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """``Split``'s JSON as ``tokenizers`` writes it."""
+        return {
+            "type": "Split",
+            "pattern": pattern_json(self.pattern, self.source),
+            "behavior": self.behavior,
+            "invert": self.invert,
+        }
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         return [(text[start:end], spans[start:end]) for start, end in self._kept(text) if end > start]
@@ -729,6 +750,17 @@ class PreTokenizerSequence:
     """
 
     steps: tuple[Any, ...]
+    #: Where the steps sat in the JSON read (:func:`~hf_bpe.pipeline.normalizers.json_shape`); None: as
+    #: ``tokenizers`` writes steps made in code.
+    shape: Shape = dataclasses.field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any] | None:
+        """The ``pre_tokenizer`` section as ``tokenizers`` writes it (:func:`.normalizers.sequence_json`).
+
+        >>> PreTokenizerSequence((Digits(), FixedLength(3))).to_json()["pretokenizers"][1]
+        {'type': 'FixedLength', 'length': 3}
+        """
+        return sequence_json(self.steps, self.shape, "pretokenizers")
 
     def pre_tokenize(self, text: str, spans: list[Span]) -> list[Spanned]:
         pieces = [(text, spans)] if text else []
@@ -812,6 +844,15 @@ class Metaspace:
     prepend_scheme: str = "always"
     split_pieces: bool = True
 
+    def to_json(self) -> dict[str, Any]:
+        """``Metaspace``'s JSON as ``tokenizers`` writes it (a legacy ``add_prefix_space`` as its scheme)."""
+        return {
+            "type": "Metaspace",
+            "replacement": self.replacement,
+            "prepend_scheme": self.prepend_scheme,
+            "split": self.split_pieces,
+        }
+
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         text = text.replace(" ", self.replacement)
         if (
@@ -854,7 +895,7 @@ class ByteLevel:
     (``add_prefix_space``), GPT-2's split (``use_regex``), then each character spelled as its UTF-8 bytes in
     GPT-2's byte alphabet, each byte's character with the span of the character it comes from.
 
-    ``trim_offsets`` is the post-processor's business (it trims token offsets), so it is not kept here.
+    ``trim_offsets`` is the post-processor's business (it trims token offsets): kept only to be written back.
 
     >>> ByteLevel(add_prefix_space=True).split("hé!", [(0, 1), (1, 2), (2, 3)])
     [('ĠhÃ©', [(0, 1), (0, 1), (1, 2), (1, 2)]), ('!', [(2, 3)])]
@@ -862,6 +903,16 @@ class ByteLevel:
 
     add_prefix_space: bool = True
     use_regex: bool = True
+    trim_offsets: bool = dataclasses.field(default=True, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """``ByteLevel``'s JSON as ``tokenizers`` writes it."""
+        return {
+            "type": "ByteLevel",
+            "add_prefix_space": self.add_prefix_space,
+            "trim_offsets": self.trim_offsets,
+            "use_regex": self.use_regex,
+        }
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         if not text:
@@ -908,6 +959,10 @@ class Whitespace:
     ['Hi', ',', 'you', '!']
     """
 
+    def to_json(self) -> dict[str, Any]:
+        """``Whitespace``'s JSON as ``tokenizers`` writes it: the type alone."""
+        return {"type": "Whitespace"}
+
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         return Split(exact_pattern(r"\w+|[^\w\s]+", "tiktoken"), "Removed", True).split(text, spans)
 
@@ -919,6 +974,10 @@ class WhitespaceSplit:
     >>> [piece for piece, _ in WhitespaceSplit().split("a b\\u3000c", [(i, i + 1) for i in range(5)])]
     ['a', 'b', 'c']
     """
+
+    def to_json(self) -> dict[str, Any]:
+        """``WhitespaceSplit``'s JSON as ``tokenizers`` writes it: the type alone."""
+        return {"type": "WhitespaceSplit"}
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         return Split(_char_pattern("whitespace"), "Removed", False).split(text, spans)
@@ -934,6 +993,10 @@ class CharDelimiterSplit:
 
     delimiter: str
 
+    def to_json(self) -> dict[str, Any]:
+        """``CharDelimiterSplit``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
+
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         return Split(_literal(self.delimiter), "Removed", False).split(text, spans)
 
@@ -948,6 +1011,10 @@ class Punctuation:
     """
 
     behavior: str = "Isolated"
+
+    def to_json(self) -> dict[str, Any]:
+        """``Punctuation``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "Punctuation", "behavior": self.behavior}
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         return Split(_char_pattern("punctuation"), self.behavior, False).split(text, spans)
@@ -966,6 +1033,10 @@ class Digits:
 
     individual_digits: bool = False
 
+    def to_json(self) -> dict[str, Any]:
+        """``Digits``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "Digits", "individual_digits": self.individual_digits}
+
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         behavior = "Isolated" if self.individual_digits else "Contiguous"
         return Split(_char_pattern("numeric"), behavior, False).split(text, spans)
@@ -979,6 +1050,10 @@ class BertPreTokenizer:
     >>> [piece for piece, _ in BertPreTokenizer().split("Hi, you!", [(i, i + 1) for i in range(8)])]
     ['Hi', ',', 'you', '!']
     """
+
+    def to_json(self) -> dict[str, Any]:
+        """``BertPreTokenizer``'s JSON as ``tokenizers`` writes it: the type alone."""
+        return {"type": "BertPreTokenizer"}
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         return [(piece, spans[start:end]) for piece, (start, end) in bert_pre_tokenize(text)]
@@ -998,6 +1073,10 @@ class FixedLength:
 
     length: int = 5
 
+    def to_json(self) -> dict[str, Any]:
+        """``FixedLength``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "FixedLength", "length": self.length}
+
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         size = self.length
         return [(text[at : at + size], spans[at : at + size]) for at in range(0, len(text), size)]
@@ -1015,7 +1094,8 @@ def pre_tokenizer_from_json(data: Any, path: str = "pre_tokenizer") -> PreTokeni
         UnknownComponent: naming the JSON path of a pre-tokenizer or setting not implemented here, or of a value
             the reference refuses to load.
     """
-    return PreTokenizerSequence(components_from_json(data, path, "pre-tokenizer", "pretokenizers", _READERS))
+    steps = components_from_json(data, path, "pre-tokenizer", "pretokenizers", _READERS)
+    return PreTokenizerSequence(steps, json_shape(data, "pretokenizers"))
 
 
 def _char_field(data: Mapping[str, Any], key: str, path: str, what: str) -> str:
@@ -1035,7 +1115,8 @@ def _behavior_field(data: Mapping[str, Any], path: str, default: Any = MISSING) 
 
 def _split_from_json(data: Mapping[str, Any], path: str) -> Split:
     behavior = _behavior_field(data, path)
-    return Split(pattern_from_json(data.get("pattern"), f"{path}.pattern"), behavior, bool_field(data, "invert", path))
+    pattern = pattern_from_json(data.get("pattern"), f"{path}.pattern")
+    return Split(pattern, behavior, bool_field(data, "invert", path), pattern_source(data["pattern"]))
 
 
 PREPEND_SCHEMES = ("always", "first", "never")
@@ -1056,8 +1137,9 @@ def _metaspace_from_json(data: Mapping[str, Any], path: str) -> Metaspace:
 
 
 def _byte_level_from_json(data: Mapping[str, Any], path: str) -> ByteLevel:
-    bool_field(data, "trim_offsets", path)  # the post-processor's, but required by the reference
-    return ByteLevel(bool_field(data, "add_prefix_space", path), bool_field(data, "use_regex", path, True))
+    trim_offsets = bool_field(data, "trim_offsets", path)  # the post-processor's, but required by the reference
+    add_prefix_space = bool_field(data, "add_prefix_space", path)
+    return ByteLevel(add_prefix_space, bool_field(data, "use_regex", path, True), trim_offsets)
 
 
 def _fixed_length_from_json(data: Mapping[str, Any], path: str) -> FixedLength:

@@ -16,6 +16,7 @@ from typing import Any
 
 from hf_bpe.pipeline.component import UnknownComponent, kind_of
 from hf_bpe.pipeline.encoding import Encoding
+from hf_bpe.pipeline.normalizers import Shape, json_shape, sequence_json
 from hf_bpe.pipeline.tokenizer_json import adds_nothing, value_at
 
 #: ``(before A, after A, before B, after B)``: the special-token ids a template puts around each sequence.
@@ -64,12 +65,31 @@ class TemplateProcessing:
             raise ValueError(f"{where}.{e}") from None
 
     def to_json(self) -> dict[str, Any]:
-        """The file's form."""
+        """The file's form, as ``tokenizers`` writes it: each piece's ``id`` before its ``type_id``, the special
+        tokens by name (``Tokens``' ``ordered_map``), each with its ``id``, ``ids`` and ``tokens``."""
         return {
             "type": "TemplateProcessing",
-            "single": [dict(piece) for piece in self.single],
-            "pair": [dict(piece) for piece in self.pair],
-            "special_tokens": {name: dict(entry) for name, entry in self.special_tokens.items()},
+            "single": [_piece_json(piece) for piece in self.single],
+            "pair": [_piece_json(piece) for piece in self.pair],
+            "special_tokens": {
+                name: {
+                    "id": entry.get("id", name),
+                    "ids": list(entry.get("ids", ())),
+                    "tokens": list(entry.get("tokens", ())),
+                }
+                for name, entry in sorted(self.special_tokens.items())
+            },
+        }
+
+    def fields(self) -> dict[str, Any]:
+        """What it makes of :class:`PostProcessor`'s fields: the ids and type ids around each sequence."""
+        pair_types = self.types(pair=True)
+        return {
+            "single": self.around(),
+            "pair": self.around(pair=True),
+            "single_types": self.types(),
+            "pair_types": pair_types,
+            "pair_type_id": pair_types[4],
         }
 
     def around(self, pair: bool = False) -> Around:
@@ -126,6 +146,12 @@ class TemplateProcessing:
         cut = next((n for n, (type_id, _) in enumerate(between) if type_id != a_type), len(between))
         parts = [before, between[:cut], between[cut:], typed[marks[1] :]]
         return _ids_and_types(parts, sequence_types)
+
+
+def _piece_json(piece: Mapping[str, Any]) -> dict[str, Any]:
+    """A template piece (checked by :meth:`TemplateProcessing._split`) with its fields in ``Piece``'s order."""
+    ((kind, body),) = piece.items()
+    return {kind: {"id": body["id"], "type_id": body["type_id"]}}
 
 
 #: The type ids of a template's tokens: ``(before A, A's, after A, before B, B's, after B)``.
@@ -196,6 +222,18 @@ class PostProcessor:
     #: Whether adding special tokens types the overflowing windows too (``RobertaProcessing``: all 0); a template
     #: types the kept rows only, the windows keeping their sequence's index (``TemplateProcessing::apply_template``).
     retypes_windows: bool = False
+    #: The twins read (:data:`_READERS`), which make the fields above and write the section back, and where they
+    #: sat in the JSON (:func:`~hf_bpe.pipeline.normalizers.json_shape`).
+    processors: tuple[Any, ...] = dataclasses.field(default=(), compare=False, repr=False)
+    shape: Shape = dataclasses.field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any] | None:
+        """The ``post_processor`` section as ``tokenizers`` writes it, from the twins read (none: null).
+
+        >>> post_processor_from_json({"type": "BertProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2]}).to_json()
+        {'type': 'BertProcessing', 'sep': ['[SEP]', 3], 'cls': ['[CLS]', 2]}
+        """
+        return sequence_json(self.processors, self.shape, "processors")
 
     def around(self, pair: bool = False) -> Around:
         """The special-token ids before and after the first and the second sequence."""
@@ -249,82 +287,143 @@ def post_processor_from_json(data: Any, path: str = "post_processor") -> PostPro
     if kind != "Sequence":
         parts = [(path, data)]
     fields: dict[str, Any] = {}
+    twins = []
     for where, part in parts:
         kind = kind_of(part, where, "post-processor")
         read = _READERS.get(kind or "")
         if read is None:
             raise UnknownComponent(f"{where}.type", kind, f"the post-processor {kind!r}")
-        found = read(part, where)
+        twin = read(part, where)
+        found = twin.fields()
         if "single" in fields and "single" in found:
             raise UnknownComponent(where, kind, "a second post-processor adding special tokens (hf_bpe applies one)")
         fields.update(found)
-    return PostProcessor(**fields)
+        twins.append(twin)
+    return PostProcessor(**fields, processors=tuple(twins), shape=json_shape(data, "processors"))
 
 
-def _template_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
+@dataclasses.dataclass(frozen=True)
+class BertProcessing:
+    """``processors.BertProcessing``: ``cls $A sep`` and ``cls $A sep $B sep``, the second sequence and its ``sep``
+    typed 1; each special token is ``(token, id)``."""
+
+    sep: tuple[str, int]
+    cls: tuple[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        """``BertProcessing``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "BertProcessing", "sep": list(self.sep), "cls": list(self.cls)}
+
+    def fields(self) -> dict[str, Any]:
+        """What it makes of :class:`PostProcessor`'s fields."""
+        cls, sep = self.cls[1], self.sep[1]
+        return {
+            "single": ([cls], [sep], [], []),
+            "pair": ([cls], [sep], [], [sep]),
+            "single_types": ([0], 0, [0], [], 1, []),
+            "pair_types": ([0], 0, [0], [], 1, [1]),
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class RobertaProcessing:
+    """``processors.RobertaProcessing``: ``cls $A sep`` and ``cls $A sep sep $B sep``, every token typed 0, and the
+    offsets trimmed as ``ByteLevel``'s (``trim_offsets``, ``add_prefix_space``)."""
+
+    sep: tuple[str, int]
+    cls: tuple[str, int]
+    trim_offsets: bool = True
+    add_prefix_space: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """``RobertaProcessing``'s JSON as ``tokenizers`` writes it."""
+        return {
+            "type": "RobertaProcessing",
+            "sep": list(self.sep),
+            "cls": list(self.cls),
+            "trim_offsets": self.trim_offsets,
+            "add_prefix_space": self.add_prefix_space,
+        }
+
+    def fields(self) -> dict[str, Any]:
+        """What it makes of :class:`PostProcessor`'s fields."""
+        cls, sep = self.cls[1], self.sep[1]
+        # RobertaProcessing types every token of a pair 0, its second sequence's too.
+        return {
+            "single": ([cls], [sep], [], []),
+            "pair": ([cls], [sep], [sep], [sep]),
+            "single_types": ([0], 0, [0], [], 0, []),
+            "pair_types": ([0], 0, [0], [0], 0, [0]),
+            "pair_type_id": 0,
+            "retypes_windows": True,
+            "trim_offsets": self.trim_offsets,
+            "add_prefix_space": self.add_prefix_space,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class ByteLevel:
+    """``processors.ByteLevel``: the tokens' offsets without their spaces (``trim_offsets``; the first token keeps
+    one ``add_prefix_space`` put there). ``use_regex`` is the pre-tokenizer's: kept only to be written back."""
+
+    add_prefix_space: bool = True
+    trim_offsets: bool = True
+    use_regex: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """``ByteLevel``'s JSON as ``tokenizers`` writes it."""
+        return {
+            "type": "ByteLevel",
+            "add_prefix_space": self.add_prefix_space,
+            "trim_offsets": self.trim_offsets,
+            "use_regex": self.use_regex,
+        }
+
+    def fields(self) -> dict[str, Any]:
+        """What it makes of :class:`PostProcessor`'s fields."""
+        return {"trim_offsets": self.trim_offsets, "add_prefix_space": self.add_prefix_space}
+
+
+def _template_from_json(data: Mapping[str, Any], path: str) -> TemplateProcessing:
     try:
-        template = TemplateProcessing.from_json(data, path)
+        return TemplateProcessing.from_json(data, path)
     except ValueError as e:
         where, _, why = str(e).partition(": ")
         raise UnknownComponent(where, value_at(data, where), f"a template with {why}") from None
-    pair_types = template.types(pair=True)
-    return {
-        "single": template.around(),
-        "pair": template.around(pair=True),
-        "single_types": template.types(),
-        "pair_types": pair_types,
-        "pair_type_id": pair_types[4],
-    }
 
 
-def _token_id(data: Mapping[str, Any], key: str, path: str) -> int:
-    """The id of ``[token, id]`` at ``data[key]``."""
+def _token(data: Mapping[str, Any], key: str, path: str) -> tuple[str, int]:
+    """The ``[token, id]`` at ``data[key]``."""
     value = data.get(key)
     if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and type(value[1]) is int):
         raise UnknownComponent(f"{path}.{key}", value, "a special token that is not [token, id]")
-    return value[1]
+    return value[0], value[1]
 
 
-def _bert_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
-    cls, sep = _token_id(data, "cls", path), _token_id(data, "sep", path)
-    return {
-        "single": ([cls], [sep], [], []),
-        "pair": ([cls], [sep], [], [sep]),
-        "single_types": ([0], 0, [0], [], 1, []),
-        "pair_types": ([0], 0, [0], [], 1, [1]),
-    }
+def _sep_and_cls(data: Mapping[str, Any], path: str) -> tuple[tuple[str, int], tuple[str, int]]:
+    return _token(data, "sep", path), _token(data, "cls", path)
 
 
-def _roberta_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
-    cls, sep = _token_id(data, "cls", path), _token_id(data, "sep", path)
-    # RobertaProcessing types every token of a pair 0, its second sequence's too.
-    return {
-        "single": ([cls], [sep], [], []),
-        "pair": ([cls], [sep], [sep], [sep]),
-        "single_types": ([0], 0, [0], [], 0, []),
-        "pair_types": ([0], 0, [0], [0], 0, [0]),
-        "pair_type_id": 0,
-        "retypes_windows": True,
-        **_trim_fields(data, path),
-    }
+def _trim_field(data: Mapping[str, Any], key: str, path: str) -> bool:
+    value = data.get(key, True)
+    if not isinstance(value, bool):
+        raise UnknownComponent(f"{path}.{key}", value, f"a {key} that is not true or false")
+    return value
 
 
-def _trim_fields(data: Mapping[str, Any], path: str) -> dict[str, Any]:
-    fields = {}
-    for key, default in (("trim_offsets", True), ("add_prefix_space", True)):
-        value = data.get(key, default)
-        if not isinstance(value, bool):
-            raise UnknownComponent(f"{path}.{key}", value, f"a {key} that is not true or false")
-        fields[key] = value
-    return fields
-
-
-#: How each post-processor is read from its JSON object (``Sequence`` aside), as fields of :class:`PostProcessor`.
-_READERS: dict[str, Callable[[Mapping[str, Any], str], dict[str, Any]]] = {
-    "TemplateProcessing": _template_fields,
-    "BertProcessing": _bert_fields,
-    "RobertaProcessing": _roberta_fields,
-    "ByteLevel": _trim_fields,
+#: How each post-processor is read from its JSON object (``Sequence`` aside): a twin, which makes the fields of
+#: :class:`PostProcessor` (``fields()``) and writes its JSON back (``to_json()``).
+_READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
+    "TemplateProcessing": _template_from_json,
+    "BertProcessing": lambda data, path: BertProcessing(*_sep_and_cls(data, path)),
+    "RobertaProcessing": lambda data, path: RobertaProcessing(
+        *_sep_and_cls(data, path), _trim_field(data, "trim_offsets", path), _trim_field(data, "add_prefix_space", path)
+    ),
+    "ByteLevel": lambda data, path: ByteLevel(
+        _trim_field(data, "add_prefix_space", path),
+        _trim_field(data, "trim_offsets", path),
+        _trim_field(data, "use_regex", path),
+    ),
 }
 
 
