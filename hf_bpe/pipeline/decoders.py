@@ -3,7 +3,8 @@
 Each class has the name and JSON fields of its ``tokenizers`` original and maps a list of token strings to a list
 of strings (``decode_chain``); :class:`DecoderSequence` runs them in turn and joins the result, as
 ``Tokenizer::decode`` does. :func:`decoder_from_json` reads a ``tokenizer.json``'s ``decoder`` section, or raises
-:class:`~hf_bpe.pipeline.component.UnknownComponent` at the JSON path of what it does not implement.
+:class:`~hf_bpe.pipeline.component.UnknownComponent` at the JSON path of what it does not implement; each twin
+writes its JSON back as ``tokenizers`` writes it (``to_json``), the Sequence the section as it was.
 """
 
 from __future__ import annotations

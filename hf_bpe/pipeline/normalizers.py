@@ -4,7 +4,10 @@ This module owns how text is normalized before it is split, exactly as the refer
 the fast functions (lowercase, NFC, NFKC) the trainers use, and the twins of ``tokenizers``' normalizers
 (``Replace``, ``Prepend``, ``NFC``/``NFD``/``NFKC``/``NFKD``, ``Nmt``, ``Lowercase``, ``Strip``, ``StripAccents``,
 ``BertNormalizer``, SentencePiece's ``Precompiled``, ``ByteLevel``) that :func:`normalizer_from_json` reads from a
-``tokenizer.json``. Each twin aligns its output as ``NormalizedString::transform`` does (:func:`transform_aligned`).
+``tokenizer.json`` and each writes back as ``tokenizers`` does (``to_json``). Each twin aligns its output as
+``NormalizedString::transform`` does (:func:`transform_aligned`). The writers every stage's twins share (a
+Sequence's parts placed as read, :func:`sequence_json`; a pattern's source, :func:`pattern_json`) sit here, in the
+lowest stage.
 Splitting is :mod:`hf_bpe.pipeline.pre_tokenizers`'s job, counting :mod:`hf_bpe.counting.counting`'s.
 
 ``tokenizers``' ``Lowercase`` normalizer lowercases each character on its own with Rust's Unicode tables. Python's

@@ -615,6 +615,7 @@ class SplitPattern:
 
 
 # -- the twins of tokenizers' pre-tokenizers, with spans ----------------------------------------
+# Each writes its JSON back as tokenizers' serde writes it (to_json); pre_tokenizer_from_json reads them.
 
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 

@@ -5,7 +5,9 @@ A ``tokenizer.json``'s ``post_processor`` is applied after the model, to the ids
 each sequence (Llama-3's ``<|begin_of_text|> $A``, Mistral's ``<s> $A``, BERT's ``[CLS] $A [SEP]``), each special
 token and each sequence with a type id. A ``ByteLevel`` post-processor with ``trim_offsets`` off changes nothing
 (the offsets are already the characters' own); :func:`template_of` reads the file's section, a ``Sequence`` of the
-two included.
+two included. :func:`post_processor_from_json` reads the section into twins (:class:`TemplateProcessing`,
+:class:`BertProcessing`, :class:`RobertaProcessing`, :class:`ByteLevel`), which make the :class:`PostProcessor` the
+rows apply and write the section back as ``tokenizers`` writes it (``to_json``).
 """
 
 from __future__ import annotations
