@@ -20,27 +20,13 @@ The model (which word pieces a word becomes) is :mod:`hf_bpe.models.wordpiece.en
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
-import re
-import unicodedata
 from typing import Any
 
 import regex
 
 from hf_bpe.pipeline._tables import bert as tables
-
-#: The CJK blocks whose characters ``handle_chinese_chars`` makes words of their own (``is_chinese_char``).
-CHINESE_RANGES: tuple[tuple[int, int], ...] = (
-    (0x4E00, 0x9FFF),
-    (0x3400, 0x4DBF),
-    (0x20000, 0x2A6DF),
-    (0x2A700, 0x2B73F),
-    (0x2B740, 0x2B81F),
-    (0x2B920, 0x2CEAF),
-    (0xF900, 0xFAFF),
-    (0x2F800, 0x2FA1F),
-)
+from hf_bpe.pipeline.normalizers import BertNormalizer
 
 Piece = tuple[str, tuple[int, int]]
 """A pre-token and its ``(start, end)`` character span in the text it was cut from."""
@@ -51,68 +37,6 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
     return "".join(f"\\U{a:08X}-\\U{b:08X}" if a != b else f"\\U{a:08X}" for a, b in ranges)
 
 
-def _in_ranges(ranges: tuple[tuple[int, int], ...]) -> Any:
-    starts = [a for a, _ in ranges]
-
-    def contains(cp: int) -> bool:
-        index = bisect.bisect_right(starts, cp) - 1
-        return index >= 0 and cp <= ranges[index][1]
-
-    return contains
-
-
-_is_removed = _in_ranges(tables.REMOVED_RANGES)
-_is_whitespace = _in_ranges(tables.WHITESPACE_RANGES)
-_is_nonspacing = _in_ranges(tables.NONSPACING_RANGES)
-
-
-class _Table(dict[int, Any]):
-    """A ``str.translate`` table that works each character's entry out once, on first sight."""
-
-    def __init__(self, rule: Any) -> None:
-        super().__init__()
-        self._rule = rule
-
-    def __missing__(self, cp: int) -> Any:
-        value = self[cp] = self._rule(cp)
-        return value
-
-
-def _clean(cp: int) -> str | None:
-    # BertNormalizer::do_clean_text: the filter runs before the map, so a control character that is also white
-    # space (\v, \f, U+0085) is dropped, not made a space.
-    if _is_removed(cp):
-        return None
-    return " " if _is_whitespace(cp) else chr(cp)
-
-
-def _lower(cp: int) -> str:
-    return tables.LOWERCASE.get(cp) or chr(cp).lower()
-
-
-_CLEAN = _Table(_clean)
-# The ASCII part of _CLEAN, worked out once (str.translate is fastest with a plain dict).
-_ASCII_CLEAN = {cp: _clean(cp) for cp in range(128)}
-_STRIP = _Table(lambda cp: None if _is_nonspacing(cp) else chr(cp))
-_LOWER = _Table(_lower)
-# str.translate with a table runs a lookup per character. On other text than ASCII, line breaks and tabs (the
-# white space text is full of) become spaces with str.replace, and the table runs only if a character cleaning
-# changes is left; str.lower() runs unless the text holds a character whose reference lowercase differs from
-# Python's, or a capital sigma (str.lower() makes it final where a word ends; the reference lowercases character
-# by character). The standard library's re: the class is of explicit code points, and re scans it faster.
-_OTHER_SPACES = tuple(span for span in tables.WHITESPACE_RANGES if span != (32, 32))
-_CLEANED = re.compile(f"[{_char_class(tables.REMOVED_RANGES)}{_char_class(_OTHER_SPACES)}]")
-_NOT_LOWERED_AS_PYTHON = frozenset(map(chr, {*tables.LOWERCASE, 0x3A3}))
-
-
-def _clean_text(text: str) -> str:
-    text = text.replace("\n", " ").replace("\t", " ").replace("\r", " ")
-    return text if _CLEANED.search(text) is None else text.translate(_CLEAN)
-
-
-# Characters Python's NFD decomposes and the reference's does not: cut out and stripped by the table.
-_NO_DECOMPOSITION = regex.compile(f"([{''.join(map(chr, tables.STRIP_ACCENTS))}])")
-_CHINESE = regex.compile(f"([{_char_class(CHINESE_RANGES)}])")
 # Rust's is_ascii_punctuation: the ASCII part of the reference's punctuation.
 _ASCII_WORDS = regex.compile(r"[!-/:-@\[-`{-~]|[^!-/:-@\[-`{-~]+")
 _PUNCTUATION = regex.compile(f"([{_char_class(tables.PUNCTUATION_RANGES)}])")
@@ -121,21 +45,6 @@ _WORDS = regex.compile(
     f"[{_char_class(tables.PUNCTUATION_RANGES)}]"
     f"|[^{_char_class(tables.WHITESPACE_RANGES)}{_char_class(tables.PUNCTUATION_RANGES)}]+"
 )
-
-
-def _strip_accents(text: str) -> str:
-    """``BertNormalizer::do_strip_accents``: NFD, then non-spacing marks dropped."""
-    if _NO_DECOMPOSITION.search(text) is None:
-        return unicodedata.normalize("NFD", text).translate(_STRIP)
-    parts = _NO_DECOMPOSITION.split(text)  # odd indices: the characters cut out
-    return "".join(
-        tables.STRIP_ACCENTS[ord(part)] if index % 2 else unicodedata.normalize("NFD", part).translate(_STRIP)
-        for index, part in enumerate(parts)
-    )
-
-
-#: Each recipe's normalization of each character seen, for :meth:`BertRecipe.normalize_with_origins`.
-_PIECES: dict[BertRecipe, dict[str, str]] = {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,6 +66,17 @@ class BertRecipe:
     strip_accents: bool | None = None
     lowercase: bool = True
 
+    def __post_init__(self) -> None:
+        # The BertNormalizer twin with these settings (:attr:`normalizer`), kept beside the fields: the one
+        # implementation of BERT's normalizing.
+        twin = BertNormalizer(self.clean_text, self.handle_chinese_chars, self.strip_accents, self.lowercase)
+        object.__setattr__(self, "_normalizer", twin)
+
+    @property
+    def normalizer(self) -> BertNormalizer:
+        """The ``BertNormalizer`` twin with these settings."""
+        return self._normalizer  # type: ignore[attr-defined]
+
     @property
     def strips_accents(self) -> bool:
         """Whether accents are stripped (``strip_accents``, or ``lowercase`` where that is ``None``)."""
@@ -168,55 +88,17 @@ class BertRecipe:
         >>> BertRecipe().normalize("Ça\\tVA 中文")
         'ca va  中  文 '
         """
-        ascii = text.isascii()
-        if self.clean_text:
-            text = text.translate(_ASCII_CLEAN) if ascii else _clean_text(text)
-        if self.handle_chinese_chars and not ascii:
-            text = _CHINESE.sub(r" \1 ", text)
-        if self.strips_accents and not text.isascii():
-            text = _strip_accents(text)
-        if self.lowercase:
-            as_python = text.isascii() or _NOT_LOWERED_AS_PYTHON.isdisjoint(text)
-            text = text.lower() if as_python else text.translate(_LOWER)
-        return text
+        return self.normalizer.normalize_str(text)
 
     def normalize_with_origins(self, text: str) -> tuple[str, list[int]]:
         """:meth:`normalize`, and for each character of the result the index of the character of ``text`` it
-        came from (how the reference maps offsets back to the original text).
+        came from (how the reference maps offsets back to the original text: ``NormalizedString``'s alignments).
 
-        Each character is normalized on its own: where NFD would reorder combining marks across two characters of
-        ``text``, the result can differ from :meth:`normalize` (not where the marks are stripped).
-
-        >>> BertRecipe().normalize_with_origins("Éa")
-        ('ea', [0, 1])
+        >>> BertRecipe().normalize_with_origins("Éa中")
+        ('ea 中 ', [0, 1, 2, 2, 2])
         """
-        out: list[str] = []
-        origins: list[int] = []
-        pieces = _PIECES.setdefault(self, {})
-        for index, char in enumerate(text):
-            piece = pieces.get(char)
-            if piece is None:
-                piece = pieces[char] = self._normalize_char(char)
-            if piece == char:
-                out.append(char)
-                origins.append(index)
-            elif piece:
-                out.append(piece)
-                origins.extend([index] * len(piece))
-        return "".join(out), origins
-
-    def _normalize_char(self, char: str) -> str:
-        """:meth:`normalize` of one character."""
-        piece = char
-        if self.clean_text:
-            piece = piece.translate(_CLEAN)
-        if self.handle_chinese_chars and piece:
-            piece = _CHINESE.sub(r" \1 ", piece)
-        if self.strips_accents and piece and not piece.isascii():
-            piece = _strip_accents(piece)
-        if self.lowercase and piece:
-            piece = piece.translate(_LOWER)
-        return piece
+        normalized, spans = self.normalizer.normalize(text, [(index, index + 1) for index in range(len(text))])
+        return normalized, [start for start, _ in spans]
 
     def words(self, text: str) -> list[str]:
         """The words of ``text``: normalized, then pre-tokenized."""
@@ -280,7 +162,7 @@ def normalize(
     >>> normalize("Déjà VU")
     'deja vu'
     """
-    return BertRecipe(clean_text, handle_chinese_chars, strip_accents, lowercase).normalize(text)
+    return BertNormalizer(clean_text, handle_chinese_chars, strip_accents, lowercase).normalize_str(text)
 
 
 def pre_tokenize(text: str) -> list[Piece]:

@@ -55,9 +55,9 @@ def test_normalizer_on_every_code_point(recipe):
 def test_normalizer_fast_paths_on_every_code_point(lowercase):
     """Without the characters Python lowercases otherwise (and capital sigma), lowercasing is ``str.lower``; other
     text than ASCII is cleaned by replacing only the characters cleaning changes. Both against the reference."""
-    from hf_bpe.pipeline.bert import _NOT_LOWERED_AS_PYTHON
+    from hf_bpe.pipeline.normalizers import _LOWERED_OTHERWISE
 
-    text = "".join(char for char in EVERY_CODE_POINT if char not in _NOT_LOWERED_AS_PYTHON)
+    text = "".join(char for char in EVERY_CODE_POINT if char not in _LOWERED_OTHERWISE)
     assert len(text) > 2 * 0x10F000 and "\u03a3" not in text
     recipe = BertRecipe(clean_text=True, handle_chinese_chars=False, strip_accents=False, lowercase=lowercase)
     reference = normalizers.BertNormalizer(
