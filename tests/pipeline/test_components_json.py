@@ -17,13 +17,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import regex
 from real_tokenizers import EVERY_TOKENIZER_JSON, real_tokenizer_json
 from test_normalizer_twins import charsmap
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-from hf_bpe.pipeline.decoders import decoder_from_json
-from hf_bpe.pipeline.normalizers import normalizer_from_json
-from hf_bpe.pipeline.pre_tokenizers import pre_tokenizer_from_json
+from hf_bpe.pipeline.decoders import ByteFallback, DecoderReplace, DecoderSequence, Fuse, decoder_from_json
+from hf_bpe.pipeline.normalizers import NormalizerSequence, Replace, UnicodeForm, normalizer_from_json
+from hf_bpe.pipeline.pre_tokenizers import ByteLevel, PreTokenizerSequence, Split, pre_tokenizer_from_json
 from hf_bpe.pipeline.processors import post_processor_from_json
 
 #: hf_bpe's reader of each section.
@@ -199,9 +200,10 @@ WRITTEN: dict[str, tuple[str, Any]] = {
 
 
 def rust_section(section: str, component: Any) -> Any:
-    """The ``section`` the reference writes for a tokenizer with ``component`` there."""
+    """The ``section`` the reference writes for a tokenizer with ``component`` there (None: none set)."""
     tokenizer = Tokenizer(models.BPE())
-    setattr(tokenizer, section, component)
+    if component is not None:
+        setattr(tokenizer, section, component)
     return json.loads(tokenizer.to_str())[section]
 
 
@@ -233,6 +235,53 @@ def test_no_post_processor_writes_null() -> None:
     reference = json.loads(Tokenizer(models.BPE()).to_str())
     assert reference["post_processor"] is None
     assert written(post_processor_from_json(None).to_json()) == written(reference["post_processor"])
+
+
+#: The names of :func:`code_built`'s cases (built in the test: a twin without a setting fails there, not at collection).
+CODE_BUILT = (
+    "normalizer-none",
+    "normalizer-one",
+    "normalizer-two",
+    "pre_tokenizer-split-bytes",
+    "decoder-sentencepiece",
+)
+
+
+def code_built() -> dict[str, tuple[str, Any, Any]]:
+    """``(section, twin pipeline, the reference's component)`` built in code on both sides, nothing read: no part
+    writes null, one part itself, several a ``Sequence``; a pattern compiled in code is written as the text it
+    matches where it is plain text, else as its regex."""
+    digits = regex.compile(r"\p{N}{1,3}")
+    return {
+        "normalizer-none": ("normalizer", NormalizerSequence(()), None),
+        "normalizer-one": ("normalizer", NormalizerSequence((UnicodeForm("NFC"),)), normalizers.NFC()),
+        "normalizer-two": (
+            "normalizer",
+            NormalizerSequence((UnicodeForm("NFKC"), Replace(regex.compile(" {2,}"), " "))),
+            normalizers.Sequence([normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]),
+        ),
+        "pre_tokenizer-split-bytes": (
+            "pre_tokenizer",
+            PreTokenizerSequence((Split(digits, "Isolated", False), ByteLevel(False, False, trim_offsets=False))),
+            pre_tokenizers.Sequence(
+                [
+                    pre_tokenizers.Split(Regex(digits.pattern), "isolated"),
+                    pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False),
+                ]
+            ),
+        ),
+        "decoder-sentencepiece": (
+            "decoder",
+            DecoderSequence((DecoderReplace(regex.compile(regex.escape("▁")), " "), ByteFallback(), Fuse())),
+            decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse()]),
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", CODE_BUILT)
+def test_twins_built_in_code_write_what_tokenizers_writes(name: str) -> None:
+    section, twin, component = code_built()[name]
+    assert written(twin.to_json()) == written(rust_section(section, component))
 
 
 @functools.cache
