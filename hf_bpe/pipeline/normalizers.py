@@ -4,7 +4,10 @@ This module owns how text is normalized before it is split, exactly as the refer
 the fast functions (lowercase, NFC, NFKC) the trainers use, and the twins of ``tokenizers``' normalizers
 (``Replace``, ``Prepend``, ``NFC``/``NFD``/``NFKC``/``NFKD``, ``Nmt``, ``Lowercase``, ``Strip``, ``StripAccents``,
 ``BertNormalizer``, SentencePiece's ``Precompiled``, ``ByteLevel``) that :func:`normalizer_from_json` reads from a
-``tokenizer.json``. Each twin aligns its output as ``NormalizedString::transform`` does (:func:`transform_aligned`).
+``tokenizer.json`` and each writes back as ``tokenizers`` does (``to_json``). Each twin aligns its output as
+``NormalizedString::transform`` does (:func:`transform_aligned`). The writers every stage's twins share (a
+Sequence's parts placed as read, :func:`sequence_json`; a pattern's source, :func:`pattern_json`) sit here, in the
+lowest stage.
 Splitting is :mod:`hf_bpe.pipeline.pre_tokenizers`'s job, counting :mod:`hf_bpe.counting.counting`'s.
 
 ``tokenizers``' ``Lowercase`` normalizer lowercases each character on its own with Rust's Unicode tables. Python's
@@ -24,8 +27,8 @@ import functools
 import re
 import struct
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal, cast
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeAlias, cast
 
 import regex
 
@@ -225,6 +228,79 @@ def unicode_aligned(form: AnyForm, text: str, spans: list[Span]) -> Spanned:
     return transform_aligned(spans, changes)
 
 
+# -- writing a twin back: what tokenizers' serde writes --------------------------------------------------------------
+
+#: Where a Sequence twin's parts sat in the JSON it was read from (the readers flatten it): ``0`` for a part, a tuple
+#: for a ``Sequence`` of such (nested ones too), None for no component (a JSON null).
+Shape: TypeAlias = "int | tuple[Shape, ...] | None"
+
+
+def json_shape(data: Any, key: str) -> Shape:
+    """Where the parts of a section already read (``data``, its ``Sequence``'s parts under ``key``) sit: what
+    :func:`sequence_json` needs to write it back as it was, an empty or one-part ``Sequence`` and nested ones too.
+
+    >>> json_shape({"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Sequence", "normalizers": []}]},
+    ...     "normalizers")
+    (0, ())
+    """
+    if data is None:
+        return None
+    if data.get("type") == "Sequence":
+        return tuple(json_shape(part, key) for part in data.get(key) or ())
+    return 0
+
+
+def _parts_in(shape: Shape) -> int:
+    if shape is None or isinstance(shape, int):
+        return 0 if shape is None else 1
+    return sum(_parts_in(node) for node in shape)
+
+
+def sequence_json(parts: Sequence[Any], shape: Shape, key: str) -> dict[str, Any] | None:
+    """The JSON of a Sequence twin's ``parts`` (each by its ``to_json``), placed as ``shape`` (:func:`json_shape`)
+    says; where it does not fit them (parts made in code), as ``tokenizers`` writes what its Python API builds:
+    null for no part, a part alone, else one ``Sequence`` (its ``Sequence`` constructors flatten nested ones).
+
+    >>> sequence_json([UnicodeForm("NFC")], (0,), "normalizers")
+    {'type': 'Sequence', 'normalizers': [{'type': 'NFC'}]}
+    >>> sequence_json([UnicodeForm("NFC")], None, "normalizers")
+    {'type': 'NFC'}
+    """
+    if _parts_in(shape) != len(parts):
+        shape = None if not parts else 0 if len(parts) == 1 else (0,) * len(parts)
+    if shape is None:
+        return None
+    remaining = iter(parts)
+
+    def written(node: Shape) -> dict[str, Any]:
+        if isinstance(node, tuple):
+            return {"type": "Sequence", key: [written(part) for part in node]}
+        return dict(next(remaining).to_json())
+
+    return written(shape)
+
+
+def pattern_source(data: Mapping[str, Any]) -> dict[str, str]:
+    """The ``{"String": ...}`` or ``{"Regex": ...}`` that :func:`~hf_bpe.pipeline.component.pattern_from_json`
+    compiled from ``data`` (the one it took), to write back (``SplitPattern``'s serde: one variant)."""
+    if isinstance(data.get("String"), str):
+        return {"String": data["String"]}
+    return {"Regex": str(data["Regex"])}
+
+
+def pattern_json(pattern: regex.Pattern[str], source: Mapping[str, str] | None) -> dict[str, str]:
+    """A pattern as its JSON: as read (``source``), or, made in code, the text it matches where it is plain text
+    (``{"String": ...}``), else its regex.
+
+    >>> pattern_json(regex.compile(regex.escape(" ")), None), pattern_json(regex.compile(" {2,}"), None)
+    ({'String': ' '}, {'Regex': ' {2,}'})
+    """
+    if source is not None:
+        return dict(source)
+    literal = _literal_text(pattern)
+    return {"Regex": pattern.pattern} if literal is None else {"String": literal}
+
+
 # -- the twins of tokenizers' normalizers, with spans ---------------------------------------------------------------
 
 
@@ -252,6 +328,13 @@ class Replace:
 
     pattern: regex.Pattern[str]
     content: str
+    #: The pattern's JSON as read (``{"String": ...}`` or ``{"Regex": ...}``): the compiled pattern is a
+    #: translation of the Oniguruma one, not its text.
+    source: Mapping[str, str] | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """``Replace``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "Replace", "pattern": pattern_json(self.pattern, self.source), "content": self.content}
 
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         out: list[str] = []
@@ -292,6 +375,10 @@ class Prepend:
 
     prepend: str
 
+    def to_json(self) -> dict[str, Any]:
+        """``Prepend``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "Prepend", "prepend": self.prepend}
+
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         if not text:
             return text, spans
@@ -320,6 +407,10 @@ class Nmt:
     ('a b', [(0, 1), (2, 3), (3, 4)])
     """
 
+    def to_json(self) -> dict[str, Any]:
+        """``Nmt``'s JSON as ``tokenizers`` writes it: the type alone."""
+        return {"type": "Nmt"}
+
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         out = text.translate(NMT_TABLE)
         if len(out) == len(text):
@@ -342,6 +433,10 @@ class UnicodeForm:
 
     form: AnyForm
 
+    def to_json(self) -> dict[str, Any]:
+        """The form's JSON as ``tokenizers`` writes it: the type alone (``"NFC"``, ...)."""
+        return {"type": self.form}
+
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         return unicode_aligned(self.form, text, spans)
 
@@ -355,6 +450,10 @@ class UnicodeForm:
 @dataclasses.dataclass(frozen=True)
 class Lowercase:
     """``normalizers.Lowercase``, character by character (:func:`lowercase_aligned`)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """``Lowercase``'s JSON as ``tokenizers`` writes it: the type alone."""
+        return {"type": "Lowercase"}
 
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         return lowercase_aligned(text, spans)
@@ -382,6 +481,10 @@ class Strip:
 
     left: bool = True
     right: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """``Strip``'s JSON as ``tokenizers`` writes it."""
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
 
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         start, end = 0, len(text)
@@ -487,6 +590,10 @@ class StripAccents:
     ('eé', [(0, 1), (2, 3)])
     """
 
+    def to_json(self) -> dict[str, Any]:
+        """``StripAccents``'s JSON as ``tokenizers`` writes it: the type alone."""
+        return {"type": "StripAccents"}
+
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         return _COMBINING_MARKS.removed(text, spans)
 
@@ -521,6 +628,16 @@ class BertNormalizer:
     handle_chinese_chars: bool = True
     strip_accents: bool | None = None
     lowercase: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """``BertNormalizer``'s JSON as ``tokenizers`` writes it (``strip_accents`` null: as ``lowercase``)."""
+        return {
+            "type": "BertNormalizer",
+            "clean_text": self.clean_text,
+            "handle_chinese_chars": self.handle_chinese_chars,
+            "strip_accents": self.strip_accents,
+            "lowercase": self.lowercase,
+        }
 
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         if self.clean_text:
@@ -597,6 +714,10 @@ class ByteLevel:
     ('ĠÃ©', [(0, 1), (1, 2), (1, 2)])
     """
 
+    def to_json(self) -> dict[str, Any]:
+        """``ByteLevel``'s JSON as ``tokenizers`` writes it: the type alone."""
+        return {"type": "ByteLevel"}
+
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         out: list[str] = []
         out_spans: list[Span] = []
@@ -652,6 +773,8 @@ class Precompiled:
     _seen: dict[str, list[tuple[int, str]] | None] = dataclasses.field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
+    #: The charsmap as read, which ``to_json`` writes back (the reference keeps its bytes and writes them).
+    charsmap: bytes = dataclasses.field(default=b"", repr=False, compare=False)
 
     @classmethod
     def from_charsmap(cls, charsmap: bytes) -> Precompiled:
@@ -661,7 +784,7 @@ class Precompiled:
             ValueError: the charsmap is cut short, or its replacements are not UTF-8 (``PrecompiledError``).
         """
         if not charsmap:
-            return cls((), b"")
+            return cls((), b"", charsmap)
         if len(charsmap) < 4:
             raise ValueError("the charsmap is shorter than its 4-byte trie size")
         (size,) = struct.unpack_from("<I", charsmap)
@@ -676,7 +799,11 @@ class Precompiled:
             raise ValueError(f"the charsmap's replacements are not UTF-8 ({e})") from e
         if not units:
             raise ValueError("the charsmap's trie is empty")
-        return cls(units, replacements)
+        return cls(units, replacements, charsmap)
+
+    def to_json(self) -> dict[str, Any]:
+        """``Precompiled``'s JSON as ``tokenizers`` writes it: the charsmap in standard base64 (with padding)."""
+        return {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(self.charsmap).decode("ascii")}
 
     def replacement(self, chunk: str) -> str | None:
         """What ``chunk`` becomes if a key starts it (``Precompiled::transform``), else None.
@@ -800,6 +927,16 @@ class NormalizerSequence:
     """``normalizers.Sequence``: each in turn (none: text unchanged)."""
 
     normalizers: tuple[Any, ...]
+    #: Where the parts sat in the JSON read (:func:`json_shape`); None: as ``tokenizers`` writes parts made in code.
+    shape: Shape = dataclasses.field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any] | None:
+        """The ``normalizer`` section as ``tokenizers`` writes it (:func:`sequence_json`).
+
+        >>> normalizer_from_json({"type": "Sequence", "normalizers": [{"type": "Lowercase"}]}).to_json()
+        {'type': 'Sequence', 'normalizers': [{'type': 'Lowercase'}]}
+        """
+        return sequence_json(self.normalizers, self.shape, "normalizers")
 
     def normalize(self, text: str, spans: list[Span]) -> Spanned:
         for normalizer in self.normalizers:
@@ -837,7 +974,8 @@ def normalizer_from_json(data: Any, path: str = "normalizer") -> NormalizerSeque
     Raises:
         UnknownComponent: naming the JSON path of a normalizer or setting not implemented here.
     """
-    return NormalizerSequence(components_from_json(data, path, "normalizer", "normalizers", _READERS))
+    parts = components_from_json(data, path, "normalizer", "normalizers", _READERS)
+    return NormalizerSequence(parts, json_shape(data, "normalizers"))
 
 
 def _bert_from_json(data: Mapping[str, Any], path: str) -> BertNormalizer:
@@ -863,7 +1001,9 @@ def _precompiled_from_json(data: Mapping[str, Any], path: str) -> Precompiled:
 #: How each normalizer is read from its JSON object (``Sequence`` aside).
 _READERS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "Replace": lambda data, path: Replace(
-        pattern_from_json(data.get("pattern"), f"{path}.pattern"), string_field(data, "content", path, "a replacement")
+        pattern_from_json(data.get("pattern"), f"{path}.pattern"),
+        string_field(data, "content", path, "a replacement"),
+        pattern_source(data["pattern"]),
     ),
     "Prepend": lambda data, path: Prepend(string_field(data, "prepend", path, "a prefix")),
     "NFC": lambda data, path: UnicodeForm("NFC"),
