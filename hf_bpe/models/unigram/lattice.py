@@ -18,6 +18,7 @@ import heapq
 import itertools
 import math
 from collections.abc import Sequence
+from itertools import compress
 
 #: ``K_UNK_PENALTY`` in ``model.rs``: the unknown node scores this much below the model's lowest score.
 UNK_PENALTY = 10.0
@@ -334,3 +335,233 @@ class UnigramModel:
                 for left in ending[starts[node]]:
                     heapq.heappush(agenda, (-(backtrace[left] + gx), next(order), (left, top, scores[left] + gx)))
         return found
+
+
+#: The score :class:`WordLattices` gives a dropped piece's nodes: so low that they change no sum (``log_sum_exp``
+#: returns the other term exactly, ``exp`` gives 0.0) and no best path, yet finite, so two of them make no NaN.
+DROPPED = -1e300
+
+# A word's lattice as WordLattices keeps it: each node's start, end and slot in insertion order (by start), then
+# the same in the backward pass's order (starts from the last, each start's nodes in insertion order).
+Lattice = tuple[list[int], list[int], list[int], list[int], list[int], list[int]]
+
+
+def _lattice(starts: list[int], ends: list[int], slots: list[int]) -> Lattice:
+    """The lattice of nodes in insertion order, with its backward order added (a stable sort keeps each start's
+    nodes in insertion order)."""
+    order = sorted(range(len(starts)), key=starts.__getitem__, reverse=True)
+    return (starts, ends, slots, [starts[i] for i in order], [ends[i] for i in order], [slots[i] for i in order])
+
+
+class WordLattices:
+    """Every training word's lattice, cut once and kept from one EM round to the next by the pieces' *slots*.
+
+    The trainer only ever drops pieces (``run_m_step``, ``prune_sentence_pieces``), so a word's nodes under a later
+    model are its nodes under the model it was cut with whose pieces are left, in the same insertion order, plus an
+    unknown node after its start's others wherever a character has lost its piece. The reference rebuilds each
+    lattice from its trie every round (``populate_nodes`` in ``run_e_step``); here a node names its piece by slot
+    (its id in the first model) and :meth:`use` points the slots at a model's scores, :data:`DROPPED` for a
+    dropped piece, whose nodes then change no sum and are on no best path. Their nodes are cut out (:meth:`_kept`)
+    when most pieces have gone, and at once from the words holding a character that has lost its piece (its
+    unknown node must appear): the live nodes meet the same sums in the same order either way, so the floats are
+    the reference's whatever the lattices' history.
+
+    Args:
+        seed: the first model (its unknown id is the trainer's ``<UNK>``).
+        words: the training words, in the trainer's order.
+
+    >>> lattices = WordLattices(UnigramModel([("<UNK>", math.nan), ("a", -1.0), ("ab", -2.0)], 0), ["ab"])
+    >>> lattices.lattices[0][:3]  # "a", "ab" from 0; "b" is unknown (slot 3, past the seed's pieces)
+    ([0, 0, 1], [1, 2, 2], [1, 2, 3])
+    """
+
+    def __init__(self, seed: UnigramModel, words: Sequence[str]) -> None:
+        # The last of equal pieces takes the slot, as the seed model's trie keeps it.
+        self.slot_of = dict(seed.ids)
+        self.unk_slot = len(seed.pieces)
+        self.words = list(words)
+        self.model = seed
+        self.scores: list[float] = []
+        self.slot_ids: list[int] = []
+        self.lattices = [self._cut(seed, word) for word in self.words]
+        # The words that hold each character with a piece (when the piece goes, their unknown nodes must appear).
+        self._holding: dict[int, list[int]] = {}
+        for index, word in enumerate(self.words):
+            for char in set(word):
+                if char in self.slot_of:
+                    self._holding.setdefault(self.slot_of[char], []).append(index)
+        self._live = len(self.slot_of)
+        self.use(seed)
+
+    def _cut(self, seed: UnigramModel, word: str) -> Lattice:
+        """The word's nodes under ``seed`` (as :meth:`UnigramModel.nodes`), a piece's slot its id, the unknown
+        nodes in the unknown slot."""
+        get = seed.trie.get
+        unk_slot = self.unk_slot
+        starts: list[int] = []
+        ends: list[int] = []
+        slots: list[int] = []
+        n = len(word)
+        for start in range(n):
+            single = False
+            for end in range(start + 1, n + 1):
+                piece_id = get(word[start:end])
+                if piece_id is None:
+                    break
+                if piece_id >= 0:
+                    starts.append(start)
+                    ends.append(end)
+                    slots.append(piece_id)
+                    if end == start + 1:
+                        single = True
+            if not single:
+                starts.append(start)
+                ends.append(start + 1)
+                slots.append(unk_slot)
+        return _lattice(starts, ends, slots)
+
+    def use(self, model: UnigramModel) -> None:
+        """Score the slots as ``model`` (a subset of the seed's pieces, unknown id the seed's), cutting again the
+        words whose characters have lost their pieces, and cutting the dropped nodes out of every lattice when a
+        third of the pieces have gone since the last time."""
+        scores = [DROPPED] * (self.unk_slot + 1)
+        slot_of = self.slot_of
+        for piece, score in model.pieces:
+            scores[slot_of[piece]] = score
+        scores[self.unk_slot] = model.unk_score
+        slot_ids = [-1] * (self.unk_slot + 1)
+        for index, (piece, _) in enumerate(model.pieces):
+            slot_ids[slot_of[piece]] = index
+        slot_ids[self.unk_slot] = -1 if model.unk_id is None else model.unk_id
+        self.model = model
+        self.scores = scores
+        self.slot_ids = slot_ids
+        lost = {slot for slot in self._holding if scores[slot] == DROPPED}
+        for index in sorted({index for slot in lost for index in self._holding.pop(slot)}):
+            self.lattices[index] = self._kept(self.lattices[index], lost)
+        live = len(model.ids)
+        # A dropped node costs a round a fraction of a cut: cut them out only when most pieces have gone.
+        if live * 2 < self._live:
+            self._live = live
+            self.lattices = [self._kept(lattice, set()) for lattice in self.lattices]
+
+    def _kept(self, lattice: Lattice, lost: set[int]) -> Lattice:
+        """The lattice without its dropped nodes, and with an unknown node after each start's others where the
+        piece of its character is in ``lost`` (``populate_nodes`` adds one where no one-character piece starts)."""
+        starts, ends, slots, back_starts, back_ends, back_slots = lattice
+        scores = self.scores
+        mask = [scores[slot] != DROPPED for slot in slots]
+        if all(mask):
+            return lattice
+        unknown = [
+            start for start, end, slot in zip(starts, ends, slots, strict=True) if slot in lost and end == start + 1
+        ]
+        if not unknown:
+            back_mask = [scores[slot] != DROPPED for slot in back_slots]
+            return (
+                list(compress(starts, mask)),
+                list(compress(ends, mask)),
+                list(compress(slots, mask)),
+                list(compress(back_starts, back_mask)),
+                list(compress(back_ends, back_mask)),
+                list(compress(back_slots, back_mask)),
+            )
+        starts = list(compress(starts, mask))
+        # Each unknown node last among its start's nodes: a stable sort by start, the unknown nodes a half after.
+        keys = [start * 2 for start in starts] + [start * 2 + 1 for start in unknown]
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        starts += unknown
+        ends = list(compress(ends, mask)) + [start + 1 for start in unknown]
+        slots = list(compress(slots, mask)) + [self.unk_slot] * len(unknown)
+        return _lattice([starts[i] for i in order], [ends[i] for i in order], [slots[i] for i in order])
+
+    def by_id(self, expected: Sequence[float]) -> list[float]:
+        """Sums by slot (:meth:`populate_marginal`) to sums by the model's ids (:meth:`use`); the unknown id's is
+        the unknown nodes' sum (the trainer ignores it)."""
+        model = self.model
+        slot_of = self.slot_of
+        by_id = [expected[slot_of[piece]] for piece, _ in model.pieces]
+        if model.unk_id is not None:
+            by_id[model.unk_id] = expected[self.unk_slot]
+        return by_id
+
+    def populate_marginal(self, index: int, freq: float, expected: list[float]) -> float:
+        """:meth:`UnigramModel.populate_marginal` of word ``index`` under the model of :meth:`use`, into
+        ``expected`` by slot (``unk_slot + 1`` of them); returns ``freq * log Z``.
+
+        Hot loop: one piece on purpose, the E-step's inner loop (every word, every EM round), as
+        :meth:`UnigramModel.populate_marginal` is: the same sums in the same order. A position's alpha (beta)
+        starts at -inf, which ``log_sum_exp`` turns into its first term exactly, as the reference's init mode.
+        """
+        starts, ends, slots, back_starts, back_ends, back_slots = self.lattices[index]
+        scores = self.scores
+        exp = math.exp
+        log = math.log
+        n = ends[-1] if ends else 0  # the last node starts at the last character
+        alpha = [-math.inf] * (n + 1)
+        alpha[0] = 0.0
+        node_scores = [scores[slot] for slot in slots]
+        for start, end, score in zip(starts, ends, node_scores, strict=True):
+            value = score + alpha[start]
+            acc = alpha[end]
+            if acc > value:
+                if acc <= value + 50.0:
+                    alpha[end] = acc + log(exp(value - acc) + 1.0)
+            else:
+                alpha[end] = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
+        beta = [-math.inf] * (n + 1)
+        beta[n] = 0.0
+        for start, end, slot in zip(back_starts, back_ends, back_slots, strict=True):
+            value = scores[slot] + beta[end]
+            acc = beta[start]
+            if acc > value:
+                if acc <= value + 50.0:
+                    beta[start] = acc + log(exp(value - acc) + 1.0)
+            else:
+                beta[start] = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
+        z = alpha[n]
+        for start, end, slot, score in zip(starts, ends, slots, node_scores, strict=True):
+            expected[slot] += freq * exp(alpha[start] + score + beta[end] - z)
+        return freq * z
+
+    def viterbi(self, index: int) -> list[int]:
+        """:meth:`UnigramModel.viterbi` of word ``index`` under the model of :meth:`use`: the ids of its best
+        segmentation (``Lattice::viterbi``; the first of equal paths wins). A dropped node is never on it: its
+        score is :data:`DROPPED` and every position has a live node ending there."""
+        starts, ends, slots = self.lattices[index][:3]
+        scores = self.scores
+        n = ends[-1] if ends else 0  # the last node starts at the last character
+        # Node 0 is the start node, node i + 1 the lattice's node i: each one's best score from the start and
+        # previous node; ending[pos] the nodes ending at pos, in insertion order.
+        ending: list[list[int]] = [[] for _ in range(n + 1)]
+        ending[0].append(0)
+        backtrace = [0.0] * (len(starts) + 1)
+        previous = [-1] * (len(starts) + 1)
+        for node, (start, end, slot) in enumerate(zip(starts, ends, slots, strict=True), 1):
+            score = scores[slot]
+            lefts = ending[start]
+            best = lefts[0]
+            best_score = backtrace[best] + score
+            for left in lefts[1:]:
+                candidate = backtrace[left] + score
+                if candidate > best_score:
+                    best = left
+                    best_score = candidate
+            backtrace[node] = best_score
+            previous[node] = best
+            ending[end].append(node)
+        lefts = ending[n]
+        best = lefts[0]
+        best_score = backtrace[best] + 0.0
+        for left in lefts[1:]:
+            candidate = backtrace[left] + 0.0
+            if candidate > best_score:
+                best = left
+                best_score = candidate
+        slot_ids = self.slot_ids
+        path = []
+        while best > 0:
+            path.append(slot_ids[slots[best - 1]])
+            best = previous[best]
+        path.reverse()
+        return path
