@@ -31,7 +31,8 @@ The words (:class:`CompactWords`) take 2 bytes a symbol (4 past 55,296 ids), a w
 its count 4, each array widened the first time a value does not fit. A tracked pair's words are an array of 4-byte
 word indices, in increasing order. Measured (``scripts/bench_scale.py``, the merge phase alone over the loaded
 counts): 89 bytes a distinct pre-token on a million synthetic ones (336 with ``merge_listed``, 22 s against 23),
-74 on the kernel source's 1.2 GB.
+74 on the kernel source's 1.2 GB. Words merged lately stay strings (:data:`PENDING_WORDS` at most) until written
+into their slots at once: a word merged again meanwhile costs what it would in a list of strings.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ import operator
 from array import array
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from itertools import islice, repeat
+from itertools import accumulate, islice, repeat
+from typing import TypeAlias
 
 from hf_bpe.models.bpe.options import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, Vocab
 
@@ -82,12 +84,19 @@ def _release_free_memory() -> None:
         _TRIM(0)
 
 
+#: Merged words a :class:`CompactWords` keeps as strings before it writes them into their slots (some 180 bytes
+#: each: 12 MiB at most). A word merged again meanwhile is neither decoded nor encoded: on fewer words than this,
+#: none is ever, and the loop costs what a list of strings would.
+PENDING_WORDS = 1 << 16
+
+
 class CompactWords:
     """Symbol strings (one character per symbol, its code point the symbol's id) in one flat buffer, each word in
     its own slot: 2 bytes a symbol (4 where an id reaches the UTF-16 surrogates) instead of a Python string of some
     60 bytes more each. A word is read as a string (UTF-16 or UTF-32 decoded in C) and written back shorter into
-    its slot after a merge. Starts, sizes and counts are kept in the narrowest array that holds them (counts past
-    2**64 raise ``OverflowError``; no corpus comes near).
+    its slot after a merge; the merge loop keeps up to :data:`PENDING_WORDS` merged words as strings (``pending``)
+    before it writes them all (:meth:`flush`). Starts, sizes and counts are kept in the narrowest array that holds
+    them (counts past 2**64 raise ``OverflowError``; no corpus comes near).
 
     >>> words = CompactWords.pack(["ab", "cde"], [3, 1], wide=False)
     >>> words[1], len(words)
@@ -95,9 +104,12 @@ class CompactWords:
     >>> words[1] = "x"
     >>> words[0], words[1], list(words.counts), words.counts.typecode
     ('ab', 'x', [3, 1], 'I')
+    >>> words.pending[0] = "y"
+    >>> words[0], list(words.read(0, 2)), words.pending
+    ('y', ['y', 'x'], {})
     """
 
-    __slots__ = ("counts", "decode", "encode", "sizes", "starts", "symbols", "view", "width")
+    __slots__ = ("counts", "decode", "encode", "pending", "sizes", "starts", "symbols", "view", "width")
 
     def __init__(self, *, wide: bool) -> None:
         self.width = 4 if wide else 2  # bytes a symbol
@@ -109,21 +121,31 @@ class CompactWords:
         self.sizes = array("H")  # symbols word i has now
         self.counts = array("I")
         self.view = memoryview(b"")  # the symbols' bytes, once closed
+        self.pending: dict[int, str] = {}  # word index -> the word, newer than its slot
 
     @classmethod
     def pack(cls, words: Iterable[str], counts: Iterable[int], *, wide: bool) -> CompactWords:
         """``words`` and their ``counts`` in a new, closed :class:`CompactWords`."""
+        return cls.from_pairs(zip(words, counts, strict=True), wide=wide)
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[str, int]], *, wide: bool) -> CompactWords:
+        """Words and their counts, given together, in a new, closed :class:`CompactWords`."""
         packed = cls(wide=wide)
-        for word, count in zip(words, counts, strict=True):
-            packed.append(word, count)
+        pairs = iter(pairs)
+        while batch := list(islice(pairs, 1 << 12)):
+            words, counts = zip(*batch, strict=True)
+            packed.extend(words, counts)
         packed.close()
         return packed
 
-    def append(self, word: str, count: int) -> None:
-        self.symbols.frombytes(self.encode(word, "surrogatepass")[0])
-        self.starts = _appended(self.starts, len(self.symbols), "Q")
-        self.sizes = _appended(self.sizes, len(word), "I")
-        self.counts = _appended(self.counts, count, "Q")
+    def extend(self, words: Sequence[str], counts: Sequence[int]) -> None:
+        """Add ``words`` and their ``counts`` (the arrays grown in a few C calls, widened where a value needs it)."""
+        sizes = list(map(len, words))
+        self.symbols.frombytes(self.encode("".join(words), "surrogatepass")[0])
+        self.starts = _extended(self.starts, list(accumulate(sizes, initial=self.starts[-1]))[1:], "Q")
+        self.sizes = _extended(self.sizes, sizes, "I")
+        self.counts = _extended(self.counts, counts, "Q")
 
     def close(self) -> None:
         """No more words: slots are written in place from now on."""
@@ -133,26 +155,52 @@ class CompactWords:
         return len(self.sizes)
 
     def __getitem__(self, index: int) -> str:
+        word = self.pending.get(index)
+        if word is not None:
+            return word
         start = self.starts[index] * self.width
         return self.decode(self.view[start : start + self.sizes[index] * self.width], "surrogatepass")[0]
 
     def __setitem__(self, index: int, word: str) -> None:
-        # The merge loops do the same inline.
+        self.pending.pop(index, None)
+        self._write(index, word)
+
+    def _write(self, index: int, word: str) -> None:
+        # The merge loop's words are written here (flush); it reads them inline, as the method call would double
+        # what a word costs there.
         start = self.starts[index] * self.width
         data = self.encode(word, "surrogatepass")[0]
         self.view[start : start + len(data)] = data
         self.sizes[index] = len(word)
 
+    def flush(self) -> None:
+        """Write the pending words into their slots."""
+        write = self._write
+        for index, word in self.pending.items():
+            write(index, word)
+        self.pending.clear()
 
-def _appended(values: array[int], value: int, wider: str) -> array[int]:
-    """``values`` with ``value`` appended: the same array, or a copy of typecode ``wider`` if it does not fit."""
+    def read(self, start: int, stop: int) -> Iterator[str]:
+        """Words ``start`` to ``stop`` (pending ones written first), decoded some thousands at a time: one C call,
+        then a slice each, instead of a decoding each."""
+        self.flush()
+        starts, sizes, width, view, decode = self.starts, self.sizes, self.width, self.view, self.decode
+        for low in range(start, stop, 1 << 12):
+            high = min(low + (1 << 12), stop)
+            base = starts[low]
+            text = decode(view[base * width : starts[high] * width], "surrogatepass")[0]
+            for index in range(low, high):
+                at = starts[index] - base
+                yield text[at : at + sizes[index]]
+
+
+def _extended(values: array[int], more: Sequence[int], wider: str) -> array[int]:
+    """``values`` with ``more`` added: the same array, or a copy of typecode ``wider`` if one does not fit."""
     try:
-        values.append(value)
+        added = array(values.typecode, more)
     except OverflowError:
-        if value < 0:
-            raise
-        values = array(wider, values)
-        values.append(value)
+        values, added = array(wider, values), array(wider, more)
+    values.extend(added)
     return values
 
 
@@ -195,47 +243,58 @@ def merge_tracked(
     """
     wanted = max(vocab_size - len(vocab), 0)
     floor = first_floor(words, wanted + len(tokens), limit)
-    # A tracked pair, keyed left id << 21 | right id (an int takes less memory than a two-character string), has
-    # one array: its count, then the words it occurs in.
-    tracked = {
-        _key(pair): _counted(found, pair_counts[pair]) for pair, found in found_in.items() if pair_counts[pair] >= floor
-    }
-    pair_counts.clear()
-    found_in.clear()
+    tracked = _first_tracked(pair_counts, found_in, floor)
     heap = _queue(tracked)
+    typecode = _index_type(words)
     merges: list[str] = []
     report_every = max(wanted // 200, 1)
     made = bytearray(chr(i) in initial for i in range(len(tokens)))  # 1 for each token that has been in the words
     remade = False  # a token made a second time (never seen): every pair is counted again
+    stop = STOP_VOCAB_SIZE
     while len(vocab) < vocab_size:
         count, key = _best(heap, tracked)
         if remade or count < floor:
-            if not remade and count and floor <= min_frequency:
-                return merges, STOP_MIN_FREQUENCY  # the best of all pairs counts less than floor
-            if not remade and not count and floor <= 1:
-                return merges, STOP_NO_PAIRS
+            if not remade and (floor <= min_frequency if count else floor <= 1):
+                stop = STOP_MIN_FREQUENCY if count else STOP_NO_PAIRS  # the best of all pairs counts less than floor
+                break
+            words.flush()
             floor, tracked = _recount(words, vocab_size - len(vocab), lengths, limit, initial, recount_progress)
             heap = _queue(tracked)
             remade = False
             _release_free_memory()
             continue
         if count < min_frequency:
-            return merges, STOP_MIN_FREQUENCY
+            stop = STOP_MIN_FREQUENCY
+            break
         heapq.heappop(heap)
         left, right = key >> _ID_BITS, key & _ID_MASK
         new = _token(vocab, tokens, lengths, left, right)
         made.extend(bytes(len(tokens) - len(made)))
         pair = chr(left) + chr(right)
         merges.append(pair)
-        changes, gained = _merge_words(words, islice(tracked.pop(key), 1, None), pair, chr(new))
+        symbol = chr(new)
+        around = _merge_words(words, islice(tracked.pop(key), 1, None), pair, symbol)
         remade = bool(made[new])
         made[new] = 1
-        _track(tracked, heap, changes, gained, floor, lengths, limit)
+        _track(tracked, heap, around, pair, symbol, floor, lengths, limit, typecode)
         if len(merges) % RELEASE_EVERY == 0:
             _release_free_memory()
         if progress is not None and len(merges) % report_every == 0:
             progress(len(merges), wanted)
-    return merges, STOP_VOCAB_SIZE
+    words.flush()
+    return merges, stop
+
+
+def _first_tracked(pair_counts: dict[str, int], found_in: dict[str, array[int]], floor: int) -> dict[int, array[int]]:
+    """The pairs counting at least ``floor``, taken from the initial count (both dicts are emptied). A tracked pair,
+    keyed ``left id << 21 | right id`` (an int takes less memory than a two-character string), has one array: its
+    count, then the words it occurs in."""
+    tracked = {
+        _key(pair): _counted(found, pair_counts[pair]) for pair, found in found_in.items() if pair_counts[pair] >= floor
+    }
+    pair_counts.clear()
+    found_in.clear()
+    return tracked
 
 
 def first_floor(words: CompactWords, rank: int, limit: int) -> int:
@@ -265,27 +324,66 @@ def _token(vocab: Vocab, tokens: list[str], lengths: list[int], left: int, right
 def _track(
     tracked: dict[int, array[int]],
     heap: list[int],
-    changes: Mapping[int, int],
-    gained: Mapping[int, array[int]],
+    around: _Around,
+    pair: str,
+    symbol: str,
     floor: int,
     lengths: Sequence[int],
     limit: int,
+    typecode: str,
 ) -> None:
-    """A merge's ``changes`` to the pair counts (and the words of the pairs it made, ``gained``) applied to the
-    tracked pairs: those falling below ``floor`` are let go, those made at or above it are tracked and queued."""
-    for key, change in changes.items():
-        found = tracked.get(key)
+    """A merge of ``pair`` into ``symbol`` applied to the tracked pairs, from the neighbours of its occurrences
+    (``around``, :func:`_merge_words`): each pair it ends loses their count, let go below ``floor``; each pair it
+    makes counting at least ``floor`` is tracked and queued.
+
+    A pair made with ``symbol`` is never tracked before (``symbol`` is not in the words yet; were it, a token made
+    twice, every pair is counted again right after) and is made by one neighbour only, so its count is whole here.
+
+    Hot loop: one piece on purpose (it runs for every pair a merge ends or makes; a call for each would cost a
+    tenth of the merge loop's time).
+    """
+    before_counts, before_words, after_counts, after_words = around
+    get = tracked.get
+    push = heapq.heappush
+    largest = _LARGEST[typecode]
+    first, second, new = ord(pair[0]), ord(pair[1]) << _ID_BITS, ord(symbol)
+    countable = limit < 0
+    for left, count in before_counts.items():
+        if left is _TOUCHING:
+            ended, made = second | first, new << _ID_BITS | new
+        else:
+            ended = ord(left) << _ID_BITS
+            made = ended | new
+            ended |= first
+        found = get(ended)
         if found is not None:
-            count = found[0] + change
-            if count < floor:  # never merged before the pairs are counted again, which finds it again
-                del tracked[key]
-            elif count <= _LARGEST[found.typecode]:
-                found[0] = count
+            if found[0] - count < floor:  # never merged before the pairs are counted again, which finds it again
+                del tracked[ended]
             else:
-                tracked[key] = _counted(found[1:], count)
-        elif change >= floor and change > 0 and _countable(key, lengths, limit):
-            tracked[key] = _counted(gained[key], change)
-            heapq.heappush(heap, -change << _COUNT_SHIFT | key)
+                found[0] -= count
+        if count >= floor and (countable or lengths[made >> _ID_BITS] + lengths[new] < limit):
+            listed = before_words[left]
+            if count > largest:
+                listed = array("Q", listed)
+            listed.insert(0, count)
+            tracked[made] = listed
+            push(heap, -count << _COUNT_SHIFT | made)
+    new_length, new = lengths[new], new << _ID_BITS
+    for right, count in after_counts.items():
+        right_id = ord(right)
+        found = get(second | right_id)
+        if found is not None:
+            if found[0] - count < floor:
+                del tracked[second | right_id]
+            else:
+                found[0] -= count
+        if count >= floor and (countable or new_length + lengths[right_id] < limit):
+            listed = after_words[right]
+            if count > largest:
+                listed = array("Q", listed)
+            listed.insert(0, count)
+            tracked[new | right_id] = listed
+            push(heap, -count << _COUNT_SHIFT | new | right_id)
 
 
 # The largest count an array of each typecode of word indices holds.
@@ -337,40 +435,49 @@ def _kth_largest(values: Iterable[int], k: int) -> int:
     return max(top[-1], 1) if len(top) == k and top else 1
 
 
-def _merge_words(
-    words: CompactWords, indices: Iterable[int], pair: str, symbol: str
-) -> tuple[defaultdict[int, int], dict[int, array[int]]]:
-    """Word::merge of ``pair`` into ``symbol`` in each of the words at ``indices`` (increasing): every occurrence,
-    left to right. Returns how the count of each pair around the occurrences changes, and for each pair made with
-    ``symbol`` the words it was made in (increasing); pairs by key.
+#: The neighbour recorded before an occurrence that follows another at once: not a symbol (one character), so that
+#: :func:`_track` tells it from the symbol itself in a word that already holds it.
+_TOUCHING = "touching"
 
-    Every occurrence with ``left`` before it turns one ``(left, first)`` into ``(left, symbol)``, and every one
-    with ``right`` after it ``(second, right)`` into ``(symbol, right)``. The symbol before an occurrence is the
-    end of the text before it (``symbol`` where two occurrences touch); the one after it is the start of the text
-    after it (``first`` where the next occurrence follows at once).
+# Per neighbour symbol, before the occurrences then after them: the words' count, and the words (increasing).
+_Around: TypeAlias = (
+    "tuple[defaultdict[str, int], defaultdict[str, array[int]], defaultdict[str, int], defaultdict[str, array[int]]]"
+)
+
+
+def _merge_words(words: CompactWords, indices: Iterable[int], pair: str, symbol: str) -> _Around:
+    """Word::merge of ``pair`` into ``symbol`` in each of the words at ``indices`` (increasing): every occurrence,
+    left to right. Returns the symbols met before and after the occurrences, each with the count of the words and
+    the words it was met in (one dict of each filled alongside the other, so that they list symbols alike).
+
+    An occurrence with ``left`` before it ends the pair ``(left, first)`` and makes ``(left, symbol)``; one with
+    ``right`` after it ends ``(second, right)`` and makes ``(symbol, right)``. Where two occurrences touch, the
+    second has :data:`_TOUCHING` before it: it ends ``(second, first)`` and makes ``(symbol, symbol)``.
 
     Hot loop: one piece on purpose (it runs for every word a merge touches); one occurrence, by far the most
     common case, has its own branch.
     """
-    starts, sizes, view, width, decode, encode = (
-        words.starts, words.sizes, words.view, words.width, words.decode, words.encode
-    )  # fmt: skip
+    starts, sizes, view, width, decode = words.starts, words.sizes, words.view, words.width, words.decode
     word_counts = words.counts
+    pending, most = words.pending, PENDING_WORDS
+    get = pending.get
     typecode = _index_type(words)
     before_counts: defaultdict[str, int] = defaultdict(int)
     before_words: defaultdict[str, array[int]] = defaultdict(functools.partial(array, typecode))
     after_counts: defaultdict[str, int] = defaultdict(int)
     after_words: defaultdict[str, array[int]] = defaultdict(functools.partial(array, typecode))
     for index in indices:
-        start = starts[index] * width
-        word = decode(view[start : start + sizes[index] * width], "surrogatepass")[0]
+        word = get(index)
+        if word is None:
+            if len(pending) >= most:
+                words.flush()
+            start = starts[index] * width
+            word = decode(view[start : start + sizes[index] * width], "surrogatepass")[0]
         parts = word.split(pair)
         occurrences = len(parts) - 1
         if not occurrences:
             continue  # the pair has left this word since it was listed
-        data = encode(symbol.join(parts), "surrogatepass")[0]
-        view[start : start + len(data)] = data
-        sizes[index] = len(word) - occurrences
+        pending[index] = symbol.join(parts)
         count = word_counts[index]
         if occurrences == 1:
             before, after = parts
@@ -385,37 +492,22 @@ def _merge_words(
             continue
         left = parts[0][-1:]
         for m in range(1, occurrences + 1):
-            part = parts[m]
             if left:
                 before_counts[left] += count
                 listed = before_words[left]
                 if not listed or listed[-1] != index:
                     listed.append(index)
-            right = part[:1] or (pair[0] if m < occurrences else "")
-            if right:
+            part = parts[m]
+            if part:
+                right = part[0]
                 after_counts[right] += count
                 listed = after_words[right]
                 if not listed or listed[-1] != index:
                     listed.append(index)
-            left = part[-1:] or symbol
-
-    changes: defaultdict[int, int] = defaultdict(int)
-    gained: dict[int, array[int]] = {}
-    first, second, new = ord(pair[0]), ord(pair[1]) << _ID_BITS, ord(symbol)
-    for left, count in before_counts.items():
-        key = ord(left) << _ID_BITS
-        changes[key | first] -= count
-        changes[key | new] += count
-        gained[key | new] = before_words[left]
-    new <<= _ID_BITS
-    for right, count in after_counts.items():
-        changes[second | ord(right)] -= count
-        key = new | ord(right)
-        changes[key] += count
-        also = gained.get(key)  # (symbol, symbol): made before and after occurrences
-        listed = after_words[right]
-        gained[key] = listed if also is None else array(typecode, sorted({*also, *listed}))
-    return changes, gained
+                left = part[-1]
+            else:
+                left = _TOUCHING
+    return before_counts, before_words, after_counts, after_words
 
 
 def _index_type(words: CompactWords) -> str:

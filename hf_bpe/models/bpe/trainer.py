@@ -313,10 +313,7 @@ def _plain_words(
     table = {ord(char): chr(vocab[char]) if char in vocab else None for char in chars}
     if len(counts) < COMPACT_MIN_WORDS or not _compact_fits(counts.values(), max(map(len, counts), default=0)):
         return symbol_words(counts, lambda word: word.translate(table))
-    compact = CompactWords(wide=wide)
-    for symbols, count in _spelled_words(counts, lambda word: word.translate(table)):
-        compact.append(symbols, count)
-    compact.close()
+    compact = CompactWords.from_pairs(_spelled_words(counts, lambda word: word.translate(table)), wide=wide)
     return compact, compact.counts
 
 
@@ -476,8 +473,8 @@ def _count_pair_range(
     add_word = array.append
     words_of = where.__getitem__
     consume = deque[object](maxlen=0).extend
-    for index in range(start, stop):
-        word = words[index]
+    read = words.read(start, stop) if isinstance(words, CompactWords) else islice(words, start, stop)
+    for index, word in zip(range(start, stop), read, strict=True):
         pairs = list(map(join, word[:-1], word[1:]))
         count = word_counts[index]
         if count == 1:
