@@ -14,6 +14,7 @@ Training (:mod:`.trainer`) uses the marginals, the Viterbi path and :meth:`Unigr
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -66,19 +67,23 @@ class UnigramModel:
             self.ids[piece] = index
             if score < min_score:
                 min_score = score
-        # Every prefix of a piece, to the piece's id or -1 (a prefix only): one lookup per candidate substring,
-        # and the end of a run of lookups where the reference's trie has no more children.
-        self.trie: dict[str, int] = {}
-        trie = self.trie
-        for piece in self.ids:
-            for end in range(1, len(piece)):
-                trie.setdefault(piece[:end], -1)
-        trie.update(self.ids)
         self.scores = [score for _, score in self.pieces]
         self.min_score = min_score
         self.unk_score = min_score - UNK_PENALTY
         self.bos_id = len(self.pieces) + 1
         self.eos_id = len(self.pieces) + 2
+
+    @functools.cached_property
+    def trie(self) -> dict[str, int]:
+        """Every prefix of a piece, to the piece's id or -1 (a prefix only): one lookup per candidate substring,
+        and the end of a run of lookups where the reference's trie has no more children. Made when first needed:
+        the trainer's models between two cuts of its lattices (:class:`WordLattices`) never need it."""
+        trie: dict[str, int] = {}
+        for piece in self.ids:
+            for end in range(1, len(piece)):
+                trie.setdefault(piece[:end], -1)
+        trie.update(self.ids)
+        return trie
 
     @property
     def prefixes(self) -> set[str]:
@@ -341,16 +346,25 @@ class UnigramModel:
 #: returns the other term exactly, ``exp`` gives 0.0) and no best path, yet finite, so two of them make no NaN.
 DROPPED = -1e300
 
-# A word's lattice as WordLattices keeps it: each node's start, end and slot in insertion order (by start), then
-# the same in the backward pass's order (starts from the last, each start's nodes in insertion order).
+# A word's lattice as WordLattices keeps it: each node's start, end and slot in the forward pass's order (by end,
+# then by start: the insertion order of the nodes ending at a position), then in the backward pass's order (starts
+# from the last, each start's nodes in insertion order).
 Lattice = tuple[list[int], list[int], list[int], list[int], list[int], list[int]]
 
 
 def _lattice(starts: list[int], ends: list[int], slots: list[int]) -> Lattice:
-    """The lattice of nodes in insertion order, with its backward order added (a stable sort keeps each start's
-    nodes in insertion order)."""
-    order = sorted(range(len(starts)), key=starts.__getitem__, reverse=True)
-    return (starts, ends, slots, [starts[i] for i in order], [ends[i] for i in order], [slots[i] for i in order])
+    """The lattice of nodes given in insertion order (by start, then as ``populate_nodes`` inserts them), in the
+    two passes' orders (stable sorts keep the insertion order within a position)."""
+    forward = sorted(range(len(starts)), key=ends.__getitem__)
+    backward = sorted(range(len(starts)), key=starts.__getitem__, reverse=True)
+    return (
+        [starts[i] for i in forward],
+        [ends[i] for i in forward],
+        [slots[i] for i in forward],
+        [starts[i] for i in backward],
+        [ends[i] for i in backward],
+        [slots[i] for i in backward],
+    )
 
 
 class WordLattices:
@@ -448,16 +462,19 @@ class WordLattices:
     def _kept(self, lattice: Lattice, lost: set[int]) -> Lattice:
         """The lattice without its dropped nodes, and with an unknown node after each start's others where the
         piece of its character is in ``lost`` (``populate_nodes`` adds one where no one-character piece starts)."""
-        starts, ends, slots, back_starts, back_ends, back_slots = lattice
         scores = self.scores
-        mask = [scores[slot] != DROPPED for slot in slots]
-        if all(mask):
+        back_starts, back_ends, back_slots = lattice[3:]
+        back_mask = [scores[slot] != DROPPED for slot in back_slots]
+        if all(back_mask):
             return lattice
         unknown = [
-            start for start, end, slot in zip(starts, ends, slots, strict=True) if slot in lost and end == start + 1
+            start
+            for start, end, slot in zip(back_starts, back_ends, back_slots, strict=True)
+            if slot in lost and end == start + 1
         ]
         if not unknown:
-            back_mask = [scores[slot] != DROPPED for slot in back_slots]
+            starts, ends, slots = lattice[:3]
+            mask = [scores[slot] != DROPPED for slot in slots]
             return (
                 list(compress(starts, mask)),
                 list(compress(ends, mask)),
@@ -466,13 +483,16 @@ class WordLattices:
                 list(compress(back_ends, back_mask)),
                 list(compress(back_slots, back_mask)),
             )
-        starts = list(compress(starts, mask))
-        # Each unknown node last among its start's nodes: a stable sort by start, the unknown nodes a half after.
+        # The kept nodes in insertion order (a stable sort of the backward order by start), then each unknown node
+        # last among its start's nodes: a stable sort by start, the unknown nodes a half after.
+        starts = list(compress(back_starts, back_mask))
+        ends = list(compress(back_ends, back_mask))
+        slots = list(compress(back_slots, back_mask))
         keys = [start * 2 for start in starts] + [start * 2 + 1 for start in unknown]
-        order = sorted(range(len(keys)), key=keys.__getitem__)
         starts += unknown
-        ends = list(compress(ends, mask)) + [start + 1 for start in unknown]
-        slots = list(compress(slots, mask)) + [self.unk_slot] * len(unknown)
+        ends += [start + 1 for start in unknown]
+        slots += [self.unk_slot] * len(unknown)
+        order = sorted(range(len(keys)), key=keys.__getitem__)
         return _lattice([starts[i] for i in order], [ends[i] for i in order], [slots[i] for i in order])
 
     def by_id(self, expected: Sequence[float]) -> list[float]:
@@ -490,38 +510,51 @@ class WordLattices:
         ``expected`` by slot (``unk_slot + 1`` of them); returns ``freq * log Z``.
 
         Hot loop: one piece on purpose, the E-step's inner loop (every word, every EM round), as
-        :meth:`UnigramModel.populate_marginal` is: the same sums in the same order. A position's alpha (beta)
-        starts at -inf, which ``log_sum_exp`` turns into its first term exactly, as the reference's init mode.
+        :meth:`UnigramModel.populate_marginal` is: the same sums in the same order. Each pass meets a position's
+        nodes together (the forward pass by end, the backward pass by start), so its ``log_sum_exp`` runs in a
+        local, stored when the next position begins; the marginals' pass takes the forward order, in which a
+        piece's nodes (all of one length) come by start, as the reference adds them.
         """
         starts, ends, slots, back_starts, back_ends, back_slots = self.lattices[index]
         scores = self.scores
         exp = math.exp
         log = math.log
         n = ends[-1] if ends else 0  # the last node starts at the last character
-        alpha = [-math.inf] * (n + 1)
-        alpha[0] = 0.0
-        node_scores = [scores[slot] for slot in slots]
-        for start, end, score in zip(starts, ends, node_scores, strict=True):
-            value = score + alpha[start]
-            acc = alpha[end]
+        alpha = [0.0] * (n + 1)
+        position = 0
+        acc = 0.0
+        for start, end, slot in zip(starts, ends, slots, strict=True):
+            if end != position:
+                alpha[position] = acc
+                position = end
+                acc = scores[slot] + alpha[start]
+                continue
+            value = scores[slot] + alpha[start]
             if acc > value:
                 if acc <= value + 50.0:
-                    alpha[end] = acc + log(exp(value - acc) + 1.0)
+                    acc += log(exp(value - acc) + 1.0)
             else:
-                alpha[end] = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
-        beta = [-math.inf] * (n + 1)
-        beta[n] = 0.0
+                acc = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
+        alpha[position] = acc
+        beta = [0.0] * (n + 1)
+        position = n
+        acc = 0.0
         for start, end, slot in zip(back_starts, back_ends, back_slots, strict=True):
+            if start != position:
+                beta[position] = acc
+                position = start
+                acc = scores[slot] + beta[end]
+                continue
             value = scores[slot] + beta[end]
-            acc = beta[start]
             if acc > value:
                 if acc <= value + 50.0:
-                    beta[start] = acc + log(exp(value - acc) + 1.0)
+                    acc += log(exp(value - acc) + 1.0)
             else:
-                beta[start] = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
+                acc = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
+        beta[position] = acc
         z = alpha[n]
-        for start, end, slot, score in zip(starts, ends, slots, node_scores, strict=True):
-            expected[slot] += freq * exp(alpha[start] + score + beta[end] - z)
+        for start, end, slot in zip(starts, ends, slots, strict=True):
+            expected[slot] += freq * exp(alpha[start] + scores[slot] + beta[end] - z)
         return freq * z
 
     def viterbi(self, index: int) -> list[int]:

@@ -265,6 +265,7 @@ def prune_pieces(
 ) -> Pieces:
     """``prune_sentence_pieces``: keep the pieces whose removal would cost the corpus likelihood most (the Viterbi
     paths from ``lattices``, the words' lattices under ``model``, if given: the same paths, faster)."""
+    model.trie  # noqa: B018 -- made once here, not in each process of the shares
     shares = _shared(functools.partial(_alternatives, model), len(pieces), processes, "unigram pruning")
     always_keep = [keep for share in shares for keep in share[0]]
     alternatives = [alternative for share in shares for alternative in share[1]]
