@@ -121,8 +121,9 @@ class UnigramModel:
         their insertion order), beta the log-sum over the nodes starting where it ends; a node's share is
         ``exp(alpha + score + beta - Z)``.
 
-        Hot loop: one piece on purpose, the E-step's inner loop (every word, every EM round); the forward and
-        backward passes share its flat lists, and log_sum_exp is inlined (below).
+        Hot loop: one piece on purpose, the first round's E-step (:func:`populate_marginal` and
+        :class:`WordLattices` serve the others): the lattice is made and summed at once, faster than cutting it
+        apart for one use; the forward and backward passes share its flat lists, and log_sum_exp is inlined.
         """
         # One pass builds the nodes (flat lists, in insertion order) and alpha at once: the nodes ending at a
         # position are inserted in the order of their starts, which is the order this pass meets them, and alpha of
@@ -352,19 +353,101 @@ DROPPED = -1e300
 Lattice = tuple[list[int], list[int], list[int], list[int], list[int], list[int]]
 
 
-def _lattice(starts: list[int], ends: list[int], slots: list[int]) -> Lattice:
-    """The lattice of nodes given in insertion order (by start, then as ``populate_nodes`` inserts them), in the
-    two passes' orders (stable sorts keep the insertion order within a position)."""
-    forward = sorted(range(len(starts)), key=ends.__getitem__)
-    backward = sorted(range(len(starts)), key=starts.__getitem__, reverse=True)
-    return (
-        [starts[i] for i in forward],
-        [ends[i] for i in forward],
-        [slots[i] for i in forward],
-        [starts[i] for i in backward],
-        [ends[i] for i in backward],
-        [slots[i] for i in backward],
-    )
+def _lattice(back_starts: list[int], back_ends: list[int], back_slots: list[int]) -> Lattice:
+    """The lattice of nodes given in the backward pass's order, with the forward pass's order made (a node's
+    ``(end, start)`` is its own: one piece per substring, an unknown node only where no one-character piece is)."""
+    forward = sorted(zip(back_ends, back_starts, back_slots, strict=True))
+    ends, starts, slots = (list(values) for values in zip(*forward, strict=True)) if forward else ([], [], [])
+    return starts, ends, slots, back_starts, back_ends, back_slots
+
+
+def cut(model: UnigramModel, word: str, unk_slot: int) -> Lattice:
+    """The word's lattice under ``model`` (the nodes of :meth:`UnigramModel.nodes`), a piece's slot its id, an
+    unknown node's ``unk_slot``: ``populate_nodes``, with an unknown node wherever no one-character piece starts
+    (the trainer always has an unknown id). The starts are met from the last, the backward pass's order.
+
+    >>> cut(UnigramModel([("<UNK>", math.nan), ("a", -1.0), ("ab", -2.0)], 0), "ab", 3)[:3]
+    ([0, 0, 1], [1, 2, 2], [1, 2, 3])
+    """
+    get = model.trie.get
+    starts: list[int] = []
+    ends: list[int] = []
+    slots: list[int] = []
+    n = len(word)
+    for start in range(n - 1, -1, -1):
+        single = False
+        for end in range(start + 1, n + 1):
+            piece_id = get(word[start:end])
+            if piece_id is None:
+                break
+            if piece_id >= 0:
+                starts.append(start)
+                ends.append(end)
+                slots.append(piece_id)
+                if end == start + 1:
+                    single = True
+        if not single:
+            starts.append(start)
+            ends.append(start + 1)
+            slots.append(unk_slot)
+    return _lattice(starts, ends, slots)
+
+
+def populate_marginal(lattice: Lattice, scores: Sequence[float], freq: float, expected: list[float]) -> float:
+    """Add ``freq`` times each node's expected count in a word's lattice to ``expected[slot]``; return
+    ``freq * log Z``.
+
+    ``Lattice::populate_marginal``: alpha of a node is the log-sum over the nodes ending where it starts (in their
+    insertion order), beta the log-sum over the nodes starting where it ends; a node's share is
+    ``exp(alpha + score + beta - Z)``; ``scores[slot]`` is a node's score.
+
+    Hot loop: one piece on purpose, the E-step's inner loop (every word, every EM round): the reference's sums in
+    its order. Each pass meets a position's nodes together (the forward pass by end, the backward pass by start),
+    so ``log_sum_exp`` (written out: a call per node pair was a seventh of training time) runs in a local, stored
+    when the next position begins, and a position's first node is its sum, as the reference's init mode; the
+    marginals' pass takes the forward order, in which a piece's nodes (all of one length) come by start, as the
+    reference adds them.
+    """
+    starts, ends, slots, back_starts, back_ends, back_slots = lattice
+    exp = math.exp
+    log = math.log
+    n = ends[-1] if ends else 0  # the last node starts at the last character
+    alpha = [0.0] * (n + 1)
+    position = 0
+    acc = 0.0
+    for start, end, slot in zip(starts, ends, slots, strict=True):
+        if end != position:
+            alpha[position] = acc
+            position = end
+            acc = scores[slot] + alpha[start]
+            continue
+        value = scores[slot] + alpha[start]
+        if acc > value:
+            if acc <= value + 50.0:
+                acc += log(exp(value - acc) + 1.0)
+        else:
+            acc = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
+    alpha[position] = acc
+    beta = [0.0] * (n + 1)
+    position = n
+    acc = 0.0
+    for start, end, slot in zip(back_starts, back_ends, back_slots, strict=True):
+        if start != position:
+            beta[position] = acc
+            position = start
+            acc = scores[slot] + beta[end]
+            continue
+        value = scores[slot] + beta[end]
+        if acc > value:
+            if acc <= value + 50.0:
+                acc += log(exp(value - acc) + 1.0)
+        else:
+            acc = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
+    beta[position] = acc
+    z = alpha[n]
+    for start, end, slot in zip(starts, ends, slots, strict=True):
+        expected[slot] += freq * exp(alpha[start] + scores[slot] + beta[end] - z)
+    return freq * z
 
 
 class WordLattices:
@@ -408,31 +491,7 @@ class WordLattices:
         self.use(seed)
 
     def _cut(self, seed: UnigramModel, word: str) -> Lattice:
-        """The word's nodes under ``seed`` (as :meth:`UnigramModel.nodes`), a piece's slot its id, the unknown
-        nodes in the unknown slot."""
-        get = seed.trie.get
-        unk_slot = self.unk_slot
-        starts: list[int] = []
-        ends: list[int] = []
-        slots: list[int] = []
-        n = len(word)
-        for start in range(n):
-            single = False
-            for end in range(start + 1, n + 1):
-                piece_id = get(word[start:end])
-                if piece_id is None:
-                    break
-                if piece_id >= 0:
-                    starts.append(start)
-                    ends.append(end)
-                    slots.append(piece_id)
-                    if end == start + 1:
-                        single = True
-            if not single:
-                starts.append(start)
-                ends.append(start + 1)
-                slots.append(unk_slot)
-        return _lattice(starts, ends, slots)
+        return cut(seed, word, self.unk_slot)
 
     def use(self, model: UnigramModel) -> None:
         """Score the slots as ``model`` (a subset of the seed's pieces, unknown id the seed's), cutting again the
@@ -483,12 +542,12 @@ class WordLattices:
                 list(compress(back_ends, back_mask)),
                 list(compress(back_slots, back_mask)),
             )
-        # The kept nodes in insertion order (a stable sort of the backward order by start), then each unknown node
-        # last among its start's nodes: a stable sort by start, the unknown nodes a half after.
+        # Each unknown node last among its start's nodes: a stable sort of the backward order, the unknown nodes a
+        # half after their start's others.
         starts = list(compress(back_starts, back_mask))
         ends = list(compress(back_ends, back_mask))
         slots = list(compress(back_slots, back_mask))
-        keys = [start * 2 for start in starts] + [start * 2 + 1 for start in unknown]
+        keys = [start * -2 for start in starts] + [start * -2 + 1 for start in unknown]
         starts += unknown
         ends += [start + 1 for start in unknown]
         slots += [self.unk_slot] * len(unknown)
@@ -506,56 +565,9 @@ class WordLattices:
         return by_id
 
     def populate_marginal(self, index: int, freq: float, expected: list[float]) -> float:
-        """:meth:`UnigramModel.populate_marginal` of word ``index`` under the model of :meth:`use`, into
-        ``expected`` by slot (``unk_slot + 1`` of them); returns ``freq * log Z``.
-
-        Hot loop: one piece on purpose, the E-step's inner loop (every word, every EM round), as
-        :meth:`UnigramModel.populate_marginal` is: the same sums in the same order. Each pass meets a position's
-        nodes together (the forward pass by end, the backward pass by start), so its ``log_sum_exp`` runs in a
-        local, stored when the next position begins; the marginals' pass takes the forward order, in which a
-        piece's nodes (all of one length) come by start, as the reference adds them.
-        """
-        starts, ends, slots, back_starts, back_ends, back_slots = self.lattices[index]
-        scores = self.scores
-        exp = math.exp
-        log = math.log
-        n = ends[-1] if ends else 0  # the last node starts at the last character
-        alpha = [0.0] * (n + 1)
-        position = 0
-        acc = 0.0
-        for start, end, slot in zip(starts, ends, slots, strict=True):
-            if end != position:
-                alpha[position] = acc
-                position = end
-                acc = scores[slot] + alpha[start]
-                continue
-            value = scores[slot] + alpha[start]
-            if acc > value:
-                if acc <= value + 50.0:
-                    acc += log(exp(value - acc) + 1.0)
-            else:
-                acc = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
-        alpha[position] = acc
-        beta = [0.0] * (n + 1)
-        position = n
-        acc = 0.0
-        for start, end, slot in zip(back_starts, back_ends, back_slots, strict=True):
-            if start != position:
-                beta[position] = acc
-                position = start
-                acc = scores[slot] + beta[end]
-                continue
-            value = scores[slot] + beta[end]
-            if acc > value:
-                if acc <= value + 50.0:
-                    acc += log(exp(value - acc) + 1.0)
-            else:
-                acc = value if value > acc + 50.0 else value + log(exp(acc - value) + 1.0)
-        beta[position] = acc
-        z = alpha[n]
-        for start, end, slot in zip(starts, ends, slots, strict=True):
-            expected[slot] += freq * exp(alpha[start] + scores[slot] + beta[end] - z)
-        return freq * z
+        """:func:`populate_marginal` of word ``index`` under the model of :meth:`use`, into ``expected`` by slot
+        (``unk_slot + 1`` of them)."""
+        return populate_marginal(self.lattices[index], self.scores, freq, expected)
 
     def viterbi(self, index: int) -> list[int]:
         """:meth:`UnigramModel.viterbi` of word ``index`` under the model of :meth:`use`: the ids of its best

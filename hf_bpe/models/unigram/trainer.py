@@ -320,7 +320,10 @@ def _alternatives(model: UnigramModel, first: int, last: int) -> tuple[list[bool
         if index == 0:
             always_keep[0] = False
             continue
-        nbests = model.nbest2(model.pieces[index][0])
+        piece = model.pieces[index][0]
+        if len(piece) == 1:
+            continue  # its lattice is its own node: one segmentation, kept (as nbest2 would find)
+        nbests = model.nbest2(piece)
         if len(nbests) == 1:
             always_keep[index - first] = True
         elif len(nbests[0]) >= 2:
