@@ -1,19 +1,12 @@
-"""BERT's text recipe: ``tokenizers``' ``BertNormalizer`` and ``BertPreTokenizer``, character for character.
+"""BERT's text recipe: ``tokenizers``' ``BertNormalizer`` and ``BertPreTokenizer`` as counting and training take them.
 
-This module owns how WordPiece text is normalized and cut into words, for counting, training and encoding alike:
-
-* normalizing (``BertNormalizer::normalize``), in this order: ``clean_text`` drops control, format and
-  private-use characters, NUL and U+FFFD, and turns every white space into ``" "``; ``handle_chinese_chars`` puts
-  spaces around each CJK ideograph (the eight ``is_chinese_char`` blocks); ``strip_accents`` (default: as
-  ``lowercase``) decomposes (NFD) and drops non-spacing marks; ``lowercase`` lowercases each character on its own
-  (Rust's ``char::to_lowercase``: a final capital sigma is ``σ``, not Python's context-sensitive ``ς``).
-* pre-tokenizing (``BertPreTokenizer``): split on white space (removed), then every punctuation character is a
-  word of its own (ASCII punctuation, symbols like ``$+<=>^`|~`` included, and Unicode's ``P*`` categories).
-
-The reference classifies characters with the ``unicode_categories`` crate and Rust's ``char`` methods, which follow
-other Unicode versions than Python's ``unicodedata``; the classes are the reference's own, recorded for every
-code point in :mod:`hf_bpe.pipeline._tables.bert` (``scripts/generate_bert_tables.py``). Decomposition
-(NFD) is Python's.
+:class:`BertRecipe` holds ``BertNormalizer``'s settings and normalizes through its twin
+(:class:`hf_bpe.pipeline.normalizers.BertNormalizer`, the one implementation: ``clean_text``, ``handle_chinese_chars``,
+``strip_accents``, ``lowercase``, in the reference's order). This module owns the pre-tokenizer's cut
+(``BertPreTokenizer``, which the twin :class:`hf_bpe.pipeline.pre_tokenizers.BertPreTokenizer` calls): split on white
+space (removed), then every punctuation character is a word of its own (ASCII punctuation, symbols like
+``$+<=>^`|~`` included, and Unicode's ``P*`` categories), with the reference's character classes recorded in
+:mod:`hf_bpe.pipeline._tables.bert` (``scripts/generate_bert_tables.py``).
 
 The model (which word pieces a word becomes) is :mod:`hf_bpe.models.wordpiece.encoder`'s job.
 """
@@ -90,32 +83,9 @@ class BertRecipe:
         """
         return self.normalizer.normalize_str(text)
 
-    def normalize_with_origins(self, text: str) -> tuple[str, list[int]]:
-        """:meth:`normalize`, and for each character of the result the index of the character of ``text`` it
-        came from (how the reference maps offsets back to the original text: ``NormalizedString``'s alignments).
-
-        >>> BertRecipe().normalize_with_origins("Éa中")
-        ('ea 中 ', [0, 1, 2, 2, 2])
-        """
-        normalized, spans = self.normalizer.normalize(text, [(index, index + 1) for index in range(len(text))])
-        return normalized, [start for start, _ in spans]
-
     def words(self, text: str) -> list[str]:
         """The words of ``text``: normalized, then pre-tokenized."""
         return split_words(self.normalize(text))
-
-    def pieces(self, text: str) -> list[Piece]:
-        """The words of ``text`` with their ``(start, end)`` character spans in ``text`` (not in the normalized
-        text), as ``Tokenizer.encode`` reports offsets.
-
-        >>> BertRecipe().pieces("A 中b")
-        [('a', (0, 1)), ('中', (2, 3)), ('b', (3, 4))]
-        """
-        normalized, origins = self.normalize_with_origins(text)
-        return [
-            (match.group(), (origins[match.start()], origins[match.end() - 1] + 1))
-            for match in _WORDS.finditer(normalized)
-        ]
 
     def to_json(self) -> dict[str, Any]:
         """The ``BertNormalizer`` entry of ``tokenizer.json``."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import regex
 
-from hf_bpe.pipeline.normalizers import NMT_TABLE, Span, unicode_aligned, unicode_normalize
+from hf_bpe.pipeline.normalizers import NMT_TABLE, unicode_normalize
 
 #: The Metaspace replacement character (U+2581), the reference's default.
 METASPACE = "\u2581"
@@ -83,16 +83,6 @@ class SentencePieceRecipe:
             "prepend_scheme": self.prepend_scheme,
             "split": True,
         }
-
-
-def nfkc_aligned(text: str, spans: list[Span]) -> tuple[str, list[Span]]:
-    """NFKC as ``tokenizers`` does it, with each output character's span
-    (:func:`hf_bpe.pipeline.normalizers.unicode_aligned`).
-
-    >>> nfkc_aligned("ﬁe\u0301", [(0, 1), (1, 2), (2, 3)])
-    ('fié', [(0, 1), (0, 1), (1, 2)])
-    """
-    return unicode_aligned("NFKC", text, spans)
 
 
 def nfkc(text: str) -> str:

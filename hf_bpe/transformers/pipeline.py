@@ -66,6 +66,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     vocab_files_names = {"tokenizer_file": TOKENIZER_FILE}  # noqa: RUF012 (transformers' API)
     encodes_split_words = True
     model_input_names = ["input_ids", "attention_mask"]  # noqa: RUF012
+    file: PipelineJson
 
     def __init__(
         self,
@@ -76,11 +77,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         if tokenizer_file is None:
             where = kwargs.get("name_or_path") or "the directory"
             raise ValueError(f"{where}: no {TOKENIZER_FILE} there; {type(self).__name__} reads one")
-        self.file: PipelineJson = _loaded(file_key(tokenizer_file))
-        self.encoder = self.file.vocab
-        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
-        self.pair_type_id = self.pipeline.post_processor.pair_type_id
-        self.retypes_windows = self.pipeline.post_processor.retypes_windows
+        self._use_file(loaded_file(file_key(tokenizer_file)))
         if "added_tokens_decoder" not in kwargs:
             kwargs["added_tokens_decoder"] = added_tokens_decoder(self.file.added_tokens)
         added = self.num_special_tokens_to_add(pair=False)
@@ -89,6 +86,15 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         super().__init__(
             tokenizer_file=tokenizer_file, clean_up_tokenization_spaces=clean_up_tokenization_spaces, **kwargs
         )
+
+    def _use_file(self, read: PipelineJson) -> None:
+        """Take a read ``tokenizer.json`` as this tokenizer's pipeline and vocabulary (before transformers' own
+        ``__init__``, which asks for both)."""
+        self.file = read
+        self.encoder = read.vocab
+        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
+        self.pair_type_id = read.pipeline.post_processor.pair_type_id
+        self.retypes_windows = read.pipeline.post_processor.retypes_windows
 
     # -- encoding -----------------------------------------------------------------------------------------------
 
@@ -252,6 +258,6 @@ class SentencePieceBPETokenizerConfig(PretrainedConfig):
 
 
 @functools.lru_cache(maxsize=4)
-def _loaded(key: tuple[str, int, int]) -> PipelineJson:
+def loaded_file(key: tuple[str, int, int]) -> PipelineJson:
     """``tokenizer.json``, read once per file version (Gemma's 580,000 merges take seconds)."""
     return read_pipeline_json(key[0])

@@ -2,9 +2,10 @@
 
 :class:`WordPieceTokenizer` is a ``PreTrainedTokenizer`` (``PythonBackend``) that loads ``vocab.txt`` (hf_bpe's or
 BERT's own) and gives the ids, offsets and decoded text of transformers' Rust ``BertTokenizer`` loaded from the
-same file: BERT's normalizer and pre-tokenizer (:mod:`hf_bpe.pipeline.bert`), greedy
-longest-match-first (:mod:`hf_bpe.models.wordpiece.encoder`), ``[CLS] A [SEP] B [SEP]`` with ``token_type_ids``,
-and the WordPiece decoder. transformers does padding, truncation and the other outputs; offsets are computed here.
+same file. It is :class:`~hf_bpe.transformers.pipeline.PipelineTokenizer` over the ``tokenizer.json`` it saves
+(``tokenizers``' ``BertWordPieceTokenizer`` recipe: BertNormalizer, BertPreTokenizer, WordPiece and its decoder),
+with BERT's classic arguments, ``[CLS] A [SEP] B [SEP]`` with ``token_type_ids`` as the roles are, and the Rust
+backend's truncation of pairs.
 """
 
 from __future__ import annotations
@@ -16,12 +17,19 @@ from typing import Any
 
 from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_FILE
-from hf_bpe.models.wordpiece.encoder import WordPieceEncoder
-from hf_bpe.models.wordpiece.files import VOCAB_TXT, format_vocab_txt, read_vocab_txt, wordpiece_tokenizer_json
+from hf_bpe.models.wordpiece.files import (
+    VOCAB_TXT,
+    format_vocab_txt,
+    read_vocab_txt,
+    wordpiece_document,
+    wordpiece_tokenizer_json,
+)
 from hf_bpe.pipeline.bert import BertRecipe
-from hf_bpe.pipeline.decoders import cleanup
+from hf_bpe.pipeline.processors import Types
+from hf_bpe.tokenizer.serialization import pipeline_from_data
 from hf_bpe.transformers._import import quiet_transformers_import
-from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template
+from hf_bpe.transformers.pipeline import PipelineTokenizer
+from hf_bpe.transformers.rows import Template
 
 with quiet_transformers_import():
     from transformers import BatchEncoding, PretrainedConfig
@@ -38,7 +46,7 @@ class WordPieceTokenizerConfig(PretrainedConfig):
     model_type = "hf_bpe_wordpiece"
 
 
-class WordPieceTokenizer(EncodingRowsTokenizer):
+class WordPieceTokenizer(PipelineTokenizer):
     """BERT's WordPiece tokenizer for transformers, in Python.
 
     Args:
@@ -106,19 +114,26 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
             where = kwargs.get("name_or_path") or "the directory"
             raise ValueError(f"{where}: WordPieceTokenizer needs vocab.txt; or pass vocab= (a dict from token to id)")
         kwargs.pop("merges", None)  # transformers' extractor passes merges to every model; WordPiece has none
-        self.ids_to_tokens = {token_id: token for token, token_id in self.vocab.items()}
         self.recipe = BertRecipe(clean_text, tokenize_chinese_chars, strip_accents, do_lower_case)
         self.do_lower_case = do_lower_case
         self.wordpieces_prefix = wordpieces_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
-        self.encoder = WordPieceEncoder(
+        # The pipeline is the tokenizer.json this class saves (BertWordPieceTokenizer's recipe), without a
+        # post-processor: the special tokens around a sequence follow the roles (cls_token, sep_token) as they are.
+        document = wordpiece_document(
             self.vocab,
+            [],
+            self.recipe,
             unk_token=str(unk_token),
             continuing_subword_prefix=wordpieces_prefix,
             max_input_chars_per_word=max_input_chars_per_word,
+            cls_token=None,
+            sep_token=None,
         )
+        self._use_file(pipeline_from_data(document, vocab_file or VOCAB_TXT, owner=type(self).__name__))
         kwargs.setdefault("special_tokens_pattern", "cls_sep")
-        super().__init__(
+        kwargs.pop("tokenizer_file", None)
+        super(PipelineTokenizer, self).__init__(
             do_lower_case=do_lower_case,
             unk_token=unk_token,
             sep_token=sep_token,
@@ -134,72 +149,27 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
             **kwargs,
         )
 
-    # -- the vocabulary -------------------------------------------------------------------------------------------
+    @property
+    def vocab(self) -> dict[str, int]:
+        """The vocabulary, token to id (``vocab.txt``'s)."""
+        return self.encoder
+
+    @vocab.setter
+    def vocab(self, vocab: dict[str, int]) -> None:
+        self.encoder = vocab
 
     @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
+    def ids_to_tokens(self) -> dict[int, str]:
+        """The vocabulary, id to token (as transformers' ``BertTokenizer`` names it)."""
+        return self.decoder
 
-    def get_vocab(self) -> dict[str, int]:
-        return {**self.vocab, **self.added_tokens_encoder}
-
-    def _convert_token_to_id(self, token: str) -> int:
-        found = self.vocab.get(token)
-        return self.encoder.unk_id if found is None else found
-
-    def _convert_id_to_token(self, index: int) -> str:
-        token = self.ids_to_tokens.get(index)
-        if token is None:
-            raise IndexError(f"id {index} is not in the vocabulary (size {len(self.vocab)})")
-        return token
-
-    # -- encoding -------------------------------------------------------------------------------------------------
-
-    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
-        """Word pieces of ``text`` (no added-token matching; transformers' ``tokenize`` does that)."""
-        tokens = self.ids_to_tokens
-        return [tokens[token_id] for word in self.recipe.words(text) for token_id in self.encoder.encode_word(word)]
-
-    def encode_ordinary(self, text: str, **options: Any) -> list[int]:
-        """The ids of text without added tokens: BERT's recipe, then each word longest-match-first."""
-        encode = self.encoder.encode_word
-        ids: list[int] = []
-        for word in self.recipe.words(text):
-            ids += encode(word)
-        return ids
-
-    def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[tuple[int, int]]]:
-        """The ids of text without added tokens and each token's span in ``text``, as the Rust backend reports
-        them (a piece of a word that normalizing changed in length spans the original characters it came from)."""
-        ids: list[int] = []
-        offsets: list[tuple[int, int]] = []
-        for word, (start, end) in self.recipe.pieces(text):
-            normalized_length = len(word)
-            for token_id, piece_start, piece_end in self.encoder.encode_word_with_offsets(word):
-                ids.append(token_id)
-                if normalized_length == end - start:
-                    offsets.append((start + piece_start, start + piece_end))
-                elif piece_start == 0 and piece_end == normalized_length:
-                    offsets.append((start, end))
-                else:
-                    offsets.append(self._piece_span(text, start, end, piece_start, piece_end))
-        return ids, offsets
-
-    def stretch_words(self, text: str, start: int, end: int, **options: Any) -> tuple[list[int], int]:
-        """Each token's word (BERT's pre-tokens: white space and punctuation cut) in a stretch between added
-        tokens, and how many words it has."""
-        words = [piece for piece, _ in self.recipe.pieces(text[start:end])]
-        encode = self.encoder.encode_word
-        return [index for index, word in enumerate(words) for _ in encode(word)], len(words)
-
-    def _piece_span(self, text: str, start: int, end: int, piece_start: int, piece_end: int) -> tuple[int, int]:
-        """The original span of characters ``piece_start:piece_end`` of the normalized word at ``start:end``,
-        where normalizing changed its length: each normalized character maps to the original one it came from."""
-        _, origins = self.recipe.normalize_with_origins(text[start:end])
-        return (start + origins[piece_start], start + origins[piece_end - 1] + 1)
+    def special_tokens_types(self, pair: bool = False) -> Types:
+        """BERT's types: ``[CLS] A [SEP]`` 0, ``B [SEP]`` 1."""
+        before_a, after_a, before_b, after_b = self.special_tokens_template(pair=pair)
+        return [0] * len(before_a), 0, [0] * len(after_a), [1] * len(before_b), 1, [1] * len(after_b)
 
     def special_tokens_template(self, pair: bool = False) -> Template:
-        """``[CLS] A [SEP]`` and ``B [SEP]`` (BERT's ``TemplateProcessing``)."""
+        """``[CLS] A [SEP]`` and ``B [SEP]`` (BERT's ``TemplateProcessing``), as the roles are now."""
         cls = [self.cls_token_id] if self.cls_token_id is not None else []
         sep = [self.sep_token_id] if self.sep_token_id is not None else []
         return cls, sep, [], sep
@@ -283,26 +253,6 @@ class WordPieceTokenizer(EncodingRowsTokenizer):
         return super().get_special_tokens_mask(token_ids_0, token_ids_1, already_has_special_tokens)
 
     # -- decoding -------------------------------------------------------------------------------------------------
-
-    def convert_tokens_to_string(self, tokens: list[str]) -> str:
-        """The WordPiece decoder: pieces with the prefix join the token before, others start a new word; then its
-        cleanup of spaces before punctuation."""
-        out = []
-        prefix = self.wordpieces_prefix
-        for index, token in enumerate(tokens):
-            if index:
-                token = token[len(prefix) :] if token.startswith(prefix) else " " + token
-            out.append(cleanup(token))
-        return "".join(out)
-
-    def _decode(
-        self,
-        token_ids: int | list[int],
-        skip_special_tokens: bool = False,
-        clean_up_tokenization_spaces: bool | None = None,
-        **kwargs: Any,
-    ) -> str:
-        return self.decode_by_tokens(token_ids, skip_special_tokens, clean_up_tokenization_spaces)
 
     # -- saving ---------------------------------------------------------------------------------------------------
 

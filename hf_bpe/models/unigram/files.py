@@ -26,7 +26,6 @@ from hf_bpe.pipeline.tokenizer_json import (
     refuse_unsupported,
     special_added_tokens,
     tokenizer_document,
-    with_model_type,
 )
 
 #: The transformers class that ``tokenizer_config.json`` names (:class:`hf_bpe.transformers.unigram.UnigramTokenizer`).
@@ -201,7 +200,7 @@ def _recipe_sections() -> dict[str, Any]:
 def check_recipe_file(data: Mapping[str, Any], model: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
     """Refuse a parsed ``tokenizer.json`` (``model`` its model section, ``path`` naming it) that is not of hf_bpe's
     Unigram recipe: another model, byte fallback, a post-processor, truncation or padding, or another normalizer,
-    pre-tokenizer or decoder than the recipe's. What :func:`read_unigram_json` checks, and what deciding which class
+    pre-tokenizer or decoder than the recipe's. What deciding which class
     reads a file (:func:`hf_bpe.tokenizer.directory.json_class`) asks.
 
     Raises:
@@ -213,20 +212,3 @@ def check_recipe_file(data: Mapping[str, Any], model: Mapping[str, Any], path: s
         raise ValueError(f"{path}: byte_fallback is not supported by hf_bpe's UnigramTokenizer")
     refuse_unsupported(data, path, "UnigramTokenizer", post_processor=only_types(), decoder=lambda _: None)
     refuse_other_sections(data, _recipe_sections(), path, "UnigramTokenizer")
-
-
-def read_unigram_json(path: str | os.PathLike[str]) -> tuple[list[tuple[str, float]], int | None, list[str]]:
-    """The pieces, unknown id and special tokens of a Unigram ``tokenizer.json``.
-
-    Raises:
-        ValueError: the file is not a Unigram ``tokenizer.json``.
-    """
-    try:
-        data = with_model_type(json.loads(Path(path).read_text(encoding="utf-8"), parse_float=serde_json_float))
-        model = data["model"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{path}: not a readable tokenizer.json ({error})") from error
-    check_recipe_file(data, model, path)
-    pieces = [(str(piece), float(score)) for piece, score in model["vocab"]]
-    specials = [token["content"] for token in data.get("added_tokens", []) if token.get("special")]
-    return pieces, model.get("unk_id"), specials

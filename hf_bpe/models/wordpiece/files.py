@@ -121,6 +121,35 @@ def wordpiece_tokenizer_json(
 ) -> str:
     """``tokenizer.json``: ``tokenizers``' ``BertWordPieceTokenizer`` recipe around ``vocab``, as ``tokenizers``
     writes it (byte for byte), so the Rust backend reads it as its own."""
+    return dumps(
+        wordpiece_document(
+            vocab,
+            special_tokens,
+            recipe,
+            unk_token=unk_token,
+            continuing_subword_prefix=continuing_subword_prefix,
+            max_input_chars_per_word=max_input_chars_per_word,
+            cls_token=cls_token,
+            sep_token=sep_token,
+        )
+    )
+
+
+def wordpiece_document(
+    vocab: Mapping[str, int],
+    special_tokens: Sequence[str],
+    recipe: BertRecipe,
+    *,
+    unk_token: str = "[UNK]",
+    continuing_subword_prefix: str = "##",
+    max_input_chars_per_word: int = 100,
+    cls_token: str | None = "[CLS]",
+    sep_token: str | None = "[SEP]",
+) -> dict[str, Any]:
+    """The document of :func:`wordpiece_tokenizer_json`, parsed: what the transformers class runs as its pipeline
+    (:class:`~hf_bpe.transformers.wordpiece.WordPieceTokenizer`) is what it writes.
+
+    ``cls_token`` or ``sep_token`` None (or not in ``vocab``): no post-processor."""
     model = {
         "type": "WordPiece",
         "unk_token": unk_token,
@@ -141,7 +170,7 @@ def wordpiece_tokenizer_json(
         post_processor=post_processor,
         decoder={"type": "WordPiece", "prefix": continuing_subword_prefix, "cleanup": True},
     )
-    return dumps(document)
+    return document
 
 
 def bert_template_json(cls_token: str, cls_id: int, sep_token: str, sep_id: int) -> dict[str, Any]:

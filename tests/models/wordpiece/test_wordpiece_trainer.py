@@ -66,27 +66,6 @@ def test_normalizer_fast_paths_on_every_code_point(lowercase):
     assert recipe.normalize(text) == reference.normalize_str(text)
 
 
-def test_normalizing_with_origins_on_every_seventh_code_point():
-    """The per-character normalization behind offsets, on a seventh of the code points, and on the characters
-    whose class the reference decides otherwise than Python (the generated tables)."""
-    from hf_bpe.pipeline._tables import bert as tables
-
-    odd = {cp for ranges in (tables.REMOVED_RANGES[:6], tables.PUNCTUATION_RANGES) for a, b in ranges
-           for cp in range(a, b + 1)} | set(tables.LOWERCASE) | set(tables.STRIP_ACCENTS)  # fmt: skip
-    code_points = sorted({cp for cp in range(0, 0x110000, 7) if not 0xD800 <= cp <= 0xDFFF} | odd)
-    text = "".join("a" + chr(cp) for cp in code_points)
-    recipe = BertRecipe()
-    normalized, origins = recipe.normalize_with_origins(text)
-    assert normalized == normalizers.BertNormalizer().normalize_str(text)
-    assert len(origins) == len(normalized)
-    assert origins == sorted(origins)
-    came_from: dict[int, str] = {}
-    for origin, char in zip(origins, normalized, strict=True):
-        came_from[origin] = came_from.get(origin, "") + char
-    assert all(came_from[index] == "a" for index in range(0, len(text), 2))  # the separators map to themselves
-    assert all(came_from.get(index + 1, "") == recipe.normalize(text[index + 1]) for index in range(0, len(text), 2))
-
-
 def test_pre_tokenizer_on_every_code_point():
     expected = pre_tokenizers.BertPreTokenizer().pre_tokenize_str(EVERY_CODE_POINT)
     assert pre_tokenize(EVERY_CODE_POINT) == expected
