@@ -106,6 +106,7 @@ class SymbolBPE:
         self._joined_ids: frozenset[int] | None = None  # made on first use (see _parts)
         self._merges_bytes: bool | None = None  # found on first use (see _bytes_merge)
         self._cut_before_meta: frozenset[str] | None = None  # made on first use (see _meta_parts)
+        self._chars: dict[str, int] | None = None  # made on first use (see _single_chars)
         # Where every byte has its token (else None: see _char_symbols); filled as characters are met.
         self._by_char = None if None in self._bytes else _CharSymbols(self.vocab, cast("list[int]", self._bytes))
 
@@ -182,17 +183,16 @@ class SymbolBPE:
         vocabulary where no merge takes a byte token (:meth:`_bytes_merge`). Such a character is its bytes'
         ``<0xXX>`` tokens where every byte has one (no unknown token can come up then), as :meth:`_symbols` spells
         it; else the part goes :meth:`_part_pieces`' way."""
-        found = list(map(self.vocab.get, part))
-        if None not in found:
-            symbols = cast("list[int]", found)
-            if len(symbols) > LONG_PIECE:
-                return self._long_part_ids(part, symbols, None)
-            return merge_ids(symbols, *self._id_merges)
+        chars = list(map(self._single_chars().get, part, itertools.repeat(-1)))
+        if -1 not in chars:
+            if len(chars) > LONG_PIECE:
+                return self._long_part_ids(part, chars, None)
+            return merge_ids(chars, *self._id_merges)
         by_char = self._char_symbols
         if by_char is None:
             return [token_id for token_id, _ in self._part_pieces(part)]
         if len(part) > LONG_PIECE or not self._bytes_merge():
-            return self._long_part_ids(part, [-1 if token_id is None else token_id for token_id in found], by_char)
+            return self._long_part_ids(part, chars, by_char)
         return merge_ids(list(itertools.chain.from_iterable(map(by_char.__getitem__, part))), *self._id_merges)
 
     def _long_part_ids(self, part: str, chars: list[int], by_char: _CharSymbols | None) -> list[int]:
@@ -237,6 +237,13 @@ class SymbolBPE:
             ids += found
             start = end
         return ids
+
+    def _single_chars(self) -> dict[str, int]:
+        """The vocabulary's tokens of one character, by text (made on first use): a part's characters are looked up
+        in this small table (Gemma-3's 19,000 of its 262,000 tokens), whose entries stay in the CPU's caches."""
+        if self._chars is None:
+            self._chars = {token: token_id for token, token_id in self.vocab.items() if len(token) == 1}
+        return self._chars
 
     def _bytes_merge(self) -> bool:
         """Whether a merge takes a byte token (``<0x00>`` to ``<0xFF>``) as a part, found on first use: in C, the
@@ -325,7 +332,7 @@ class SymbolBPE:
         self._id_joins()
         self._bytes_merge()
         self._cut_before_meta = frozenset(
-            token for token in self.vocab if len(token) == 1 and token + META not in joins and META in self.vocab
+            token for token in self._single_chars() if token + META not in joins and META in self.vocab
         )
         return self._cut_before_meta
 

@@ -163,3 +163,16 @@ def test_a_forked_batch_makes_the_models_tables_before_the_fork(monkeypatch, tmp
     expected = PreTrainedTokenizerFast(tokenizer_file=str(path))(texts)["input_ids"]
     assert tok(texts)["input_ids"] == expected
     assert tables == [True]
+
+
+@pytest.mark.parametrize("merges", [PLAIN, BYTES], ids=["no-byte-merge", "byte-merge"])
+def test_a_parts_characters_are_looked_up_among_the_one_character_tokens(merges):
+    """A part met first reads its characters' ids from the vocabulary's one-character tokens (a small table: Gemma-3's
+    19,000 of 262,000), a character missing there spelled by its bytes; short and long parts, in and outside the
+    vocabulary, give the Rust model's ids."""
+    vocab = vocabulary(merges)
+    model = SymbolBPE(vocab, merges, **OPTIONS)  # type: ignore[arg-type]
+    words = ["▁abcd", "▁ab本cd▁", "▁dcba" * 5, "x▁ab" * 6 + "😀日▁"]
+    assert [model.token_ids(word) for word in words] == [rust_ids(merges, word) for word in words]
+    assert model._single_chars() == {token: token_id for token, token_id in vocab.items() if len(token) == 1}
+    assert "ab" in vocab and "ab" not in model._single_chars()
