@@ -18,6 +18,7 @@ import functools
 import heapq
 import itertools
 import math
+from collections import Counter
 from collections.abc import Sequence
 from itertools import compress
 
@@ -343,8 +344,9 @@ class UnigramModel:
         return found
 
 
-#: The score :class:`WordLattices` gives a dropped piece's nodes: so low that they change no sum (``log_sum_exp``
-#: returns the other term exactly, ``exp`` gives 0.0) and no best path, yet finite, so two of them make no NaN.
+#: The score :class:`WordLattices` gives a dropped piece's nodes until they are cut out: so low that they change no
+#: sum (``log_sum_exp`` returns the other term exactly, ``exp`` gives 0.0) and are on no best path, yet finite, so
+#: two of them make no NaN.
 DROPPED = -1e300
 
 # A word's lattice as WordLattices keeps it: each node's start, end and slot in the forward pass's order (by end,
@@ -458,10 +460,10 @@ class WordLattices:
     unknown node after its start's others wherever a character has lost its piece. The reference rebuilds each
     lattice from its trie every round (``populate_nodes`` in ``run_e_step``); here a node names its piece by slot
     (its id in the first model) and :meth:`use` points the slots at a model's scores, :data:`DROPPED` for a
-    dropped piece, whose nodes then change no sum and are on no best path. Their nodes are cut out (:meth:`_kept`)
-    when most pieces have gone, and at once from the words holding a character that has lost its piece (its
-    unknown node must appear): the live nodes meet the same sums in the same order either way, so the floats are
-    the reference's whatever the lattices' history.
+    dropped piece, whose nodes then change no sum and are on no best path. They are cut out (:meth:`_kept`) once a
+    fifth of the nodes are dropped ones, and at once from the words holding a character that has lost its piece
+    (its unknown node must appear): the live nodes meet the same sums in the same order either way, so the floats
+    are the reference's whatever the lattices' history.
 
     Args:
         seed: the first model (its unknown id is the trainer's ``<UNK>``).
@@ -473,13 +475,15 @@ class WordLattices:
     """
 
     def __init__(self, seed: UnigramModel, words: Sequence[str]) -> None:
-        # The last of equal pieces takes the slot, as the seed model's trie keeps it.
+        # The last of equal pieces takes the slot, as the model's trie keeps it.
         self.slot_of = dict(seed.ids)
         self.unk_slot = len(seed.pieces)
         self.words = list(words)
         self.model = seed
         self.scores: list[float] = []
         self.slot_ids: list[int] = []
+        self._live_slots: list[bool] = []
+        self._counts: Counter[int] = Counter()
         self.lattices = [self._cut(seed, word) for word in self.words]
         # The words that hold each character with a piece (when the piece goes, their unknown nodes must appear).
         self._holding: dict[int, list[int]] = {}
@@ -487,44 +491,50 @@ class WordLattices:
             for char in set(word):
                 if char in self.slot_of:
                     self._holding.setdefault(self.slot_of[char], []).append(index)
-        self._live = len(self.slot_of)
+        self._count()
         self.use(seed)
 
     def _cut(self, seed: UnigramModel, word: str) -> Lattice:
         return cut(seed, word, self.unk_slot)
 
     def use(self, model: UnigramModel) -> None:
-        """Score the slots as ``model`` (a subset of the seed's pieces, unknown id the seed's), cutting again the
-        words whose characters have lost their pieces, and cutting the dropped nodes out of every lattice when a
-        third of the pieces have gone since the last time."""
+        """Score the slots as ``model`` (a subset of the first model's pieces, its unknown id the same), add the
+        unknown nodes of the characters whose pieces have gone, and cut the dropped pieces' nodes out of the
+        lattices when many have gone."""
         scores = [DROPPED] * (self.unk_slot + 1)
-        slot_of = self.slot_of
-        for piece, score in model.pieces:
-            scores[slot_of[piece]] = score
-        scores[self.unk_slot] = model.unk_score
         slot_ids = [-1] * (self.unk_slot + 1)
-        for index, (piece, _) in enumerate(model.pieces):
-            slot_ids[slot_of[piece]] = index
+        slot_of = self.slot_of
+        for index, (piece, score) in enumerate(model.pieces):
+            slot = slot_of[piece]
+            scores[slot] = score
+            slot_ids[slot] = index
+        scores[self.unk_slot] = model.unk_score
         slot_ids[self.unk_slot] = -1 if model.unk_id is None else model.unk_id
         self.model = model
         self.scores = scores
         self.slot_ids = slot_ids
+        self._live_slots = [score != DROPPED for score in scores]
         lost = {slot for slot in self._holding if scores[slot] == DROPPED}
-        for index in sorted({index for slot in lost for index in self._holding.pop(slot)}):
+        holding = {index for slot in lost for index in self._holding.pop(slot)}
+        for index in sorted(holding):
             self.lattices[index] = self._kept(self.lattices[index], lost)
-        live = len(model.ids)
-        # A dropped node costs a round a fraction of a cut: cut them out only when most pieces have gone.
-        if live * 2 < self._live:
-            self._live = live
+        # A dropped node costs each pass a fraction of a live one, and cutting it out a fraction of a pass: the
+        # lattices are cut when a fifth of their nodes have gone.
+        dropped = sum(count for slot, count in self._counts.items() if scores[slot] == DROPPED)
+        if dropped * 5 > self._counts.total():
             self.lattices = [self._kept(lattice, set()) for lattice in self.lattices]
+            self._count()
+
+    def _count(self) -> None:
+        """Count the lattices' nodes by slot."""
+        self._counts = Counter(itertools.chain.from_iterable(lattice[2] for lattice in self.lattices))
 
     def _kept(self, lattice: Lattice, lost: set[int]) -> Lattice:
         """The lattice without its dropped nodes, and with an unknown node after each start's others where the
         piece of its character is in ``lost`` (``populate_nodes`` adds one where no one-character piece starts)."""
-        scores = self.scores
-        back_starts, back_ends, back_slots = lattice[3:]
-        back_mask = [scores[slot] != DROPPED for slot in back_slots]
-        if all(back_mask):
+        live = self._live_slots.__getitem__
+        starts, ends, slots, back_starts, back_ends, back_slots = lattice
+        if all(map(live, slots)):
             return lattice
         unknown = [
             start
@@ -532,21 +542,19 @@ class WordLattices:
             if slot in lost and end == start + 1
         ]
         if not unknown:
-            starts, ends, slots = lattice[:3]
-            mask = [scores[slot] != DROPPED for slot in slots]
             return (
-                list(compress(starts, mask)),
-                list(compress(ends, mask)),
-                list(compress(slots, mask)),
-                list(compress(back_starts, back_mask)),
-                list(compress(back_ends, back_mask)),
-                list(compress(back_slots, back_mask)),
+                list(compress(starts, map(live, slots))),
+                list(compress(ends, map(live, slots))),
+                list(compress(slots, map(live, slots))),
+                list(compress(back_starts, map(live, back_slots))),
+                list(compress(back_ends, map(live, back_slots))),
+                list(compress(back_slots, map(live, back_slots))),
             )
         # Each unknown node last among its start's nodes: a stable sort of the backward order, the unknown nodes a
         # half after their start's others.
-        starts = list(compress(back_starts, back_mask))
-        ends = list(compress(back_ends, back_mask))
-        slots = list(compress(back_slots, back_mask))
+        starts = list(compress(back_starts, map(live, back_slots)))
+        ends = list(compress(back_ends, map(live, back_slots)))
+        slots = list(compress(back_slots, map(live, back_slots)))
         keys = [start * -2 for start in starts] + [start * -2 + 1 for start in unknown]
         starts += unknown
         ends += [start + 1 for start in unknown]
