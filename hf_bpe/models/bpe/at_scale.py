@@ -31,8 +31,7 @@ The words (:class:`CompactWords`) take 2 bytes a symbol (4 past 55,296 ids), a w
 its count 4, each array widened the first time a value does not fit. A tracked pair's words are an array of 4-byte
 word indices, in increasing order. Measured (``scripts/bench_scale.py``, the merge phase alone over the loaded
 counts): 89 bytes a distinct pre-token on a million synthetic ones (336 with ``merge_listed``, 22 s against 23),
-74 on the kernel source's 1.2 GB. Words merged lately stay strings (:data:`PENDING_WORDS` at most) until written
-into their slots at once: a word merged again meanwhile costs what it would in a list of strings.
+74 on the kernel source's 1.2 GB.
 """
 
 from __future__ import annotations
@@ -84,19 +83,12 @@ def _release_free_memory() -> None:
         _TRIM(0)
 
 
-#: Merged words a :class:`CompactWords` keeps as strings before it writes them into their slots (some 180 bytes
-#: each: 12 MiB at most). A word merged again meanwhile is neither decoded nor encoded: on fewer words than this,
-#: none is ever, and the loop costs what a list of strings would.
-PENDING_WORDS = 1 << 16
-
-
 class CompactWords:
     """Symbol strings (one character per symbol, its code point the symbol's id) in one flat buffer, each word in
     its own slot: 2 bytes a symbol (4 where an id reaches the UTF-16 surrogates) instead of a Python string of some
     60 bytes more each. A word is read as a string (UTF-16 or UTF-32 decoded in C) and written back shorter into
-    its slot after a merge; the merge loop keeps up to :data:`PENDING_WORDS` merged words as strings (``pending``)
-    before it writes them all (:meth:`flush`). Starts, sizes and counts are kept in the narrowest array that holds
-    them (counts past 2**64 raise ``OverflowError``; no corpus comes near).
+    its slot after a merge. Starts, sizes and counts are kept in the narrowest array that holds them (counts past
+    2**64 raise ``OverflowError``; no corpus comes near).
 
     >>> words = CompactWords.pack(["ab", "cde"], [3, 1], wide=False)
     >>> words[1], len(words)
@@ -104,12 +96,11 @@ class CompactWords:
     >>> words[1] = "x"
     >>> words[0], words[1], list(words.counts), words.counts.typecode
     ('ab', 'x', [3, 1], 'I')
-    >>> words.pending[0] = "y"
-    >>> words[0], list(words.read(0, 2)), words.pending
-    ('y', ['y', 'x'], {})
+    >>> list(words.read(0, 2))
+    ['ab', 'x']
     """
 
-    __slots__ = ("counts", "decode", "encode", "pending", "sizes", "starts", "symbols", "view", "width")
+    __slots__ = ("counts", "decode", "encode", "sizes", "starts", "symbols", "view", "width")
 
     def __init__(self, *, wide: bool) -> None:
         self.width = 4 if wide else 2  # bytes a symbol
@@ -121,7 +112,6 @@ class CompactWords:
         self.sizes = array("H")  # symbols word i has now
         self.counts = array("I")
         self.view = memoryview(b"")  # the symbols' bytes, once closed
-        self.pending: dict[int, str] = {}  # word index -> the word, newer than its slot
 
     @classmethod
     def pack(cls, words: Iterable[str], counts: Iterable[int], *, wide: bool) -> CompactWords:
@@ -155,35 +145,19 @@ class CompactWords:
         return len(self.sizes)
 
     def __getitem__(self, index: int) -> str:
-        word = self.pending.get(index)
-        if word is not None:
-            return word
         start = self.starts[index] * self.width
         return self.decode(self.view[start : start + self.sizes[index] * self.width], "surrogatepass")[0]
 
     def __setitem__(self, index: int, word: str) -> None:
-        self.pending.pop(index, None)
-        self._write(index, word)
-
-    def _write(self, index: int, word: str) -> None:
-        # The merge loop's words are written here (flush); it reads them inline, as the method call would double
-        # what a word costs there.
+        # The merge loops do the same inline: the method call would double what a word costs there.
         start = self.starts[index] * self.width
         data = self.encode(word, "surrogatepass")[0]
         self.view[start : start + len(data)] = data
         self.sizes[index] = len(word)
 
-    def flush(self) -> None:
-        """Write the pending words into their slots."""
-        write = self._write
-        for index, word in self.pending.items():
-            write(index, word)
-        self.pending.clear()
-
     def read(self, start: int, stop: int) -> Iterator[str]:
-        """Words ``start`` to ``stop`` (pending ones written first), decoded some thousands at a time: one C call,
-        then a slice each, instead of a decoding each."""
-        self.flush()
+        """Words ``start`` to ``stop``, decoded some thousands at a time: one C call, then a slice each, instead of
+        a decoding each."""
         starts, sizes, width, view, decode = self.starts, self.sizes, self.width, self.view, self.decode
         for low in range(start, stop, 1 << 12):
             high = min(low + (1 << 12), stop)
@@ -257,7 +231,6 @@ def merge_tracked(
             if not remade and (floor <= min_frequency if count else floor <= 1):
                 stop = STOP_MIN_FREQUENCY if count else STOP_NO_PAIRS  # the best of all pairs counts less than floor
                 break
-            words.flush()
             floor, tracked = _recount(words, vocab_size - len(vocab), lengths, limit, initial, recount_progress)
             heap = _queue(tracked)
             remade = False
@@ -281,7 +254,6 @@ def merge_tracked(
             _release_free_memory()
         if progress is not None and len(merges) % report_every == 0:
             progress(len(merges), wanted)
-    words.flush()
     return merges, stop
 
 
@@ -457,27 +429,25 @@ def _merge_words(words: CompactWords, indices: Iterable[int], pair: str, symbol:
     Hot loop: one piece on purpose (it runs for every word a merge touches); one occurrence, by far the most
     common case, has its own branch.
     """
-    starts, sizes, view, width, decode = words.starts, words.sizes, words.view, words.width, words.decode
+    starts, sizes, view, width, decode, encode = (
+        words.starts, words.sizes, words.view, words.width, words.decode, words.encode
+    )  # fmt: skip
     word_counts = words.counts
-    pending, most = words.pending, PENDING_WORDS
-    get = pending.get
     typecode = _index_type(words)
     before_counts: defaultdict[str, int] = defaultdict(int)
     before_words: defaultdict[str, array[int]] = defaultdict(functools.partial(array, typecode))
     after_counts: defaultdict[str, int] = defaultdict(int)
     after_words: defaultdict[str, array[int]] = defaultdict(functools.partial(array, typecode))
     for index in indices:
-        word = get(index)
-        if word is None:
-            if len(pending) >= most:
-                words.flush()
-            start = starts[index] * width
-            word = decode(view[start : start + sizes[index] * width], "surrogatepass")[0]
+        start = starts[index] * width
+        word = decode(view[start : start + sizes[index] * width], "surrogatepass")[0]
         parts = word.split(pair)
         occurrences = len(parts) - 1
         if not occurrences:
             continue  # the pair has left this word since it was listed
-        pending[index] = symbol.join(parts)
+        data = encode(symbol.join(parts), "surrogatepass")[0]
+        view[start : start + len(data)] = data
+        sizes[index] = len(word) - occurrences
         count = word_counts[index]
         if occurrences == 1:
             before, after = parts
