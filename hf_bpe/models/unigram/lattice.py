@@ -563,19 +563,14 @@ class WordLattices:
         return _lattice([starts[i] for i in order], [ends[i] for i in order], [slots[i] for i in order])
 
     def by_id(self, expected: Sequence[float]) -> list[float]:
-        """Sums by slot (:meth:`populate_marginal`) to sums by the model's ids (:meth:`use`); the unknown id's is
-        the unknown nodes' sum (the trainer ignores it)."""
+        """Sums by slot (:func:`populate_marginal` over :attr:`lattices`) to sums by the model's ids (:meth:`use`);
+        the unknown id's is the unknown nodes' sum (the trainer ignores it)."""
         model = self.model
         slot_of = self.slot_of
         by_id = [expected[slot_of[piece]] for piece, _ in model.pieces]
         if model.unk_id is not None:
             by_id[model.unk_id] = expected[self.unk_slot]
         return by_id
-
-    def populate_marginal(self, index: int, freq: float, expected: list[float]) -> float:
-        """:func:`populate_marginal` of word ``index`` under the model of :meth:`use`, into ``expected`` by slot
-        (``unk_slot + 1`` of them)."""
-        return populate_marginal(self.lattices[index], self.scores, freq, expected)
 
     def viterbi(self, index: int) -> list[int]:
         """:meth:`UnigramModel.viterbi` of word ``index`` under the model of :meth:`use`: the ids of its best
@@ -585,28 +580,33 @@ class WordLattices:
         scores = self.scores
         n = ends[-1] if ends else 0  # the last node starts at the last character
         # Node 0 is the start node, node i + 1 the lattice's node i: each one's best score from the start and
-        # previous node; ending[pos] the nodes ending at pos, in insertion order.
-        ending: list[list[int]] = [[] for _ in range(n + 1)]
-        ending[0].append(0)
+        # previous node. The nodes come by end, so those ending at a position (in insertion order) are a range:
+        # nodes first[pos] to first[pos + 1] - 1.
+        first = [0] * (n + 2)
+        first[1] = 1
+        position = 0
         backtrace = [0.0] * (len(starts) + 1)
         previous = [-1] * (len(starts) + 1)
         for node, (start, end, slot) in enumerate(zip(starts, ends, slots, strict=True), 1):
+            if end != position:
+                position = end
+                first[end] = node
+                first[end + 1] = node + 1
+            else:
+                first[end + 1] = node + 1
             score = scores[slot]
-            lefts = ending[start]
-            best = lefts[0]
+            best = first[start]
             best_score = backtrace[best] + score
-            for left in lefts[1:]:
+            for left in range(best + 1, first[start + 1]):
                 candidate = backtrace[left] + score
                 if candidate > best_score:
                     best = left
                     best_score = candidate
             backtrace[node] = best_score
             previous[node] = best
-            ending[end].append(node)
-        lefts = ending[n]
-        best = lefts[0]
+        best = first[n]
         best_score = backtrace[best] + 0.0
-        for left in lefts[1:]:
+        for left in range(best + 1, first[n + 1]):
             candidate = backtrace[left] + 0.0
             if candidate > best_score:
                 best = left

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel, shortfall
-from hf_bpe.models.unigram.lattice import UnigramModel, WordLattices
+from hf_bpe.models.unigram.lattice import UnigramModel, WordLattices, populate_marginal
 from hf_bpe.models.unigram.options import UnigramOptions
 from hf_bpe.processes import fork_processes, run_forked
 
@@ -206,8 +206,10 @@ def _expected(
     """The expected counts by the model's ids of the words ``first`` to ``last``, summed from zero in order."""
     if isinstance(source, WordLattices):
         expected = [0.0] * (source.unk_slot + 1)
+        lattices = source.lattices
+        scores = source.scores
         for index in range(first, last):
-            z = source.populate_marginal(index, float(sentences[index][1]), expected)
+            z = populate_marginal(lattices[index], scores, float(sentences[index][1]), expected)
             _check_likelihood(z, sentences[index][0])
         return source.by_id(expected)
     expected = [0.0] * len(source.pieces)
