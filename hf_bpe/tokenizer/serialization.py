@@ -38,12 +38,11 @@ from hf_bpe.pipeline.pipeline import Pipeline
 from hf_bpe.pipeline.pre_tokenizers import pre_tokenizer_from_json
 from hf_bpe.pipeline.processors import post_processor_from_json
 from hf_bpe.pipeline.tokenizer_json import (
+    NO_TEMPLATE,
     dumps,
     pretty_dumps,
     read_truncation_and_padding,
     refuse_unsupported,
-    saved_post_processor,
-    saved_section,
     tokenizer_document,
     truncation_and_padding_json,
     unsupported,
@@ -410,16 +409,20 @@ def _document(
     *,
     no_post_processor: bool,
 ) -> dict[str, Any]:
-    """The parsed document both writers write; ``no_post_processor``: a file without one stays so (else it gets
+    """The parsed document both writers write, each stage by its twin (``to_json``, as ``tokenizers``' serde writes
+    it); ``no_post_processor``: a file without one stays so (else it gets
     :data:`~hf_bpe.pipeline.tokenizer_json.NO_TEMPLATE`, as transformers' Rust backend sets it)."""
-    sections = read.sections
+    pipeline = read.pipeline
+    post_processor = pipeline.post_processor.to_json()
+    if post_processor is None and not no_post_processor:
+        post_processor = dict(NO_TEMPLATE)
     return tokenizer_document(
         _model_json(read),
         added_tokens=added_tokens,
-        normalizer=sections.get("normalizer"),
-        pre_tokenizer=saved_section(sections.get("pre_tokenizer")),
-        post_processor=saved_post_processor(sections.get("post_processor"), top=not no_post_processor),
-        decoder=saved_section(sections.get("decoder")),
+        normalizer=pipeline.normalizer.to_json(),
+        pre_tokenizer=pipeline.pre_tokenizer.to_json(),
+        post_processor=post_processor,
+        decoder=pipeline.decoder.to_json(),
         **truncation_and_padding_json(truncation, padding),
     )
 
