@@ -479,6 +479,8 @@ class WordLattices:
         self.slot_of = dict(seed.ids)
         self.unk_slot = len(seed.pieces)
         self.words = list(words)
+        #: A word's index (the last of equal words).
+        self.index_of = {word: index for index, word in enumerate(self.words)}
         self.model = seed
         self.scores: list[float] = []
         self.slot_ids: list[int] = []
@@ -572,16 +574,15 @@ class WordLattices:
             by_id[model.unk_id] = expected[self.unk_slot]
         return by_id
 
-    def viterbi(self, index: int) -> list[int]:
-        """:meth:`UnigramModel.viterbi` of word ``index`` under the model of :meth:`use`: the ids of its best
-        segmentation (``Lattice::viterbi``; the first of equal paths wins). A dropped node is never on it: its
-        score is :data:`DROPPED` and every position has a live node ending there."""
+    def _backtrace(self, index: int) -> tuple[list[int], list[float], list[int]]:
+        """``Lattice::viterbi``'s pass over word ``index``: node 0 is the start node, node i + 1 the lattice's
+        node i (forward order); returns ``first`` (the nodes ending at a position ``pos``, in insertion order, are
+        ``first[pos]`` to ``first[pos + 1] - 1``: they come by end), and each node's best score from the start
+        (with its own) and best previous node (the first of equal candidates). A dropped node is on no best path:
+        its score is :data:`DROPPED` and every position has a live node ending there."""
         starts, ends, slots = self.lattices[index][:3]
         scores = self.scores
         n = ends[-1] if ends else 0  # the last node starts at the last character
-        # Node 0 is the start node, node i + 1 the lattice's node i: each one's best score from the start and
-        # previous node. The nodes come by end, so those ending at a position (in insertion order) are a range:
-        # nodes first[pos] to first[pos + 1] - 1.
         first = [0] * (n + 2)
         first[1] = 1
         position = 0
@@ -591,9 +592,7 @@ class WordLattices:
             if end != position:
                 position = end
                 first[end] = node
-                first[end + 1] = node + 1
-            else:
-                first[end + 1] = node + 1
+            first[end + 1] = node + 1
             score = scores[slot]
             best = first[start]
             best_score = backtrace[best] + score
@@ -604,6 +603,14 @@ class WordLattices:
                     best_score = candidate
             backtrace[node] = best_score
             previous[node] = best
+        return first, backtrace, previous
+
+    def viterbi(self, index: int) -> list[int]:
+        """:meth:`UnigramModel.viterbi` of word ``index`` under the model of :meth:`use`: the ids of its best
+        segmentation (``Lattice::viterbi``; the first of equal paths wins)."""
+        first, backtrace, previous = self._backtrace(index)
+        slots = self.lattices[index][2]
+        n = len(first) - 2
         best = first[n]
         best_score = backtrace[best] + 0.0
         for left in range(best + 1, first[n + 1]):
@@ -618,3 +625,37 @@ class WordLattices:
             best = previous[best]
         path.reverse()
         return path
+
+    def nbest2(self, index: int) -> list[list[int]]:
+        """:meth:`UnigramModel.nbest2` of word ``index`` under the model of :meth:`use` (``Lattice::nbest(2)``: A*
+        from the end node, the same agenda in the same order)."""
+        first, backtrace, _ = self._backtrace(index)
+        starts, _, slots = self.lattices[index][:3]
+        scores = self.scores
+        slot_ids = self.slot_ids
+        n = len(first) - 2
+        eos = len(starts) + 1
+        # A hypothesis: (node, next hypothesis, gx); the agenda holds (-fx, order, hypothesis).
+        order = itertools.count()
+        agenda: list[tuple[float, int, tuple[int, object, float]]] = [(-0.0, next(order), (eos, None, 0.0))]
+        found: list[list[int]] = []
+        while agenda:
+            _, _, top = heapq.heappop(agenda)
+            node, _, gx = top
+            if node == 0:
+                path = []
+                hypothesis = top[1]
+                while hypothesis is not None and hypothesis[1] is not None:  # type: ignore[index]
+                    path.append(slot_ids[slots[hypothesis[0] - 1]])  # type: ignore[index]
+                    hypothesis = hypothesis[1]  # type: ignore[index]
+                found.append(path)
+                if len(found) == 2:
+                    return found
+            else:
+                start = n if node == eos else starts[node - 1]
+                for left in range(first[start], first[start + 1]):
+                    score = scores[slots[left - 1]] if left else 0.0
+                    if score == DROPPED:
+                        continue  # not a node of the model's lattice
+                    heapq.heappush(agenda, (-(backtrace[left] + gx), next(order), (left, top, score + gx)))
+        return found
