@@ -6,10 +6,10 @@ two-character string of its ids, so ``str.split`` finds its occurrences in C, an
 occurrence's length wherever every initial symbol is one character, as in plain words.
 
 Words kept in one flat buffer (:class:`~hf_bpe.models.bpe.at_scale.CompactWords`, from
-:data:`hf_bpe.models.bpe.trainer.COMPACT_MIN_WORDS` distinct pre-tokens on) are merged by
+:data:`hf_bpe.models.bpe.trainer.COMPACT_MIN_WORDS` distinct pre-tokens on, continuing included) are merged by
 :func:`~hf_bpe.models.bpe.at_scale.merge_tracked`, which keeps a count, a word list and a queue entry only for the
-pairs that can still be merged; the others, and continuing (whose words start as a base's encoding), by
-:func:`merge_listed`, which keeps them for every pair and the reference's queue order. Affixed words (``##b``,
+pairs that can still be merged; words in a list by :func:`merge_listed`, which keeps them for every pair and the
+reference's queue order. Affixed words (``##b``,
 ``a</w>``) are :mod:`hf_bpe.models.bpe._affixed_loop`'s, which takes this module's queue (the reference's octonary
 heap, :func:`octonary_push`) and per-word merge (:func:`merge_pair`).
 """
@@ -55,16 +55,16 @@ def merge_plain(
     max_token_length: int | None,
     progress: Progress | None,
     recount_progress: Progress | None = None,
-    continued: bool = False,
 ) -> tuple[list[str], str]:
     """Merge plain ``words`` until ``vocab_size``; ``words`` change and ``vocab``, ``tokens`` and ``lengths`` (symbols
     a token spans) grow in place. ``pair_counts`` and ``found_in`` (the words each pair occurs in, increasing) are
-    the initial count, and are emptied. Compact words are merged by :func:`merge_tracked` unless ``continued``.
+    the initial count, and are emptied. Compact words are merged by :func:`merge_tracked`, a list by
+    :func:`merge_listed`.
 
     Returns the merge pairs (symbol strings, in order, repeats included) and the stop reason.
     """
     limit = max_token_length if max_token_length is not None else -1
-    if isinstance(words, CompactWords) and not continued:
+    if isinstance(words, CompactWords):
         wanted = max(vocab_size - len(tokens), 0)
         initial = frozenset(chain.from_iterable(pair_counts))
         merges, stop = merge_tracked(
@@ -81,7 +81,7 @@ def merge_plain(
 
 
 def merge_listed(
-    words: list[str] | CompactWords,
+    words: list[str],
     word_counts: Sequence[int],
     vocab: Vocab,
     tokens: list[str],
@@ -225,7 +225,7 @@ def merge_listed(
 
 
 def merge_pair(
-    words: MutableSequence[str] | CompactWords,
+    words: MutableSequence[str],
     indices: Iterable[int],
     word_counts: Sequence[int],
     pair: str,
@@ -245,37 +245,21 @@ def merge_pair(
     neighbour first, and the pairs are updated once per neighbour. The symbol before an occurrence is the end of
     the text before it (``symbol`` where two occurrences touch); the one after it is the start of the text after
     it (``first`` where the next occurrence follows at once). One occurrence is by far the most common case and
-    has its own branch: the general loop would cost more than a tenth of the training time. Compact words
-    (:class:`CompactWords`) are read and written inline: their methods would double what a word costs here.
+    has its own branch: the general loop would cost more than a tenth of the training time.
 
     Hot loop: one piece on purpose; it runs for every word a merge touches, and its two branches share locals.
     """
-    compact = words if isinstance(words, CompactWords) else None
-    if compact is not None:
-        starts, sizes, view, width, decode, encode = (
-            compact.starts, compact.sizes, compact.view, compact.width, compact.decode, compact.encode
-        )  # fmt: skip
     before_counts: defaultdict[str, int] = defaultdict(int)
     before_words: defaultdict[str, set[int]] = defaultdict(set)
     after_counts: defaultdict[str, int] = defaultdict(int)
     after_words: defaultdict[str, set[int]] = defaultdict(set)
     for index in indices:
-        if compact is None:
-            word = words[index]
-        else:
-            start = starts[index] * width
-            word = decode(view[start : start + sizes[index] * width], "surrogatepass")[0]
-        parts = word.split(pair)
+        parts = words[index].split(pair)
         occurrences = len(parts) - 1
         if not occurrences:
             continue  # the pair has left this word since the entry was made
         count = word_counts[index]
-        if compact is None:
-            words[index] = symbol.join(parts)
-        else:
-            data = encode(symbol.join(parts), "surrogatepass")[0]
-            view[start : start + len(data)] = data
-            sizes[index] = len(word) - occurrences
+        words[index] = symbol.join(parts)
         if occurrences == 1:
             before, after = parts
             if before:

@@ -200,7 +200,8 @@ def merge_tracked(
         pair_counts, found_in: the initial count of the pairs (two-symbol strings) and the words each occurs in,
             in increasing order (:func:`hf_bpe.models.bpe.trainer.merge_words` counts them); both are emptied.
         limit: ``max_token_length``, or -1.
-        initial: the symbols the words started with (a pair of two is counted whatever ``limit``).
+        initial: the symbols the words started with (a pair of two of one character each is counted whatever
+            ``limit``).
         progress: called as ``progress(merges_done, merges_wanted)``; ``recount_progress`` as
             ``(words_done, words)`` while the pairs are counted again.
 
@@ -499,7 +500,9 @@ def _recount(
     The pairs are counted in parts, a range of left ids at a time, so that the counts of all pairs (a million on a
     million distinct pre-tokens late in training) are never in memory at once: one part to start with, four
     times as many each time a part's pairs pass :data:`RECOUNT_BUDGET` a word, down to one left id a part."""
-    initial_ids = frozenset(map(ord, initial))
+    # A pair of two initial one-character symbols counts whatever the limit: the reference counts every pair of its
+    # first words; continuing, whose words start as a base's tokens, only those (trainer.merge_words' continued).
+    initial_ids = frozenset(symbol for symbol in map(ord, initial) if lengths[symbol] == 1)
     parts = 1
     while (kept := _counts_in_parts(words, parts, wanted, lengths, limit, initial_ids, progress)) is None:
         parts *= 4
