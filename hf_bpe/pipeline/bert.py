@@ -88,14 +88,8 @@ class BertRecipe:
         return split_words(self.normalize(text))
 
     def to_json(self) -> dict[str, Any]:
-        """The ``BertNormalizer`` entry of ``tokenizer.json``."""
-        return {
-            "type": "BertNormalizer",
-            "clean_text": self.clean_text,
-            "handle_chinese_chars": self.handle_chinese_chars,
-            "strip_accents": self.strip_accents,
-            "lowercase": self.lowercase,
-        }
+        """The ``BertNormalizer`` entry of ``tokenizer.json``: its twin's."""
+        return self.normalizer.to_json()
 
 
 def split_words(text: str) -> list[str]:

@@ -24,7 +24,7 @@ import dataclasses
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 import regex
 
@@ -33,7 +33,7 @@ from hf_bpe.pipeline.added_tokens import whole_tokens_pattern
 from hf_bpe.pipeline.bert import BertRecipe, split_words
 from hf_bpe.pipeline.bert import pre_tokenize as bert_pre_tokenize
 from hf_bpe.pipeline.bert import split_words as bert_split_words
-from hf_bpe.pipeline.byte_level import byte_level_json, to_byte_level
+from hf_bpe.pipeline.byte_level import to_byte_level
 from hf_bpe.pipeline.component import (
     MISSING,
     Span,
@@ -44,7 +44,10 @@ from hf_bpe.pipeline.component import (
     pattern_from_json,
 )
 from hf_bpe.pipeline.normalizers import (
+    Lowercase,
+    NormalizerSequence,
     Shape,
+    UnicodeForm,
     json_shape,
     lowercase_aligned,
     pattern_json,
@@ -508,35 +511,53 @@ class PreTokenizer:
 
     # -- the tokenizer.json form -----------------------------------------------------------------------------------
 
-    def normalizer_json(self) -> dict[str, Any] | None:
-        """The ``normalizer`` section of ``tokenizer.json`` (None for ``"none"``), as ``tokenizers`` writes it."""
+    def normalizer_twin(self) -> NormalizerSequence:
+        """The ``normalizer`` stage this cutting runs, as the twin a ``tokenizer.json`` reads into (no part for
+        ``"none"``): what :meth:`normalizer_json` writes.
+
+        >>> PreTokenizer.from_preset("qwen2").normalizer_twin().normalize_str("ﬁ")
+        'ﬁ'
+        """
         if self.bert is not None:
-            return self.bert.to_json()
+            return NormalizerSequence((self.bert.normalizer,))
         if self.sentencepiece is not None:
-            return self.sentencepiece.normalizer_json()
-        return {"none": None, "nfc": {"type": "NFC"}, "nfkc": {"type": "NFKC"}, "lowercase": {"type": "Lowercase"}}[
-            self.normalizer
-        ]
+            return self.sentencepiece.normalizer_twin()
+        parts = {"none": (), "nfc": (UnicodeForm("NFC"),), "nfkc": (UnicodeForm("NFKC"),), "lowercase": (Lowercase(),)}
+        return NormalizerSequence(parts[self.normalizer])
+
+    def pre_tokenizer_twin(self) -> PreTokenizerSequence:
+        """The ``pre_tokenizer`` stage this cutting runs, as its twin: ``ByteLevel(add_prefix_space,
+        use_regex=True)`` in GPT-2's form, ``Split(p, "Isolated")`` for each pattern then ``ByteLevel(add_prefix_space,
+        use_regex=False)`` otherwise, ``WhitespaceSplit`` for char-level (BERT's and SentencePiece's recipes:
+        theirs). What :meth:`pre_tokenizer_json` writes.
+
+        >>> [type(step).__name__ for step in PreTokenizer.from_preset("llama3").pre_tokenizer_twin().steps]
+        ['Split', 'ByteLevel']
+        """
+        if self.bert is not None:
+            return PreTokenizerSequence((BertPreTokenizer(),))
+        if self.sentencepiece is not None:
+            recipe = self.sentencepiece
+            return PreTokenizerSequence((Metaspace(recipe.replacement, recipe.prepend_scheme, split_pieces=True),))
+        if not self.byte_level:
+            return PreTokenizerSequence((WhitespaceSplit(),))
+        if self.gpt2_form:
+            return PreTokenizerSequence((ByteLevel(add_prefix_space=self.add_prefix_space),))
+        splits = []
+        for pattern in self.splits:
+            source = {"Regex": oniguruma_pattern(pattern, self.engine)}
+            splits.append(Split(pattern_from_json(source, "pattern"), "Isolated", False, source))
+        return PreTokenizerSequence((*splits, ByteLevel(add_prefix_space=self.add_prefix_space, use_regex=False)))
+
+    def normalizer_json(self) -> dict[str, Any] | None:
+        """The ``normalizer`` section of ``tokenizer.json`` (None for ``"none"``), as ``tokenizers`` writes it: its
+        twin's (:meth:`normalizer_twin`)."""
+        return self.normalizer_twin().to_json()
 
     def pre_tokenizer_json(self) -> dict[str, Any]:
-        """The ``pre_tokenizer`` section of ``tokenizer.json``: ``ByteLevel(add_prefix_space, use_regex=True)`` in
-        GPT-2's form, ``Sequence([Split(p, "isolated"), ..., ByteLevel(add_prefix_space, use_regex=False)])``
-        otherwise, and ``WhitespaceSplit()`` for char-level (BERT's and SentencePiece's recipes: theirs)."""
-        if self.bert is not None:
-            return {"type": "BertPreTokenizer"}
-        if self.sentencepiece is not None:
-            return self.sentencepiece.pre_tokenizer_json()
-        if not self.byte_level:
-            return {"type": "WhitespaceSplit"}
-        if self.gpt2_form:
-            return byte_level_json(add_prefix_space=self.add_prefix_space)
-        splits = [
-            {"type": "Split", "pattern": {"Regex": oniguruma_pattern(p, self.engine)}, "behavior": "Isolated",
-             "invert": False}
-            for p in self.splits
-        ]  # fmt: skip
-        byte_level = byte_level_json(add_prefix_space=self.add_prefix_space, use_regex=False)
-        return {"type": "Sequence", "pretokenizers": [*splits, byte_level]}
+        """The ``pre_tokenizer`` section of ``tokenizer.json``, as ``tokenizers`` writes it: its twin's
+        (:meth:`pre_tokenizer_twin`)."""
+        return cast("dict[str, Any]", self.pre_tokenizer_twin().to_json())  # every cutting has one part or more
 
     @classmethod
     def from_tokenizer_json(cls, data: Mapping[str, Any]) -> PreTokenizer:

@@ -18,7 +18,8 @@ from typing import Any
 
 import regex
 
-from hf_bpe.pipeline.normalizers import NMT_TABLE, unicode_normalize
+from hf_bpe.pipeline.decoders import Metaspace
+from hf_bpe.pipeline.normalizers import NMT_TABLE, Nmt, NormalizerSequence, Replace, UnicodeForm, unicode_normalize
 
 #: The Metaspace replacement character (U+2581), the reference's default.
 METASPACE = "\u2581"
@@ -63,26 +64,18 @@ class SentencePieceRecipe:
         """:func:`pre_tokenize`."""
         return pre_tokenize(normalized)
 
-    def normalizer_json(self) -> dict[str, Any]:
-        """The ``normalizer`` section of ``tokenizer.json``: ``Sequence([Nmt, NFKC, Replace(" {2,}", " ")])``."""
-        replace = {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}
-        return {"type": "Sequence", "normalizers": [{"type": "Nmt"}, {"type": "NFKC"}, replace]}
+    def normalizer_twin(self) -> NormalizerSequence:
+        """The recipe's normalizer as the twin a ``tokenizer.json`` reads into: ``Sequence([Nmt, NFKC,
+        Replace(" {2,}", " ")])`` (:func:`normalize` runs the same steps in one line)."""
+        return NormalizerSequence((Nmt(), UnicodeForm("NFKC"), Replace(_SPACES, " ", {"Regex": _SPACES.pattern})))
 
-    def pre_tokenizer_json(self) -> dict[str, Any]:
-        """The ``pre_tokenizer`` section: ``Metaspace("▁", prepend_scheme="always")``."""
-        return self._metaspace_json()
+    def normalizer_json(self) -> dict[str, Any] | None:
+        """The ``normalizer`` section of ``tokenizer.json``: its twin's (:meth:`normalizer_twin`)."""
+        return self.normalizer_twin().to_json()
 
     def decoder_json(self) -> dict[str, Any]:
-        """The ``decoder`` section: ``Metaspace("▁", prepend_scheme="always")`` (written as the pre-tokenizer)."""
-        return self._metaspace_json()
-
-    def _metaspace_json(self) -> dict[str, Any]:
-        return {
-            "type": "Metaspace",
-            "replacement": self.replacement,
-            "prepend_scheme": self.prepend_scheme,
-            "split": True,
-        }
+        """The ``decoder`` section: ``Metaspace("▁", prepend_scheme="always")``, as its twin writes it."""
+        return Metaspace(self.replacement, self.prepend_scheme, split=True).to_json()
 
 
 def nfkc(text: str) -> str:

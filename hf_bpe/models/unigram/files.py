@@ -189,11 +189,11 @@ def _serde_json_float_digits(text: str) -> float:
 def _recipe_sections() -> dict[str, Any]:
     """The normalizer, pre-tokenizer and decoder of the SentencePiece recipe, as :func:`tokenizer_json` writes them
     (what :class:`~hf_bpe.transformers.unigram.UnigramTokenizer` implements)."""
-    recipe = SentencePieceRecipe()
+    cut = PreTokenizer.sentencepiece_recipe()
     return {
-        "normalizer": recipe.normalizer_json(),
-        "pre_tokenizer": recipe.pre_tokenizer_json(),
-        "decoder": recipe.decoder_json(),
+        "normalizer": cut.normalizer_json(),
+        "pre_tokenizer": cut.pre_tokenizer_json(),
+        "decoder": SentencePieceRecipe().decoder_json(),
     }
 
 
