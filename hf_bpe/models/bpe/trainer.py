@@ -99,7 +99,7 @@ PARALLEL_MIN_WORDS = 10_000
 #: pairs that can still be merged; below it the memory is small anyway. On a million synthetic Zipf pre-tokens
 #: (``scripts/bench_scale.py``) the merge phase takes 89 bytes a pre-token instead of 336, in the same time. Below,
 #: reading and writing a word in the buffer (some 0.5 us a word a merge touches) is what the list loop saves: the
-#: loop at scale's merge phase takes 1.1-1.35x its time on the stdlib, 2 MB English, 1 MB Japanese (vocab 8,000)
+#: loop at scale's merge phase takes 1.1-1.4x its time on the stdlib, 2 MB English, 1 MB Japanese (vocab 8,000)
 #: and 1.2x on 200,000 synthetic pre-tokens (vocab 16,000; 152 bytes each instead of 516), issue 40.
 COMPACT_MIN_WORDS = 500_000
 
