@@ -17,7 +17,12 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 import hf_bpe
+from hf_bpe.models.bpe import trainer
 from hf_bpe.models.bpe.files import format_merges, format_vocab, read_merges, read_vocab
+
+#: Both sides of the switch to compact words and the merge loop at scale (trainer.COMPACT_MIN_WORDS): from the
+#: first word on, and never.
+COMPACT_SIDES = {"compact-from-0-words": 0, "compact-never": 10**12}
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -57,6 +62,7 @@ def corpora(debian_corpora, tmp_path_factory) -> dict[str, list[Path]]:
     }
 
 
+@pytest.mark.parametrize("compact_min_words", list(COMPACT_SIDES.values()), ids=list(COMPACT_SIDES))
 @pytest.mark.parametrize("corpus", ["english", "japanese", "multi-script"])
 @pytest.mark.parametrize(
     ("base_size", "size", "special_tokens"),
@@ -64,10 +70,12 @@ def corpora(debian_corpora, tmp_path_factory) -> dict[str, list[Path]]:
     ids=["300-to-1500", "1000-to-2500-specials"],
 )
 def test_continuing_equals_tokenizers_trained_to_the_larger_size(
-    corpora, corpus, base_size, size, special_tokens, tmp_path
+    corpora, corpus, base_size, size, special_tokens, compact_min_words, monkeypatch, tmp_path
 ):
-    """C to N with tokenizers, then C to M with hf_bpe == C to M with tokenizers: every id and merge. "Ġthe" is a
-    special token the merges also make (the merge keeps the special token's id)."""
+    """C to N with tokenizers, then C to M with hf_bpe == C to M with tokenizers: every id and merge, on both sides
+    of the switch to the loop at scale. "Ġthe" is a special token the merges also make (the merge keeps the
+    special token's id)."""
+    monkeypatch.setattr(trainer, "COMPACT_MIN_WORDS", compact_min_words)
     files = corpora[corpus]
     tokenizers_train(files, tmp_path / "base", base_size, special_tokens=special_tokens)
     expected = tokenizers_train(files, tmp_path / "direct", size, special_tokens=special_tokens)
@@ -78,15 +86,16 @@ def test_continuing_equals_tokenizers_trained_to_the_larger_size(
     assert continued.merges[: len(base_merges)] == base_merges
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     texts=st.lists(st.text(alphabet="aab c\né日", min_size=1, max_size=50), min_size=1, max_size=25),
     extra=st.integers(0, 40),
     more=st.integers(0, 40),
     special_tokens=st.sampled_from([[], ["ab"], ["aa", "ba"], ["a"]]),
     max_token_length=st.sampled_from([None, None, 1, 2, 3, 5]),
+    compact_min_words=st.sampled_from(list(COMPACT_SIDES.values())),
 )
-def test_the_rule_on_random_corpora(texts, extra, more, special_tokens, max_token_length):
+def test_the_rule_on_random_corpora(texts, extra, more, special_tokens, max_token_length, compact_min_words):
     """The exactness statement on random corpora built to hit the reference's queue quirks: merges that remake a
     special token's id, max_token_length's uncounted pairs, pairs with overlapping occurrences (``aaa``). Every
     run must equal ``tokenizers`` trained to the larger size directly (see the trainer's module docstring,
@@ -97,9 +106,11 @@ def test_the_rule_on_random_corpora(texts, extra, more, special_tokens, max_toke
         options = {"files": False, "special_tokens": special_tokens, "max_token_length": max_token_length}
         tokenizers_train(texts, root / "base", first + extra, **options)
         expected = tokenizers_train(texts, root / "direct", first + extra + more, **options)
-        continued = hf_bpe.train_from_iterator(
-            texts, vocab_size=first + extra + more, max_token_length=max_token_length, continue_from=root / "base"
-        )
+        with pytest.MonkeyPatch.context() as patch:  # either side of the switch to the loop at scale
+            patch.setattr(trainer, "COMPACT_MIN_WORDS", compact_min_words)
+            continued = hf_bpe.train_from_iterator(
+                texts, vocab_size=first + extra + more, max_token_length=max_token_length, continue_from=root / "base"
+            )
     assert texts_of(continued) == expected
 
 
