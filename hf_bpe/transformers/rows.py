@@ -16,6 +16,7 @@ by (:meth:`~EncodingRowsTokenizer.stretch_words`), decoding and saving. :func:`f
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -568,10 +569,13 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         encode = self._ids_of_text
         if processes < 2:
             return [encode(text, **call) for text in texts]
-        # What every text needs derived (the added tokens' pattern: Gemma's 6,415 take 0.1 s; a model's tables made
-        # at its first word, SymbolBPE's pairs of characters: Gemma-3's 0.3 s), derived here once before the fork,
-        # not again in every child.
-        encode(" ", **call)
+        # What every text needs derived (the added tokens' pattern: Gemma's 6,415 take 0.1 s), derived here once
+        # before the fork, not again in every child; and so are a model's tables made at its first word (SymbolBPE's
+        # pairs of characters: Gemma-3's 0.3 s), for which a space is encoded, its ids and any refusal thrown away
+        # (a vocabulary with no unknown token may refuse " " alone, and not the batch's own texts).
+        encode("", **call)
+        with contextlib.suppress(Exception):
+            encode(" ", **call)
         stripe = total // (processes * STRIPES_PER_PROCESS) + 1
         shares: list[list[int]] = [[] for _ in range(processes)]
         turn = size = 0

@@ -176,3 +176,22 @@ def test_a_parts_characters_are_looked_up_among_the_one_character_tokens(merges)
     assert [model.token_ids(word) for word in words] == [rust_ids(merges, word) for word in words]
     assert model._single_chars() == {token: token_id for token, token_id in vocab.items() if len(token) == 1}
     assert "ab" in vocab and "ab" not in model._single_chars()
+
+
+def test_a_batch_whose_model_cannot_encode_a_space_alone_still_forks(monkeypatch, tmp_path):
+    """The space encoded before the fork is for the tables alone: a word-level model with no unknown token, which
+    refuses " " (as the Rust model refuses it), still encodes a batch of its own words, as the Rust backend does."""
+    from tokenizers import models as rust_models
+    from transformers import PreTrainedTokenizerFast
+
+    import hf_bpe.transformers.rows as rows
+
+    path = tmp_path / "tokenizer.json"
+    Tokenizer(rust_models.WordLevel({"hello": 0, "world": 1}, unk_token="[UNK]")).save(str(path))
+    texts = ["hello", "world"] * 6
+    monkeypatch.setattr(rows, "fork_processes", lambda: 2)
+    monkeypatch.setattr(rows, "FORK_MIN_CHARS", 1)
+    monkeypatch.setattr(rows, "run_forked", lambda jobs, name: [job() for job in jobs])
+    expected = PreTrainedTokenizerFast(tokenizer_file=str(path))(texts)["input_ids"]
+    assert expected == [[0], [1]] * 6
+    assert hf_bpe.from_pretrained(path)(texts)["input_ids"] == expected
