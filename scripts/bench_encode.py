@@ -227,7 +227,7 @@ def load_times(path: Path, repeat: int) -> None:
     from hf_bpe.transformers import bpe, pipeline
 
     def ours() -> None:
-        pipeline._loaded.cache_clear()
+        pipeline.loaded_file.cache_clear()
         bpe._loaded.cache_clear()
         hf_bpe.from_pretrained(path)
 

@@ -363,7 +363,8 @@ def _word_level(model: Mapping[str, Any], path: Path) -> tuple[Any, dict[str, in
 
 def _vocab(model: Mapping[str, Any]) -> dict[str, int]:
     vocab = model.get("vocab")
-    if not isinstance(vocab, dict) or not all(type(i) is int and i >= 0 for i in vocab.values()):
+    # Every id an int (not a bool) and none negative, checked in C: the set of their types, then the least.
+    if not isinstance(vocab, dict) or (vocab and ({*map(type, vocab.values())} != {int} or min(vocab.values()) < 0)):
         raise UnknownComponent("model.vocab", "...", "a vocabulary that is not an object from token to id")
     return dict(vocab)
 

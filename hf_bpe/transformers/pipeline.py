@@ -92,7 +92,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         ``__init__``, which asks for both)."""
         self.file = read
         self.encoder = read.vocab
-        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
+        self.decoder = dict(zip(self.encoder.values(), self.encoder, strict=True))
         self.pair_type_id = read.pipeline.post_processor.pair_type_id
         self.retypes_windows = read.pipeline.post_processor.retypes_windows
 

@@ -53,13 +53,13 @@ def test_mistral7b_keeps_its_merges_as_read_and_encodes_the_same_with_its_ranks_
     expected = rust(docs)["input_ids"]
     rust_merges = json.loads(rust.backend_tokenizer.to_str())["model"]["merges"]
 
-    pipeline._loaded.cache_clear()
+    pipeline.loaded_file.cache_clear()
     lazy = hf_bpe.from_pretrained(path)
     model = lazy.pipeline.model
     assert not isinstance(model._merges, list) and len(model._merges) == len(rust_merges)
     assert lazy(docs)["input_ids"] == expected
 
-    pipeline._loaded.cache_clear()
+    pipeline.loaded_file.cache_clear()
     eager = hf_bpe.from_pretrained(path)
     assert eager.pipeline.model is not model
     assert eager.pipeline.model.ranks == {tuple(merge): rank for rank, merge in enumerate(rust_merges)}

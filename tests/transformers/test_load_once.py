@@ -65,7 +65,7 @@ def counting_parses(monkeypatch: pytest.MonkeyPatch, *, by_hf_bpe_only: bool = F
     from hf_bpe.transformers import bpe, pipeline
 
     bpe._loaded.cache_clear()  # no file read by an earlier test
-    pipeline._loaded.cache_clear()
+    pipeline.loaded_file.cache_clear()
     parsed: list[str] = []
     real_loads = json.loads
 

@@ -46,7 +46,7 @@ class WordPieceEncoder:
         self.prefix = continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
         # The longest piece, in characters: no longer match is tried.
-        self._longest = max((len(token) for token in vocab), default=1)
+        self._longest = max(map(len, vocab), default=1)
         self._cache: dict[str, list[tuple[int, int, int]]] = {}
         self._id_cache: dict[str, list[int]] = {}
         self._sized_cache: dict[str, list[tuple[int, int]]] = {}  # :meth:`tokenize`'s, by word

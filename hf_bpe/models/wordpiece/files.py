@@ -155,7 +155,7 @@ def wordpiece_document(
         "unk_token": unk_token,
         "continuing_subword_prefix": continuing_subword_prefix,
         "max_input_chars_per_word": max_input_chars_per_word,
-        "vocab": dict(sorted(vocab.items(), key=lambda item: item[1])),
+        "vocab": _by_id(vocab),
     }
     post_processor = None
     if cls_token in vocab and sep_token in vocab:
@@ -171,6 +171,13 @@ def wordpiece_document(
         decoder={"type": "WordPiece", "prefix": continuing_subword_prefix, "cleanup": True},
     )
     return document
+
+
+def _by_id(vocab: Mapping[str, int]) -> dict[str, int]:
+    """``vocab`` in id order, as ``tokenizers`` writes a WordPiece vocabulary (a ``vocab.txt`` read is already)."""
+    if list(vocab.values()) == list(range(len(vocab))):
+        return dict(vocab)
+    return dict(sorted(vocab.items(), key=lambda item: item[1]))
 
 
 def bert_template_json(cls_token: str, cls_id: int, sep_token: str, sep_id: int) -> dict[str, Any]:
