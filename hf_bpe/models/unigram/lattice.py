@@ -536,27 +536,33 @@ class WordLattices:
         piece of its character is in ``lost`` (``populate_nodes`` adds one where no one-character piece starts)."""
         live = self._live_slots.__getitem__
         starts, ends, slots, back_starts, back_ends, back_slots = lattice
-        if all(map(live, slots)):
+        mask = list(map(live, slots))
+        if all(mask):
             return lattice
-        unknown = [
-            start
-            for start, end, slot in zip(back_starts, back_ends, back_slots, strict=True)
-            if slot in lost and end == start + 1
-        ]
+        back_mask = list(map(live, back_slots))
+        unknown = (
+            [
+                start
+                for start, end, slot in zip(back_starts, back_ends, back_slots, strict=True)
+                if slot in lost and end == start + 1
+            ]
+            if lost
+            else []
+        )
         if not unknown:
             return (
-                list(compress(starts, map(live, slots))),
-                list(compress(ends, map(live, slots))),
-                list(compress(slots, map(live, slots))),
-                list(compress(back_starts, map(live, back_slots))),
-                list(compress(back_ends, map(live, back_slots))),
-                list(compress(back_slots, map(live, back_slots))),
+                list(compress(starts, mask)),
+                list(compress(ends, mask)),
+                list(compress(slots, mask)),
+                list(compress(back_starts, back_mask)),
+                list(compress(back_ends, back_mask)),
+                list(compress(back_slots, back_mask)),
             )
         # Each unknown node last among its start's nodes: a stable sort of the backward order, the unknown nodes a
         # half after their start's others.
-        starts = list(compress(back_starts, map(live, back_slots)))
-        ends = list(compress(back_ends, map(live, back_slots)))
-        slots = list(compress(back_slots, map(live, back_slots)))
+        starts = list(compress(back_starts, back_mask))
+        ends = list(compress(back_ends, back_mask))
+        slots = list(compress(back_slots, back_mask))
         keys = [start * -2 for start in starts] + [start * -2 + 1 for start in unknown]
         starts += unknown
         ends += [start + 1 for start in unknown]
