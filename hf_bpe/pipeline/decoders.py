@@ -16,7 +16,7 @@ from typing import Any
 
 import regex
 
-from hf_bpe.pipeline.byte_level import UNICODE_TO_BYTE
+from hf_bpe.pipeline.byte_level import UNICODE_TO_BYTE, byte_level_json
 from hf_bpe.pipeline.component import (
     UnknownComponent,
     bool_field,
@@ -144,12 +144,9 @@ class ByteLevel:
 
     def to_json(self) -> dict[str, Any]:
         """``ByteLevel``'s JSON as ``tokenizers`` writes it."""
-        return {
-            "type": "ByteLevel",
-            "add_prefix_space": self.add_prefix_space,
-            "trim_offsets": self.trim_offsets,
-            "use_regex": self.use_regex,
-        }
+        return byte_level_json(
+            add_prefix_space=self.add_prefix_space, trim_offsets=self.trim_offsets, use_regex=self.use_regex
+        )
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         data = bytearray()

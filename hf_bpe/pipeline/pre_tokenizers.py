@@ -33,7 +33,7 @@ from hf_bpe.pipeline.added_tokens import whole_tokens_pattern
 from hf_bpe.pipeline.bert import BertRecipe, split_words
 from hf_bpe.pipeline.bert import pre_tokenize as bert_pre_tokenize
 from hf_bpe.pipeline.bert import split_words as bert_split_words
-from hf_bpe.pipeline.byte_level import to_byte_level
+from hf_bpe.pipeline.byte_level import byte_level_json, to_byte_level
 from hf_bpe.pipeline.component import (
     MISSING,
     Span,
@@ -929,12 +929,9 @@ class ByteLevel:
 
     def to_json(self) -> dict[str, Any]:
         """``ByteLevel``'s JSON as ``tokenizers`` writes it."""
-        return {
-            "type": "ByteLevel",
-            "add_prefix_space": self.add_prefix_space,
-            "trim_offsets": self.trim_offsets,
-            "use_regex": self.use_regex,
-        }
+        return byte_level_json(
+            add_prefix_space=self.add_prefix_space, trim_offsets=self.trim_offsets, use_regex=self.use_regex
+        )
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         if not text:

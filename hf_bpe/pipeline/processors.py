@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from hf_bpe.pipeline.byte_level import byte_level_json
 from hf_bpe.pipeline.component import UnknownComponent, kind_of
 from hf_bpe.pipeline.encoding import Encoding
 from hf_bpe.pipeline.normalizers import Shape, json_shape, sequence_json
@@ -374,12 +375,9 @@ class ByteLevel:
 
     def to_json(self) -> dict[str, Any]:
         """``ByteLevel``'s JSON as ``tokenizers`` writes it."""
-        return {
-            "type": "ByteLevel",
-            "add_prefix_space": self.add_prefix_space,
-            "trim_offsets": self.trim_offsets,
-            "use_regex": self.use_regex,
-        }
+        return byte_level_json(
+            add_prefix_space=self.add_prefix_space, trim_offsets=self.trim_offsets, use_regex=self.use_regex
+        )
 
     def fields(self) -> dict[str, Any]:
         """What it makes of :class:`PostProcessor`'s fields."""

@@ -109,30 +109,12 @@ def wordpiece_config(
 
 
 def wordpiece_tokenizer_json(
-    vocab: Mapping[str, int],
-    special_tokens: Sequence[str],
-    recipe: BertRecipe,
-    *,
-    unk_token: str = "[UNK]",
-    continuing_subword_prefix: str = "##",
-    max_input_chars_per_word: int = 100,
-    cls_token: str | None = "[CLS]",
-    sep_token: str | None = "[SEP]",
+    vocab: Mapping[str, int], special_tokens: Sequence[str], recipe: BertRecipe, **settings: Any
 ) -> str:
     """``tokenizer.json``: ``tokenizers``' ``BertWordPieceTokenizer`` recipe around ``vocab``, as ``tokenizers``
-    writes it (byte for byte), so the Rust backend reads it as its own."""
-    return dumps(
-        wordpiece_document(
-            vocab,
-            special_tokens,
-            recipe,
-            unk_token=unk_token,
-            continuing_subword_prefix=continuing_subword_prefix,
-            max_input_chars_per_word=max_input_chars_per_word,
-            cls_token=cls_token,
-            sep_token=sep_token,
-        )
-    )
+    writes it (byte for byte), so the Rust backend reads it as its own; ``settings`` are
+    :func:`wordpiece_document`'s."""
+    return dumps(wordpiece_document(vocab, special_tokens, recipe, **settings))
 
 
 def wordpiece_document(
@@ -147,7 +129,8 @@ def wordpiece_document(
     sep_token: str | None = "[SEP]",
 ) -> dict[str, Any]:
     """The document of :func:`wordpiece_tokenizer_json`, parsed: what the transformers class runs as its pipeline
-    (:class:`~hf_bpe.transformers.wordpiece.WordPieceTokenizer`) is what it writes.
+    (:class:`~hf_bpe.transformers.wordpiece.WordPieceTokenizer`) is what it writes. ``max_input_chars_per_word``:
+    a longer word is the unknown token.
 
     ``cls_token`` or ``sep_token`` None (or not in ``vocab``): no post-processor."""
     model = {
@@ -227,7 +210,7 @@ def write_wordpiece_dir(
             result.recipe,
             cls_token=config.get("cls_token"),
             sep_token=config.get("sep_token"),
-            **options,  # type: ignore[arg-type]
+            **options,
         ),
     }
     write_files(directory, files, remove=replaced_files(directory, files, force=force))
