@@ -470,8 +470,9 @@ def train_unigram(
             model = UnigramModel(pieces, 0)
             if lattices is None:
                 lattices = WordLattices(model, [word for word, _ in sentences])
-                # The pieces' own lattices, for pruning's second-best segmentations (its pieces are these or fewer).
-                piece_lattices = WordLattices(model, [piece for piece, _ in model.pieces])
+                # The pieces' own lattices, for pruning's second-best segmentations (its pieces are these or fewer;
+                # a one-character piece needs none).
+                piece_lattices = WordLattices(model, [piece for piece, _ in model.pieces if len(piece) > 1])
             else:
                 _use(model, lattices, piece_lattices)
             if trace:
