@@ -468,25 +468,25 @@ class WordLattices:
     Args:
         seed: the first model (its unknown id is the trainer's ``<UNK>``).
         words: the training words, in the trainer's order.
+        lattices: the words' lattices under ``seed`` (:func:`cut`), if cut already (the trainer cuts them in
+            shares, in several processes).
 
     >>> lattices = WordLattices(UnigramModel([("<UNK>", math.nan), ("a", -1.0), ("ab", -2.0)], 0), ["ab"])
     >>> lattices.lattices[0][:3]  # "a", "ab" from 0; "b" is unknown (slot 3, past the seed's pieces)
     ([0, 0, 1], [1, 2, 2], [1, 2, 3])
     """
 
-    def __init__(self, seed: UnigramModel, words: Sequence[str]) -> None:
+    def __init__(self, seed: UnigramModel, words: Sequence[str], lattices: Sequence[Lattice] | None = None) -> None:
         # The last of equal pieces takes the slot, as the model's trie keeps it.
         self.slot_of = dict(seed.ids)
         self.unk_slot = len(seed.pieces)
         self.words = list(words)
-        #: A word's index (the last of equal words).
-        self.index_of = {word: index for index, word in enumerate(self.words)}
         self.model = seed
         self.scores: list[float] = []
         self.slot_ids: list[int] = []
         self._live_slots: list[bool] = []
         self._counts: Counter[int] = Counter()
-        self.lattices = [self._cut(seed, word) for word in self.words]
+        self.lattices = list(lattices) if lattices is not None else [self._cut(seed, word) for word in self.words]
         # The words that hold each character with a piece (when the piece goes, their unknown nodes must appear).
         self._holding: dict[int, list[int]] = {}
         for index, word in enumerate(self.words):
@@ -632,37 +632,3 @@ class WordLattices:
             best = previous[best]
         path.reverse()
         return path
-
-    def nbest2(self, index: int) -> list[list[int]]:
-        """:meth:`UnigramModel.nbest2` of word ``index`` under the model of :meth:`use` (``Lattice::nbest(2)``: A*
-        from the end node, the same agenda in the same order)."""
-        first, backtrace, _ = self._backtrace(index)
-        starts, _, slots = self.lattices[index][:3]
-        scores = self.scores
-        slot_ids = self.slot_ids
-        n = len(first) - 2
-        eos = len(starts) + 1
-        # A hypothesis: (node, next hypothesis, gx); the agenda holds (-fx, order, hypothesis).
-        order = itertools.count()
-        agenda: list[tuple[float, int, tuple[int, object, float]]] = [(-0.0, next(order), (eos, None, 0.0))]
-        found: list[list[int]] = []
-        while agenda:
-            _, _, top = heapq.heappop(agenda)
-            node, _, gx = top
-            if node == 0:
-                path = []
-                hypothesis = top[1]
-                while hypothesis is not None and hypothesis[1] is not None:  # type: ignore[index]
-                    path.append(slot_ids[slots[hypothesis[0] - 1]])  # type: ignore[index]
-                    hypothesis = hypothesis[1]  # type: ignore[index]
-                found.append(path)
-                if len(found) == 2:
-                    return found
-            else:
-                start = n if node == eos else starts[node - 1]
-                for left in range(first[start], first[start + 1]):
-                    score = scores[slots[left - 1]] if left else 0.0
-                    if score == DROPPED:
-                        continue  # not a node of the model's lattice
-                    heapq.heappush(agenda, (-(backtrace[left] + gx), next(order), (left, top, score + gx)))
-        return found

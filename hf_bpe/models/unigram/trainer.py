@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel, shortfall
-from hf_bpe.models.unigram.lattice import UnigramModel, WordLattices, populate_marginal
+from hf_bpe.models.unigram.lattice import Lattice, UnigramModel, WordLattices, cut, populate_marginal
 from hf_bpe.models.unigram.options import UnigramOptions
 from hf_bpe.processes import fork_processes, run_forked
 
@@ -264,15 +264,11 @@ def prune_pieces(
     options: UnigramOptions,
     processes: int = 1,
     lattices: WordLattices | None = None,
-    piece_lattices: WordLattices | None = None,
 ) -> Pieces:
     """``prune_sentence_pieces``: keep the pieces whose removal would cost the corpus likelihood most (the Viterbi
-    paths from ``lattices``, the words' lattices under ``model``, and the second-best segmentations from
-    ``piece_lattices``, the lattices of the pieces of the model they were cut with, if given: the same, faster)."""
-    if piece_lattices is None:
-        model.trie  # noqa: B018 -- made once here, not in each process of the shares
-    alternatives_of = functools.partial(_alternatives, model, piece_lattices)
-    shares = _shared(alternatives_of, len(pieces), processes, "unigram pruning")
+    paths from ``lattices``, the words' lattices under ``model``, if given: the same paths, faster)."""
+    model.trie  # noqa: B018 -- made once here, not in each process of the shares
+    shares = _shared(functools.partial(_alternatives, model), len(pieces), processes, "unigram pruning")
     always_keep = [keep for share in shares for keep in share[0]]
     alternatives = [alternative for share in shares for alternative in share[1]]
     vsum = float(sum(count for _, count in sentences))
@@ -317,12 +313,9 @@ def prune_pieces(
     return new_pieces
 
 
-def _alternatives(
-    model: UnigramModel, piece_lattices: WordLattices | None, first: int, last: int
-) -> tuple[list[bool], list[list[int]]]:
+def _alternatives(model: UnigramModel, first: int, last: int) -> tuple[list[bool], list[list[int]]]:
     """For the pieces ``first`` to ``last``: whether each must be kept, and the pieces of its second-best
-    segmentation where it is its own best one (``nbest2``, from the pieces' lattices if given)."""
-    index_of = {} if piece_lattices is None else piece_lattices.index_of
+    segmentation where it is its own best one (``nbest2``)."""
     always_keep = [True] * (last - first)
     alternatives: list[list[int]] = [[] for _ in range(last - first)]
     for index in range(first, last):
@@ -332,7 +325,7 @@ def _alternatives(
         piece = model.pieces[index][0]
         if len(piece) == 1:
             continue  # its lattice is its own node: one segmentation, kept (as nbest2 would find)
-        nbests = model.nbest2(piece) if piece_lattices is None else piece_lattices.nbest2(index_of[piece])
+        nbests = model.nbest2(piece)
         if len(nbests) == 1:
             always_keep[index - first] = True
         elif len(nbests[0]) >= 2:
@@ -456,7 +449,6 @@ def train_unigram(
     model = UnigramModel(pieces, 0)
     # The lattices are cut after the first M-step: most of the seed pieces go there, and their nodes with them.
     lattices: WordLattices | None = None
-    piece_lattices: WordLattices | None = None
     processes = training_processes(sentences)
     rounds = _expected_rounds(len(pieces), desired, options.shrinking_factor)
     round_ = 0
@@ -469,19 +461,17 @@ def train_unigram(
             pieces = run_m_step(pieces, expected)
             model = UnigramModel(pieces, 0)
             if lattices is None:
-                lattices = WordLattices(model, [word for word, _ in sentences])
-                # The pieces' own lattices, for pruning's second-best segmentations (its pieces are these or fewer;
-                # a one-character piece needs none).
-                piece_lattices = WordLattices(model, [piece for piece, _ in model.pieces if len(piece) > 1])
+                lattices = _cut_lattices(model, sentences, processes)
             else:
-                _use(model, lattices, piece_lattices)
+                lattices.use(model)
             if trace:
                 trace(f"em {round_}.{iteration + 1}", pieces)
         if len(pieces) <= desired:
             break
-        pieces = prune_pieces(model, pieces, sentences, options, processes, lattices, piece_lattices)
+        pieces = prune_pieces(model, pieces, sentences, options, processes, lattices)
         model = UnigramModel(pieces, 0)
-        _use(model, lattices, piece_lattices)
+        if lattices is not None:
+            lattices.use(model)
         if trace:
             trace(f"prune {round_}", pieces)
     if progress is not None:
@@ -493,11 +483,16 @@ def train_unigram(
     return result
 
 
-def _use(model: UnigramModel, *kept: WordLattices | None) -> None:
-    """Point the lattices cut so far at ``model`` (:meth:`WordLattices.use`)."""
-    for lattices in kept:
-        if lattices is not None:
-            lattices.use(model)
+def _cut_lattices(model: UnigramModel, sentences: Sequence[tuple[str, int]], processes: int) -> WordLattices:
+    """The words' lattices under ``model`` (:class:`WordLattices`), cut in ``processes`` shares of the words."""
+    words = [word for word, _ in sentences]
+    model.trie  # noqa: B018 -- made once here, not in each process of the shares
+
+    def cut_share(first: int, last: int) -> list[Lattice]:
+        return [cut(model, word, len(model.pieces)) for word in words[first:last]]
+
+    shares = _shared(cut_share, len(words), processes, "unigram lattices")
+    return WordLattices(model, words, [lattice for share in shares for lattice in share])
 
 
 def _expected_rounds(seeds: int, desired: int, shrinking_factor: float) -> int:
