@@ -18,7 +18,6 @@ from typing import Any
 
 import regex
 
-from hf_bpe.pipeline.decoders import Metaspace
 from hf_bpe.pipeline.normalizers import NMT_TABLE, Nmt, NormalizerSequence, Replace, UnicodeForm, unicode_normalize
 
 #: The Metaspace replacement character (U+2581), the reference's default.
@@ -72,10 +71,6 @@ class SentencePieceRecipe:
     def normalizer_json(self) -> dict[str, Any] | None:
         """The ``normalizer`` section of ``tokenizer.json``: its twin's (:meth:`normalizer_twin`)."""
         return self.normalizer_twin().to_json()
-
-    def decoder_json(self) -> dict[str, Any]:
-        """The ``decoder`` section: ``Metaspace("▁", prepend_scheme="always")``, as its twin writes it."""
-        return Metaspace(self.replacement, self.prepend_scheme, split=True).to_json()
 
 
 def nfkc(text: str) -> str:

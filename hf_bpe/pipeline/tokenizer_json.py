@@ -440,62 +440,6 @@ NO_TEMPLATE: Mapping[str, Any] = {
     "special_tokens": {},
 }
 
-#: The fields ``tokenizers`` serializes for each post-processor type, with the defaults serde fills in for a
-#: missing one (None: required); the others a file holds are read and dropped (Command-R's template carries
-#: ``ByteLevel``'s three flags).
-POST_PROCESSOR_FIELDS: Mapping[str, Mapping[str, Any]] = {
-    "TemplateProcessing": {"single": None, "pair": None, "special_tokens": None},
-    "ByteLevel": {"add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-    "RobertaProcessing": {"sep": None, "cls": None, "trim_offsets": True, "add_prefix_space": True},
-    "BertProcessing": {"sep": None, "cls": None},
-    "Sequence": {"processors": None},
-}
-
-
-def saved_post_processor(section: Mapping[str, Any] | None, *, top: bool = True) -> Any:
-    """A file's post-processor as transformers' Rust backend saves it back after loading the file: the fields of
-    its type only (:data:`POST_PROCESSOR_FIELDS`), a ``Sequence``'s each so; none at the top becomes
-    :data:`NO_TEMPLATE`. A type not listed is written as read.
-
-    >>> saved_post_processor({"type": "ByteLevel", "trim_offsets": False, "extra": 1})
-    {'type': 'ByteLevel', 'add_prefix_space': True, 'trim_offsets': False, 'use_regex': True}
-    >>> saved_post_processor(None)["type"]
-    'TemplateProcessing'
-    """
-    if section is None:
-        return dict(NO_TEMPLATE) if top else None
-    fields = POST_PROCESSOR_FIELDS.get(str(section.get("type")))
-    if fields is None:
-        return dict(section)
-    saved = {"type": section["type"]}
-    present = {key: default for key, default in fields.items() if key in section or default is not None}
-    saved.update({key: section.get(key, default) for key, default in present.items()})
-    if section["type"] == "Sequence":
-        saved["processors"] = [saved_post_processor(part, top=False) for part in section.get("processors") or []]
-    return saved
-
-
-#: ``ByteLevel``'s fields, as ``tokenizers`` fills in a missing one (the pre-tokenizer, decoder and post-processor
-#: are one struct, ``ByteLevel::default``): a file older than ``use_regex`` is saved with it.
-BYTE_LEVEL_DEFAULTS: Mapping[str, bool] = {"add_prefix_space": True, "trim_offsets": True, "use_regex": True}
-
-
-def saved_section(section: Any) -> Any:
-    """A file's pre-tokenizer or decoder as transformers' Rust backend saves it back: each ``ByteLevel`` in it (a
-    ``Sequence``'s too) with :data:`BYTE_LEVEL_DEFAULTS` for the fields it lacks; everything else as read.
-
-    >>> saved_section({"type": "Sequence", "decoders": [{"type": "ByteLevel", "add_prefix_space": False}]})["decoders"]
-    [{'type': 'ByteLevel', 'add_prefix_space': False, 'trim_offsets': True, 'use_regex': True}]
-    """
-    if not isinstance(section, Mapping):
-        return section
-    if section.get("type") == "ByteLevel":
-        return {"type": "ByteLevel", **{key: section.get(key, default) for key, default in BYTE_LEVEL_DEFAULTS.items()}}
-    if section.get("type") == "Sequence":
-        return {key: [saved_section(part) for part in value] if isinstance(value, list) else value
-                for key, value in section.items()}  # fmt: skip
-    return dict(section)
-
 
 def special_added_tokens(tokens: Iterable[str], vocab: Mapping[str, int]) -> list[dict[str, Any]]:
     """The ``added_tokens`` section ``Tokenizer.add_special_tokens`` gives for ``tokens`` (special, matched on the

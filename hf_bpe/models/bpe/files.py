@@ -31,14 +31,15 @@ from hf_bpe.models.directory import (
     special_token_roles,
 )
 from hf_bpe.pipeline.byte_level import byte_level_json
-from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
-from hf_bpe.pipeline.processors import TemplateProcessing, template_of
+from hf_bpe.pipeline.decoders import decoder_from_json
+from hf_bpe.pipeline.normalizers import normalizer_from_json
+from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer, pre_tokenizer_from_json
+from hf_bpe.pipeline.processors import TemplateProcessing, post_processor_from_json, template_of
 from hf_bpe.pipeline.tokenizer_json import (
+    NO_TEMPLATE,
     dumps,
     only_types,
     refuse_unsupported,
-    saved_post_processor,
-    saved_section,
     special_added_tokens,
     special_token_entry,
     tokenizer_document,
@@ -660,16 +661,16 @@ def loaded_tokenizer_json(
     padding: Mapping[str, Any] | None = None,
 ) -> str:
     """The ``tokenizer.json`` a tokenizer loaded from ``pipeline``'s file saves: the file's normalizer,
-    pre-tokenizer, post-processor and decoder as read (a ``Split`` ``"Removed"`` and inverted stays so; a
-    ``null`` post-processor becomes a template adding nothing; see
-    :func:`~hf_bpe.pipeline.tokenizer_json.saved_post_processor`), its model's settings, this ``vocab`` and
+    pre-tokenizer, post-processor and decoder as their twins write them back (a ``Split`` ``"Removed"`` and inverted
+    stays so; a ``null`` post-processor becomes a template adding nothing,
+    :data:`~hf_bpe.pipeline.tokenizer_json.NO_TEMPLATE`), its model's settings, this ``vocab`` and
     ``merges``, and the added tokens, truncation and padding of now.
 
     That is what transformers' ``TokenizersBackend.save_pretrained`` writes for the same file (``Tokenizer::save``
     serializes the sections it deserialized; merges as pairs, the model's missing settings at their defaults).
 
     >>> pipeline = KeptPipeline.of({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a b"]},
-    ...                             "post_processor": None, "decoder": {"type": "ByteLevel"}})
+    ...     "post_processor": None, "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True}})
     >>> data = json.loads(loaded_tokenizer_json(pipeline, {"a": 0, "b": 1, "ab": 2}, [("a", "b")], added_tokens=[]))
     >>> data["post_processor"]["single"], data["decoder"]["use_regex"], data["model"]["merges"]
     ([{'Sequence': {'id': 'A', 'type_id': 0}}], True, [['a', 'b']])
@@ -680,13 +681,15 @@ def loaded_tokenizer_json(
     settings = {key: value for key, value in read["model"].items() if key not in REWRITTEN_MODEL_KEYS}
     model = {**bpe_model_json(vocab, merges), **settings}
     model["vocab"], model["merges"] = dict(sorted(vocab.items(), key=lambda item: item[1])), [list(m) for m in merges]
+    # Each section read into its twin and written back by it, as Tokenizer::save serializes what it deserialized.
+    post_processor = post_processor_from_json(read.get("post_processor")).to_json()
     document = tokenizer_document(
         model,
         added_tokens=added_tokens,
-        normalizer=read.get("normalizer"),
-        pre_tokenizer=saved_section(read.get("pre_tokenizer")),
-        post_processor=saved_post_processor(read.get("post_processor")),
-        decoder=saved_section(read.get("decoder")),
+        normalizer=normalizer_from_json(read.get("normalizer")).to_json(),
+        pre_tokenizer=pre_tokenizer_from_json(read.get("pre_tokenizer")).to_json(),
+        post_processor=dict(NO_TEMPLATE) if post_processor is None else post_processor,
+        decoder=decoder_from_json(read.get("decoder")).to_json(),
         truncation=truncation,
         padding=padding,
     )

@@ -17,6 +17,7 @@ from typing import Any
 
 from hf_bpe.atomic import write_files
 from hf_bpe.models.directory import TOKENIZER_CONFIG_FILE, TOKENIZER_FILE, replaced_files, special_token_roles
+from hf_bpe.pipeline.decoders import Metaspace
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe
 from hf_bpe.pipeline.tokenizer_json import (
@@ -62,7 +63,7 @@ def tokenizer_json(
         added_tokens=special_added_tokens(special_tokens, vocab),
         normalizer=cut.normalizer_json(),
         pre_tokenizer=cut.pre_tokenizer_json(),
-        decoder=cut.sentencepiece.decoder_json(),
+        decoder=recipe_decoder(cut.sentencepiece).to_json(),
     )
     return dumps(document)
 
@@ -185,6 +186,11 @@ def _serde_json_float_digits(text: str) -> float:
     return value if positive else -value
 
 
+def recipe_decoder(recipe: SentencePieceRecipe) -> Metaspace:
+    """The recipe's ``decoder``: the ``Metaspace`` twin with its pre-tokenizer's replacement and scheme."""
+    return Metaspace(recipe.replacement, recipe.prepend_scheme, split=True)
+
+
 @functools.cache
 def _recipe_sections() -> dict[str, Any]:
     """The normalizer, pre-tokenizer and decoder of the SentencePiece recipe, as :func:`tokenizer_json` writes them
@@ -193,7 +199,7 @@ def _recipe_sections() -> dict[str, Any]:
     return {
         "normalizer": cut.normalizer_json(),
         "pre_tokenizer": cut.pre_tokenizer_json(),
-        "decoder": SentencePieceRecipe().decoder_json(),
+        "decoder": recipe_decoder(SentencePieceRecipe()).to_json(),
     }
 
 
