@@ -6,7 +6,9 @@ normalized with every character's span kept, cut by the pre-tokenizer, encoded b
 characters with byte fallback, WordPiece, Unigram, WordLevel), put between the post-processor's special tokens, and
 decoded by the file's decoder chain. Its ids, offsets and decodes are the Rust backend's for the same file. Byte-level
 BPE files (GPT-2, Llama-3, Qwen, ...) have a faster class of their own, :class:`~hf_bpe.transformers.bpe.BPETokenizer`;
-:class:`SentencePieceBPETokenizer` is this class under the name hf_bpe saved SentencePiece-style BPE files with.
+:class:`SentencePieceBPETokenizer` is this class under the name hf_bpe saved SentencePiece-style BPE files with;
+:class:`~hf_bpe.transformers.wordpiece.WordPieceTokenizer` (over the ``tokenizer.json`` a ``vocab.txt`` makes) and
+:class:`~hf_bpe.transformers.unigram.UnigramTokenizer` are this class too, under the names of their files.
 """
 
 from __future__ import annotations
