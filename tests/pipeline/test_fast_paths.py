@@ -120,8 +120,9 @@ def _fast_paths_off(monkeypatch: pytest.MonkeyPatch, pipeline: Pipeline) -> None
     monkeypatch.setattr(SymbolBPE, "token_ids", None)  # the pipeline takes tokenize's ids then
     if isinstance(pipeline.model, WordPieceEncoder | UnigramEncoder):
         monkeypatch.setattr(pipeline.model, "_sized_cache", _Forgetful())
-        monkeypatch.setattr(pipeline.model, "_cache", _Forgetful())
         monkeypatch.setattr(type(pipeline.model), "token_ids", None)  # the pipeline takes tokenize's ids then
+    if isinstance(pipeline.model, UnigramEncoder):
+        monkeypatch.setattr(pipeline.model, "_cache", _Forgetful())
     if isinstance(pipeline.model, WordPieceEncoder):
         monkeypatch.setattr(pipeline.model, "_id_cache", _Forgetful())
 

@@ -47,20 +47,18 @@ class WordPieceEncoder:
         self.max_input_chars_per_word = max_input_chars_per_word
         # The longest piece, in characters: no longer match is tried.
         self._longest = max(map(len, vocab), default=1)
-        self._cache: dict[str, list[tuple[int, int, int]]] = {}
         self._id_cache: dict[str, list[int]] = {}
         self._sized_cache: dict[str, list[tuple[int, int]]] = {}  # :meth:`tokenize`'s, by word
 
     def clear_cache(self) -> None:
         """Forget the words met so far."""
-        self._cache.clear()
         self._id_cache.clear()
         self._sized_cache.clear()
 
     def __getstate__(self) -> dict[str, object]:
         # The caches are derived: a pickle (and datasets' fingerprint of a tokenizer) does not depend on what was
         # encoded before.
-        return {**self.__dict__, "_cache": {}, "_id_cache": {}, "_sized_cache": {}}
+        return {**self.__dict__, "_id_cache": {}, "_sized_cache": {}}
 
     def token_ids(self, word: str) -> list[int]:
         """The ids of one word, for the pipeline (:meth:`encode_word`'s list: the caller does not change it)."""
@@ -74,18 +72,6 @@ class WordPieceEncoder:
             if len(self._id_cache) >= CACHE_SIZE:
                 self._id_cache.clear()
             self._id_cache[word] = found
-        return found
-
-    def encode_word_with_offsets(self, word: str) -> list[tuple[int, int, int]]:
-        """``(id, start, end)`` of each piece of one word, the span in characters of ``word`` (the unknown token
-        spans the whole word)."""
-        found = self._cache.get(word)
-        if found is not None:
-            return found
-        found = self._encode(word)
-        if len(self._cache) >= CACHE_SIZE:
-            self._cache.clear()
-        self._cache[word] = found
         return found
 
     def tokenize(self, word: str) -> list[tuple[int, int]]:
