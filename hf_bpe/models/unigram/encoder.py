@@ -1,6 +1,7 @@
-"""Text to Unigram tokens, as ``tokenizers``' ``Unigram`` model encodes behind the SentencePiece recipe.
+"""Words to Unigram tokens, as ``tokenizers``' ``Unigram`` model encodes them (the pipeline normalizes and cuts
+the text: :mod:`hf_bpe.pipeline.pipeline`).
 
-Each word of :func:`hf_bpe.pipeline.sentencepiece.words` is cut by ``Unigram::encode_optimized``: the best path
+Each word is cut by ``Unigram::encode_optimized``: the best path
 over the pieces that occur in it, where the best path to a position keeps the first of equal candidates in the
 order start position, then length, the unknown node last; a character with no one-character piece is an unknown
 node scored ``min_score - 10``, and runs of unknown nodes are fused into one token (``fuse_unk``). A token's id
@@ -16,7 +17,6 @@ from collections.abc import Sequence
 from typing import cast
 
 from hf_bpe.models.unigram.lattice import UNK_PENALTY
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 #: How many words each of the encoder's caches holds before it starts again (a bound on memory, never on results).
 CACHE_SIZE = 100_000
@@ -32,24 +32,20 @@ class UnigramEncoder:
     Args:
         pieces: ``(piece, score)`` in id order.
         unk_id: the unknown piece's id, or None.
-        pre_tokenizer: how text is cut into words (the SentencePiece recipe's kind of
-            :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer`, the default).
         byte_fallback: an unknown stretch becomes its bytes' ``<0xXX>`` tokens (:meth:`tokenize`).
 
     >>> encoder = UnigramEncoder([("<unk>", 0.0), ("▁", -2.0), ("▁hug", -1.0), ("s", -3.0)], unk_id=0)
-    >>> encoder.encode("hugs xy")
-    [(2, '▁hug'), (3, 's'), (1, '▁'), (0, 'xy')]
+    >>> encoder.encode_word("▁hugs"), encoder.encode_word("▁xy")
+    ([(2, '▁hug'), (3, 's')], [(1, '▁'), (0, 'xy')])
     """
 
     def __init__(
         self,
         pieces: Sequence[tuple[str, float]],
         unk_id: int | None,
-        pre_tokenizer: PreTokenizer | None = None,
         *,
         byte_fallback: bool = False,
     ) -> None:
-        self.pre_tokenizer = pre_tokenizer or PreTokenizer.sentencepiece_recipe()
         self.byte_fallback = byte_fallback
         self.pieces = list(pieces)
         self.unk_id = unk_id
@@ -283,11 +279,3 @@ class UnigramEncoder:
             "vocab": [[piece, score] for piece, score in self.pieces],
             "byte_fallback": self.byte_fallback,
         }
-
-    def encode(self, text: str) -> list[tuple[int, str]]:
-        """``(id, token)`` of text without special tokens, normalized and cut as the recipe does."""
-        out: list[tuple[int, str]] = []
-        cut = self.pre_tokenizer
-        for word in cut.pre_tokenize(cut.normalize(text)):
-            out.extend(self.encode_word(word))
-        return out
