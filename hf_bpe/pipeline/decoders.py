@@ -25,6 +25,7 @@ from hf_bpe.pipeline.component import (
     string_field,
 )
 from hf_bpe.pipeline.normalizers import Shape, json_shape, pattern_json, pattern_source, sequence_json
+from hf_bpe.pipeline.sentencepiece import metaspace_json
 
 
 def _byte_of(token: str) -> int | None:
@@ -184,12 +185,7 @@ class Metaspace:
 
     def to_json(self) -> dict[str, Any]:
         """``Metaspace``'s JSON as ``tokenizers`` writes it."""
-        return {
-            "type": "Metaspace",
-            "replacement": self.replacement,
-            "prepend_scheme": self.prepend_scheme,
-            "split": self.split,
-        }
+        return metaspace_json(self.replacement, self.prepend_scheme, self.split)
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         return [

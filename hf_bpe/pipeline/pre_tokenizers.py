@@ -57,7 +57,7 @@ from hf_bpe.pipeline.normalizers import (
     unicode_normalize,
 )
 from hf_bpe.pipeline.normalizers import lowercase as _lowercase
-from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe
+from hf_bpe.pipeline.sentencepiece import SentencePieceRecipe, metaspace_json
 
 #: GPT-2's pattern (``tokenizers``' ByteLevel pre-tokenizer, tiktoken's ``gpt2`` and ``r50k_base``): case-sensitive
 #: English contractions, runs of letters, of numbers, of anything else (each with one optional leading space),
@@ -868,12 +868,7 @@ class Metaspace:
 
     def to_json(self) -> dict[str, Any]:
         """``Metaspace``'s JSON as ``tokenizers`` writes it (a legacy ``add_prefix_space`` as its scheme)."""
-        return {
-            "type": "Metaspace",
-            "replacement": self.replacement,
-            "prepend_scheme": self.prepend_scheme,
-            "split": self.split_pieces,
-        }
+        return metaspace_json(self.replacement, self.prepend_scheme, self.split_pieces)
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         text = text.replace(" ", self.replacement)

@@ -73,6 +73,16 @@ class SentencePieceRecipe:
         return self.normalizer_twin().to_json()
 
 
+def metaspace_json(replacement: str, prepend_scheme: str, split: bool) -> dict[str, Any]:
+    """``Metaspace`` as ``tokenizer.json`` holds it: one object for the pre-tokenizer and the decoder (``tokenizers``
+    writes the two alike, from one struct).
+
+    >>> metaspace_json(METASPACE, "always", True)["prepend_scheme"]
+    'always'
+    """
+    return {"type": "Metaspace", "replacement": replacement, "prepend_scheme": prepend_scheme, "split": split}
+
+
 def nfkc(text: str) -> str:
     """NFKC as ``tokenizers``' ``NFKC`` normalizer does it (see :func:`hf_bpe.pipeline.normalizers.unicode_aligned`).
 
