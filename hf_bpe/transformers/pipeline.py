@@ -80,6 +80,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             where = kwargs.get("name_or_path") or "the directory"
             raise ValueError(f"{where}: no {TOKENIZER_FILE} there; {type(self).__name__} reads one")
         self._use_file(loaded_file(file_key(tokenizer_file)))
+        self._file_roles(kwargs)
         if "added_tokens_decoder" not in kwargs:
             kwargs["added_tokens_decoder"] = added_tokens_decoder(self.file.added_tokens)
         added = self.num_special_tokens_to_add(pair=False)
@@ -97,6 +98,10 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         self.decoder = dict(zip(self.encoder.values(), self.encoder, strict=True))
         self.pair_type_id = read.pipeline.post_processor.pair_type_id
         self.retypes_windows = read.pipeline.post_processor.retypes_windows
+
+    def _file_roles(self, kwargs: dict[str, Any]) -> None:
+        """Special-token roles the file gives where ``kwargs`` (transformers') give none: none here (the file's
+        added tokens are handed over as they are)."""
 
     # -- encoding -----------------------------------------------------------------------------------------------
 

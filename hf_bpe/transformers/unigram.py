@@ -9,12 +9,10 @@ file's special tokens transformers' special tokens.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from hf_bpe.transformers._import import quiet_transformers_import
-from hf_bpe.transformers.bpe import file_key
-from hf_bpe.transformers.pipeline import PipelineTokenizer, loaded_file
+from hf_bpe.transformers.pipeline import PipelineTokenizer
 
 with quiet_transformers_import():
     from transformers import PretrainedConfig
@@ -46,17 +44,8 @@ class UnigramTokenizer(PipelineTokenizer):
     ([2, 3], 'hugs', '<unk>')
     """
 
-    def __init__(
-        self,
-        tokenizer_file: str | os.PathLike[str] | None = None,
-        unk_token: Any = None,
-        clean_up_tokenization_spaces: bool = False,
-        **kwargs: Any,
-    ) -> None:
-        if unk_token is None and tokenizer_file is not None:
-            model = loaded_file(file_key(tokenizer_file)).pipeline.model
-            if getattr(model, "unk_id", None) is not None:
-                unk_token = model.pieces[model.unk_id][0]
-        super().__init__(
-            tokenizer_file, unk_token=unk_token, clean_up_tokenization_spaces=clean_up_tokenization_spaces, **kwargs
-        )
+    def _file_roles(self, kwargs: dict[str, Any]) -> None:
+        """The model's unknown piece is the ``unk_token`` unless one is given (read from the file already loaded)."""
+        model = self.file.pipeline.model
+        if kwargs.get("unk_token") is None and getattr(model, "unk_id", None) is not None:
+            kwargs["unk_token"] = model.pieces[model.unk_id][0]
