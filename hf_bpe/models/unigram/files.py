@@ -61,9 +61,7 @@ def tokenizer_json(
     document = tokenizer_document(
         model,
         added_tokens=special_added_tokens(special_tokens, vocab),
-        normalizer=cut.normalizer_json(),
-        pre_tokenizer=cut.pre_tokenizer_json(),
-        decoder=recipe_decoder(cut.sentencepiece).to_json(),
+        **recipe_sections(cut, cut.sentencepiece),
     )
     return dumps(document)
 
@@ -191,16 +189,21 @@ def recipe_decoder(recipe: SentencePieceRecipe) -> Metaspace:
     return Metaspace(recipe.replacement, recipe.prepend_scheme, split=True)
 
 
-@functools.cache
-def _recipe_sections() -> dict[str, Any]:
-    """The normalizer, pre-tokenizer and decoder of the SentencePiece recipe, as :func:`tokenizer_json` writes them
-    (what :class:`~hf_bpe.transformers.unigram.UnigramTokenizer` implements)."""
-    cut = PreTokenizer.sentencepiece_recipe()
+def recipe_sections(cut: PreTokenizer, recipe: SentencePieceRecipe) -> dict[str, Any]:
+    """The normalizer, pre-tokenizer and decoder sections of a SentencePiece recipe's cutting (``recipe`` is
+    ``cut.sentencepiece``), as :func:`tokenizer_json` writes them."""
     return {
         "normalizer": cut.normalizer_json(),
         "pre_tokenizer": cut.pre_tokenizer_json(),
-        "decoder": recipe_decoder(SentencePieceRecipe()).to_json(),
+        "decoder": recipe_decoder(recipe).to_json(),
     }
+
+
+@functools.cache
+def _recipe_sections() -> dict[str, Any]:
+    """:func:`recipe_sections` of the default recipe (what deciding a file's class compares it with)."""
+    recipe = SentencePieceRecipe()
+    return recipe_sections(PreTokenizer.sentencepiece_recipe(recipe), recipe)
 
 
 def check_recipe_file(data: Mapping[str, Any], model: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
