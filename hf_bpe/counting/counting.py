@@ -478,7 +478,8 @@ def _pool_map(
     ``ProcessPoolExecutor``'s own shutdown waits for the running jobs, and a second Ctrl-C during that wait (a
     terminal signals the whole process group; ``timeout -s INT`` too) left it hanging in its exit, and a third
     left the workers running without a parent. So: after the first SIGINT this process ignores further ones
-    while it terminates the workers itself and waits for them (then the handler it had is back); the workers
+    while it terminates the workers itself and waits for them (then Python's default handler is back, or a
+    caller's own as the interrupt left it: a once-handler that fired stays disarmed); the workers
     ignore SIGINT from the start.
 
     At most :data:`JOBS_AHEAD` jobs a worker are submitted ahead of the one whose result is yielded, and a result
@@ -486,9 +487,12 @@ def _pool_map(
     (all submitted at once and kept, 1.2 GB of text held every shard's counts, 300 of them, to the end).
     """
     main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.getsignal(signal.SIGINT) if main_thread else None
-    if main_thread and previous is signal.default_int_handler:
+    # Python's default handler is replaced by one that interrupts once, and put back at the end; a caller's own
+    # handler (the CLI's, which disarms itself when it fires) is left as the interrupt left it.
+    installed = main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if installed:
         signal.signal(signal.SIGINT, _interrupt_once)
+    held: Any = None  # the caller's handler as it was when an exception came, while this ignores SIGINT
     pool = None
     try:
         # Not pool.map: closing its iterator cancels the pending futures, and the pool's manager thread then fails
@@ -514,15 +518,19 @@ def _pool_map(
             del result
     except BaseException:
         if main_thread:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            held = signal.signal(signal.SIGINT, signal.SIG_IGN)
         if pool is not None:
             _stop_pool(pool)
         raise
     else:
         pool.shutdown(wait=True)
     finally:
-        if main_thread and previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        if installed:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        elif held is not None:
+            # Not the handler from before the call: a once-handler that fired has set SIG_IGN, and re-arming it
+            # here let a Ctrl-C still on its way interrupt the CLI's own clean-up (a traceback, exit -2).
+            signal.signal(signal.SIGINT, held)
 
 
 #: How often a wait for a worker's result tells ``waiting`` (:func:`_pool_map`).
