@@ -9,10 +9,12 @@ import contextlib
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hf_bpe.cli.errors import UsageError
-from hf_bpe.cli.settings import pre_tokenizer_of
+
+if TYPE_CHECKING:
+    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
 def require(module: str, feature: str, requirement: str, extra: str) -> None:
@@ -175,17 +177,17 @@ def check_special_tokens(args: argparse.Namespace) -> None:
             )
 
 
-def check_continuing(settings: dict[str, Any], base: Any) -> None:
+def check_continuing(settings: dict[str, Any], base: Any, cut: PreTokenizer | None) -> None:
     """Refuse, as a usage error and before any work, the options continuing training cannot take (a pattern, a
-    normalizer, a limit on the alphabet: the base's are kept) or a new special token that is an ordinary token of
-    the base."""
+    normalizer, ``cut``: the ``--regex`` pre-tokenizer already built, a limit on the alphabet: the base's are kept)
+    or a new special token that is an ordinary token of the base."""
     from hf_bpe.models.bpe.training import continuing_cut
 
     try:
         continuing_cut(
             base,
             pattern=settings["pattern"],
-            pre_tokenizer=pre_tokenizer_of(settings) if settings["regex"] else None,
+            pre_tokenizer=cut,
             normalizer=settings["normalizer"],
             add_prefix_space=settings["add_prefix_space"],
             limit_alphabet=settings["limit_alphabet"],
@@ -196,11 +198,11 @@ def check_continuing(settings: dict[str, Any], base: Any) -> None:
         raise UsageError(f"--continue-from: {e}") from None
 
 
-def check_counted_alike(directory: str, args: argparse.Namespace, settings: dict[str, Any]) -> None:
+def check_counted_alike(directory: str, args: argparse.Namespace, asked: PreTokenizer | None) -> None:
     """Refuse cutting options that differ from how the counts ``directory`` (``--from-counts``, a ``--parity``
-    language's) was counted."""
+    language's) was counted: ``asked``, the pre-tokenizer the command built from them."""
     from hf_bpe.counting.counts_dir import read_manifest
-    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer as Recorded
 
     recorded = read_manifest(directory)["settings"]
     for name in ("add_prefix_space", "exclude_special_tokens"):
@@ -209,10 +211,9 @@ def check_counted_alike(directory: str, args: argparse.Namespace, settings: dict
                 f"--{name.replace('_', '-')} differs from how {directory} was counted "
                 f"({name}={recorded.get(name)}); recount, or leave the option out"
             )
-    if args.pattern is None and args.regex is None and args.normalizer is None:
+    if asked is None or (args.pattern is None and args.regex is None and args.normalizer is None):
         return
-    asked = pre_tokenizer_of(settings)
-    counted = PreTokenizer.from_settings(recorded)
+    counted = Recorded.from_settings(recorded)
     if (asked.splits, asked.normalizer, asked.engine) != (counted.splits, counted.normalizer, counted.engine):
         raise UsageError(
             f"--pattern/--regex/--normalizer differ from how {directory} was counted (pattern "

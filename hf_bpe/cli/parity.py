@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hf_bpe.cli.checks import check_counted_alike, check_output, check_special_tokens
 from hf_bpe.cli.errors import UsageError
@@ -20,8 +20,11 @@ from hf_bpe.cli.presentation import Progress
 from hf_bpe.cli.settings import ROLES, pre_tokenizer_of
 from hf_bpe.counting.counts_dir import MANIFEST
 
+if TYPE_CHECKING:
+    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+
 #: ``train``'s reading of ``--continue-from`` (:func:`hf_bpe.cli.train.continued_base`).
-ReadBase = Callable[[argparse.Namespace, dict[str, Any]], Any]
+ReadBase = Callable[[argparse.Namespace, dict[str, Any], Any], Any]
 #: The options only parity-aware training takes (``args`` names), refused without ``--parity``.
 PARITY_ONLY = ("dev", "ratio", "variant", "global_merges", "window_size", "alpha", "total_symbols", "num_merges")
 #: ``train`` options parity-aware training does not take, each with why (refused by name).
@@ -247,7 +250,10 @@ def train_parity(args: argparse.Namespace, settings: dict[str, Any], read_base: 
     _refuse_others(args, settings)
     check_special_tokens(args)
     train, dev, ratio = parity_inputs(args)
-    base = _base(args, settings, read_base)
+    # A bad --regex or pattern refused before any work, the pre-tokenizer built once and handed on; a base keeps its
+    # own cut (only --regex is built, for the base to refuse it by name).
+    cut = pre_tokenizer_of(settings) if not args.continue_from or settings["regex"] else None
+    base = _base(args, settings, read_base, cut)
     if counted(train):
         if not all(Path(paths[0]).is_dir() for paths in train.values()):
             raise UsageError(
@@ -256,15 +262,13 @@ def train_parity(args: argparse.Namespace, settings: dict[str, Any], read_base: 
             )
         for paths in [*train.values(), *(dev or {}).values()]:
             if Path(paths[0]).is_dir():
-                check_counted_alike(paths[0], args, settings)
+                check_counted_alike(paths[0], args, cut)
     elif dev is not None and counted(dev):
         name = next(name for name, paths in dev.items() if Path(paths[0]).is_dir())
         raise UsageError(
             f"--dev {name}={dev[name][0]} is a counts directory: it goes with --parity counts directories; give the "
             "dev text files"
         )
-    elif base is None:
-        pre_tokenizer_of(settings)  # a bad --regex or pattern refused before any work; a base keeps its own cut
     num_merges = settings["vocab_size"] if args.num_merges is None else args.num_merges
     options: dict[str, Any] = {
         "variant": args.variant or "base",
@@ -283,7 +287,7 @@ def train_parity(args: argparse.Namespace, settings: dict[str, Any], read_base: 
     start = time.perf_counter()
     progress = Progress(not args.no_progress and not args.json)
     try:
-        result = _train(train, dev, ratio, {**options, "progress": progress}, settings, base)
+        result = _train(train, dev, ratio, {**options, "progress": progress}, settings, (base, cut))
     finally:
         progress.close()
     roles = {role: settings[role] for role in ROLES}
@@ -300,13 +304,15 @@ def _train(
     ratio: dict[str, float] | None,
     options: dict[str, Any],
     settings: dict[str, Any],
-    base: Any,
+    start: tuple[Any, PreTokenizer | None],
 ) -> Any:
     """Train on the languages' text files, or on their counts directories (each as ``hf-bpe count`` wrote it, on
-    this machine or with datatrove; ``--dev`` may be either), with the library's front end for each."""
+    this machine or with datatrove; ``--dev`` may be either), with the library's front end for each. ``start``:
+    the base (or None) and the pre-tokenizer :func:`train_parity` built."""
     from hf_bpe.models.bpe.parity import train_parity_aware, train_parity_from_count_directories
 
     errors = settings["encoding_errors"]
+    base, cut = start
 
     def texts(paths: list[str]) -> Any:
         return paths[0] if Path(paths[0]).is_dir() else read_lines(paths, errors)
@@ -321,7 +327,7 @@ def _train(
     return train_parity_aware(
         {name: read_lines(paths, errors) for name, paths in train.items()},
         dev=development,
-        pre_tokenizer=pre_tokenizer_of(settings) if base is None else None,
+        pre_tokenizer=cut if base is None else None,
         add_prefix_space=False if base is None else settings["add_prefix_space"],
         exclude_special_tokens=settings["exclude_special_tokens"],
         continue_from=base,
@@ -330,14 +336,14 @@ def _train(
     )
 
 
-def _base(args: argparse.Namespace, settings: dict[str, Any], read_base: ReadBase) -> Any:
+def _base(args: argparse.Namespace, settings: dict[str, Any], read_base: ReadBase, cut: PreTokenizer | None) -> Any:
     """The tokenizer ``--continue-from`` names (None without it), checked by ``read_base`` as ``train
     --continue-from`` checks it (a byte-level BPE base, no cutting option of its own, --vocab-size at least its
     size)."""
     if not args.continue_from:
         return None
     # --num-merges counts new merges: no size to check against the base's (with --total-symbols the library does).
-    return read_base(args, settings if args.num_merges is None else {**settings, "vocab_sizes": [sys.maxsize]})
+    return read_base(args, settings if args.num_merges is None else {**settings, "vocab_sizes": [sys.maxsize]}, cut)
 
 
 def _print_summary(args: argparse.Namespace, languages: list[str], result: Any, elapsed: float) -> None:

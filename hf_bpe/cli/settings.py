@@ -8,9 +8,11 @@ itself is the library's.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -219,9 +221,12 @@ def char_level_of(settings: dict[str, Any]) -> Any:
     )
 
 
-def pre_tokenizer_of(settings: dict[str, Any]) -> PreTokenizer:
-    """The BPE pre-tokenizer the settings describe, built before any work: a regex that does not compile or an
-    option the kind of BPE does not take is a usage error.
+def pre_tokenizer_of(settings: dict[str, Any], options: BpeOptions | None = None) -> PreTokenizer:
+    """The BPE pre-tokenizer the settings describe, built once before any work and handed on to what trains (a regex
+    that does not compile or an option the kind of BPE does not take is a usage error). Its special tokens and
+    char-level cut are the ``options``' (:func:`bpe_options`; the settings' where the command builds none), so that
+    the library takes it as handed over (``pre_tokenizer_for`` returns a ready pre-tokenizer whose special tokens
+    match, not a copy).
 
     Raises:
         UsageError: with the library's reason.
@@ -232,9 +237,9 @@ def pre_tokenizer_of(settings: dict[str, Any]) -> PreTokenizer:
         regex=settings["regex"],
         normalizer=settings["normalizer"],
         add_prefix_space=settings["add_prefix_space"],
-        special_tokens=settings["special_tokens"],
+        special_tokens=settings["special_tokens"] if options is None else options.special_tokens,
         exclude_special_tokens=settings["exclude_special_tokens"],
-        char_level=char_level_of(settings),
+        char_level=char_level_of(settings) if options is None else options.char_level,
     )
 
 
@@ -242,28 +247,62 @@ def cut(option: str, **keywords: Any) -> PreTokenizer:
     """:func:`~hf_bpe.models.bpe.training.pre_tokenizer_for`, its ValueError a usage error naming ``option``."""
     from hf_bpe.models.bpe.training import pre_tokenizer_for
 
-    try:
+    with usage_errors(option):
         return pre_tokenizer_for(**keywords)
-    except ValueError as e:
-        raise UsageError(f"{option}: {e}") from None
+
+
+def options_of(kind: type[Options], settings: Mapping[str, Any], **derived: Any) -> Options:
+    """A model's options (``BpeOptions``, ``WordPieceOptions``, ``UnigramOptions``) from the settings, field by
+    field: each of the dataclass's fields the settings hold, then ``derived`` (what the command line spells
+    otherwise, such as ``--char-level``'s affixes). A field the settings do not hold keeps the dataclass's default.
+    The one place the command line becomes options; built once per command and handed on.
+
+    Raises:
+        UsageError: with the library's reason, in the command line's words.
+
+    >>> options_of(BpeOptions, {"vocab_size": 300, "min_frequency": 2, "pattern": "gpt2"}).min_frequency
+    2
+    >>> options_of(BpeOptions, {"vocab_size": 0})
+    Traceback (most recent call last):
+    hf_bpe.cli.errors.UsageError: --vocab-size 0: must be an integer of at least 1
+    """
+    names = [field.name for field in dataclasses.fields(kind)]  # type: ignore[arg-type]
+    fields = {name: settings[name] for name in names if name in settings}
+    with usage_errors():
+        return kind(**{**fields, **derived})
+
+
+@contextlib.contextmanager
+def usage_errors(option: str | None = None) -> Iterator[None]:
+    """Where the library's refusals (ValueError, TypeError) of what the command line asked become usage errors:
+    prefixed with ``option``, or spelled as the command line's option when the message starts ``name=``
+    (``vocab_size=0: ...`` becomes ``--vocab-size 0: ...``).
+
+    >>> with usage_errors("--regex"):
+    ...     raise ValueError("bad pattern")
+    Traceback (most recent call last):
+    hf_bpe.cli.errors.UsageError: --regex: bad pattern
+    """
+    try:
+        yield
+    except (TypeError, ValueError) as e:
+        message = str(e)
+        name, equals, rest = message.partition("=")
+        if option is not None:
+            message = f"{option}: {message}"
+        elif equals and name.isidentifier() and name.islower():
+            message = f"--{name.replace('_', '-')} {rest}"
+        raise UsageError(message) from None
 
 
 def bpe_options(settings: dict[str, Any]) -> BpeOptions:
     """The :class:`~hf_bpe.models.bpe.options.BpeOptions` the settings ask for (the rest are about reading and
-    cutting the text).
+    cutting the text), built once per command.
 
     Raises:
         UsageError: with the library's reason, in the command line's words.
     """
-    return _checked(
-        BpeOptions,
-        vocab_size=settings["vocab_size"],
-        min_frequency=settings["min_frequency"],
-        special_tokens=settings["special_tokens"],
-        limit_alphabet=settings["limit_alphabet"],
-        max_token_length=settings["max_token_length"],
-        char_level=char_level_of(settings),
-    )
+    return options_of(BpeOptions, settings, char_level=char_level_of(settings))
 
 
 def wordpiece_options(settings: dict[str, Any]) -> WordPieceOptions:
@@ -272,33 +311,8 @@ def wordpiece_options(settings: dict[str, Any]) -> WordPieceOptions:
     Raises:
         UsageError: with the library's reason, in the command line's words.
     """
-    return _checked(
-        WordPieceOptions,
-        vocab_size=settings["vocab_size"],
-        scoring=settings["scoring"],
-        min_frequency=settings["min_frequency"],
-        limit_alphabet=settings["limit_alphabet"],
-        special_tokens=settings["special_tokens"],
-        continuing_subword_prefix=settings["continuing_subword_prefix"] or CONTINUING_SUBWORD_PREFIX,
-        unk_token=settings["unk_token"],
-    )
-
-
-def _checked(kind: Callable[..., Options], **fields: Any) -> Options:
-    """``kind(**fields)``: a model's options, their refusal a usage error in the command line's words."""
-    try:
-        return kind(**fields)
-    except (TypeError, ValueError) as e:
-        raise _usage_error(e) from None
-
-
-def _usage_error(error: Exception) -> UsageError:
-    """The library's refusal of an option, spelled as the command line's option (``--vocab-size 0: ...``)."""
-    message = str(error)
-    name, equals, rest = message.partition("=")
-    if equals and name.isidentifier() and name.islower():
-        message = f"--{name.replace('_', '-')} {rest}"
-    return UsageError(message)
+    prefix = settings["continuing_subword_prefix"] or CONTINUING_SUBWORD_PREFIX
+    return options_of(WordPieceOptions, settings, continuing_subword_prefix=prefix)
 
 
 def refuse_bpe_only(given: Mapping[str, Any], names: Sequence[str], model: str) -> None:
@@ -310,23 +324,25 @@ def refuse_bpe_only(given: Mapping[str, Any], names: Sequence[str], model: str) 
 
 
 def unigram_options(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
-    """The Unigram trainer's options from the command line (BPE-only options refused by name)."""
+    """The Unigram trainer's options from the command line (BPE-only options refused by name); what is not given
+    keeps ``UnigramOptions``' default (its ``vocab_size`` too: BPE's default is not Unigram's)."""
     from hf_bpe.models.unigram.options import UnigramOptions
 
     bpe_only = ("min_frequency", "max_token_length", "limit_alphabet", "char_level", "add_prefix_space")
     refuse_bpe_only(vars(args), (*bpe_only, "pattern", "regex", "normalizer"), "unigram")
-    defaults = UnigramOptions()
     if len(settings["vocab_sizes"]) > 1:
         raise UsageError("--model unigram trains one --vocab-size at a time (its pruning depends on the size)")
     given = args.vocab_size is not None or (args.config and "vocab_size" in read_config(args.config))
-    return _checked(
-        UnigramOptions,
-        vocab_size=settings["vocab_size"] if given else defaults.vocab_size,
-        special_tokens=tuple(token for token in settings["special_tokens"] if token != settings["unk_token"])
-        if settings["unk_token"] and settings["unk_token"] not in (args.special_tokens or [])
-        else tuple(settings["special_tokens"]),
-        unk_token=settings["unk_token"],
-        shrinking_factor=defaults.shrinking_factor if args.shrinking_factor is None else args.shrinking_factor,
-        max_piece_length=args.max_piece_length or defaults.max_piece_length,
-        n_sub_iterations=args.n_sub_iterations or defaults.n_sub_iterations,
-    )
+    unk = settings["unk_token"]
+    specials = settings["special_tokens"]
+    if unk and unk not in (args.special_tokens or []):
+        specials = [token for token in specials if token != unk]  # added for its role: Unigram puts it first
+    fields = {
+        "vocab_size": settings["vocab_size"] if given else None,
+        "special_tokens": tuple(specials),
+        "unk_token": unk,
+        "shrinking_factor": args.shrinking_factor,
+        "max_piece_length": args.max_piece_length,
+        "n_sub_iterations": args.n_sub_iterations,
+    }
+    return options_of(UnigramOptions, {name: value for name, value in fields.items() if value is not None})

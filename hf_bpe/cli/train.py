@@ -15,7 +15,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hf_bpe.cli.checks import (
     check_continuing,
@@ -42,8 +42,12 @@ from hf_bpe.cli.settings import (
     unigram_options,
     wordpiece_options,
 )
+from hf_bpe.models.bpe.options import BpeOptions
 from hf_bpe.models.directory import special_token_roles
 from hf_bpe.models.shortfall import TrainingWarning, shortfall, unknown_characters_dropped
+
+if TYPE_CHECKING:
+    from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
 def train_command(args: argparse.Namespace) -> int:
@@ -64,16 +68,16 @@ def train_command(args: argparse.Namespace) -> int:
         return train_wordpiece(args, settings)
     if settings["model"] == "unigram":
         return train_unigram(args, settings)
-    _check_bpe_command(args, settings)
+    options, cut = _check_bpe_command(args, settings)
     check_output(args.output, force=args.force, source=args.continue_from)
     for size in settings["vocab_sizes"] if len(settings["vocab_sizes"]) > 1 else ():
         check_output(str(Path(args.output) / str(size)), force=args.force, source=args.continue_from)
-    base = continued_base(args, settings)
+    base = continued_base(args, settings, cut)
     roles = {role: settings[role] for role in ROLES}
     if base is not None:
         roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}
     start = time.perf_counter()
-    result, by_size = _train_bpe_sizes(args, settings, base)
+    result, by_size = _train_bpe_sizes(args, settings, base, (options, cut))
     with warnings.catch_warnings():
         # The library's TrainingWarning (a char-level tokenizer without an unknown token): the summary says it.
         warnings.simplefilter("ignore", TrainingWarning)
@@ -89,10 +93,15 @@ def train_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_bpe_command(args: argparse.Namespace, settings: dict[str, Any]) -> None:
+def _check_bpe_command(args: argparse.Namespace, settings: dict[str, Any]) -> tuple[BpeOptions, PreTokenizer | None]:
     """Refuse, before any work, what BPE training cannot take: WordPiece's options, both or neither of FILEs and
     --from-counts, char-level from counts, a pre-tokenizer the options do not make, a counts directory counted
-    otherwise than asked."""
+    otherwise than asked.
+
+    Returns:
+        The options and the pre-tokenizer, each built once here and handed on to training (no pre-tokenizer when
+        continuing without ``--regex``: the base's is kept).
+    """
     wordpiece_only = ("scoring", "strip_accents", "max_input_chars_per_word")
     given = [name for name in wordpiece_only if settings[name] is not None]
     given += [name for name in ("clean_text", "handle_chinese_chars") if not settings[name]]
@@ -108,14 +117,17 @@ def _check_bpe_command(args: argparse.Namespace, settings: dict[str, Any]) -> No
         raise UsageError(f"no FILE to train on: give text FILEs or --from-counts DIR{hint}")
     if args.from_counts and settings["char_level"]:
         raise UsageError("counts directories hold byte-level pre-tokens; train --char-level from the text files")
-    if not args.continue_from:
-        pre_tokenizer_of(settings)  # a bad --regex or a refused combination, before any work
+    options = bpe_options(settings)
+    # A bad --regex or a refused combination, before any work: the pre-tokenizer built once, and then used.
+    cut = pre_tokenizer_of(settings, options) if not args.continue_from or settings["regex"] else None
     if args.from_counts:
-        check_counted_alike(args.from_counts, args, settings)
+        check_counted_alike(args.from_counts, args, cut)
+    return options, cut
 
 
-def continued_base(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
-    """The tokenizer ``--continue-from`` names (None without it), checked against the options."""
+def continued_base(args: argparse.Namespace, settings: dict[str, Any], cut: PreTokenizer | None = None) -> Any:
+    """The tokenizer ``--continue-from`` names (None without it), checked against the options and ``cut`` (the
+    ``--regex`` pre-tokenizer, if one is given)."""
     if not args.continue_from:
         return None
     from hf_bpe.models.bpe.continuing import NOT_TOKENIZER_JSON, not_a_base, read_base
@@ -135,31 +147,37 @@ def continued_base(args: argparse.Namespace, settings: dict[str, Any]) -> Any:
             f"--vocab-size {settings['vocab_sizes'][0]} is below the {len(base.vocab):,} tokens of "
             f"{args.continue_from}; continuing keeps all of them, so ask for more"
         )
-    check_continuing(settings, base)
+    check_continuing(settings, base, cut)
     return base
 
 
-def _train_bpe_sizes(args: argparse.Namespace, settings: dict[str, Any], base: Any) -> tuple[Any, dict[int, Any]]:
+def _train_bpe_sizes(
+    args: argparse.Namespace, settings: dict[str, Any], base: Any, built: tuple[BpeOptions, PreTokenizer | None]
+) -> tuple[Any, dict[int, Any]]:
     """Train the largest size asked for; return it and every size's result (the smaller read off the largest
-    where that is exact, trained on their own where not: see ``smaller_vocabulary``)."""
+    where that is exact, trained on their own where not: see ``smaller_vocabulary``). ``built``: the options and
+    pre-tokenizer :func:`_check_bpe_command` built, handed to the library as they are."""
     from hf_bpe.models.bpe.training import train_from_count_directory, train_from_files, train_sizes
 
     progress = Progress(not args.no_progress and not args.json)
 
+    largest, cut = built
+    # Continuing without --regex: the cutting options go to the library as given (it refuses them, naming them).
+    cutting: dict[str, Any] = {"pre_tokenizer": cut}
+    if cut is None:
+        cutting = {key: settings[key] for key in ("pattern", "normalizer", "add_prefix_space")}
+
     def train(vocab_size: int) -> Any:
-        options = dataclasses.replace(bpe_options(settings), vocab_size=vocab_size)
+        # A smaller size read off the largest run needs no options; one trained on its own takes its size.
+        options = largest if vocab_size == largest.vocab_size else dataclasses.replace(largest, vocab_size=vocab_size)
         if args.from_counts:
             return train_from_count_directory(
                 args.from_counts, options=options, workers=settings["workers"], progress=progress, continue_from=base
             )
-        own_split = pre_tokenizer_of(settings) if settings["regex"] else None
         return train_from_files(
             args.files,
             options=options,
-            pattern=settings["pattern"],
-            normalizer=None if own_split else settings["normalizer"],
-            pre_tokenizer=own_split,
-            add_prefix_space=settings["add_prefix_space"],
+            **cutting,
             workers=settings["workers"],
             exclude_special_tokens=settings["exclude_special_tokens"],
             errors=settings["encoding_errors"],

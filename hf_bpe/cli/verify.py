@@ -90,7 +90,7 @@ def verify_train_command(args: argparse.Namespace) -> int:
             f"arbitrary {limit} of them (all count as equally frequent; which ones changes from run to run), so "
             "there is no one result to compare with; give 256 or more"
         )
-    pre_tokenizer = pre_tokenizer_of(settings)
+    pre_tokenizer = pre_tokenizer_of(settings, options)
     with contextlib.closing(Progress(not args.no_progress)) as progress:
         counts = count_paths(args.files, progress, pre_tokenizer=pre_tokenizer, workers=settings["workers"]).counts
         ours = train_bpe(

@@ -93,8 +93,9 @@ def pre_tokenizer_for(
 ) -> PreTokenizer:
     """The pre-tokenizer the training keywords describe.
 
-    ``pre_tokenizer``, when given, is taken whole (its ``add_prefix_space`` included); ``special_tokens`` and
-    ``exclude_special_tokens`` always come from their own keywords, since they are training options too.
+    ``pre_tokenizer``, when given, is taken whole (its ``add_prefix_space`` included; with ``char_level`` it must
+    be a char-level cut that lowercases if ``char_level`` does); ``special_tokens`` and ``exclude_special_tokens``
+    always come from their own keywords, since they are training options too.
     Otherwise ``pattern`` (a preset's name, or a regex that does not look like a name; GPT-2's by default) or
     ``regex`` (a split of your own, never read as a name), ``normalizer`` and ``add_prefix_space`` build it, or
     ``char_level`` does (words split on white space; its ``lowercase``).
@@ -120,7 +121,11 @@ def pre_tokenizer_for(
         "exclude_special_tokens": bool(exclude_special_tokens),
     }
     if pre_tokenizer is not None:
-        if pattern is not None or regex is not None or normalizer is not None or char_level is not None:
+        # A ready char-level cut goes with the char_level options it was built for (the front ends hand theirs on).
+        cuts_characters = char_level is None or not (
+            pre_tokenizer.byte_level or (char_level.lowercase and pre_tokenizer.normalizer != "lowercase")
+        )
+        if pattern is not None or regex is not None or normalizer is not None or not cuts_characters:
             raise ValueError("give either pre_tokenizer or pattern/regex/normalizer/char_level, not both")
         if (pre_tokenizer.special_tokens, pre_tokenizer.exclude_special_tokens) == tuple(specials.values()):
             return pre_tokenizer  # as handed over, not rebuilt
@@ -327,7 +332,7 @@ def train_from_files(
     result = train_from_counts(
         counted.counts,
         options=options,
-        pre_tokenizer=None if options.char_level or base else cut,
+        pre_tokenizer=None if base else cut,  # as built, not built again
         workers=workers,
         progress=progress,
         continue_from=base,
@@ -387,7 +392,7 @@ def _train_from_sequences(
     return train_from_counts(
         counts,
         options=options,
-        pre_tokenizer=None if options.char_level or base else cut,
+        pre_tokenizer=None if base else cut,  # as built, not built again
         progress=progress,
         continue_from=base,
         consume_counts=True,

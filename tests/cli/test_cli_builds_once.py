@@ -1,0 +1,121 @@
+"""``hf-bpe train`` builds a model's options and the pre-tokenizer once, at the edge, and hands them on: no layer
+below the command line rebuilds what it was handed (issue #38). Each run is judged by ``tokenizers`` trained with
+the cut the written ``tokenizer.json`` holds; the ``configs/`` presets are serialized settings, field for field."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import multilingual_text
+from tokenizers import Tokenizer
+
+from hf_bpe.cli import main
+from hf_bpe.models.bpe import training
+from hf_bpe.models.bpe.options import BpeOptions, CharLevel
+from hf_bpe.models.unigram.options import UnigramOptions
+from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer
+from hf_bpe.reference.unigram_verify import reference_train
+
+TEXT = multilingual_text(200, seed=3)
+
+
+def counting_options(monkeypatch: pytest.MonkeyPatch, kind: type) -> list[str]:
+    """Record who builds each ``kind`` (``BpeOptions``, ...) from here on, by the building function's name. The
+    trainers' own check of their keywords (``models/*/trainer.py``, which take keywords, not the object) is left
+    out: this is about the front ends."""
+    built: list[str] = []
+    check = kind.__post_init__
+
+    def counted(self: Any) -> None:
+        stack = traceback.extract_stack()[:-1]
+        if not any(frame.filename.endswith("trainer.py") for frame in stack):
+            built.append(stack[-2].name)
+        check(self)
+
+    monkeypatch.setattr(kind, "__post_init__", counted)
+    return built
+
+
+def counting_cuts(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Record each pre-tokenizer ``pre_tokenizer_for`` builds (not the ones it hands back as they were given)."""
+    built: list[Any] = []
+    build = training.pre_tokenizer_for
+
+    def counted(**keywords: Any) -> Any:
+        cut = build(**keywords)
+        if cut is not keywords.get("pre_tokenizer"):
+            built.append(cut)
+        return cut
+
+    monkeypatch.setattr(training, "pre_tokenizer_for", counted)
+    return built
+
+
+CASES = {
+    "byte-level": ([], BpeOptions(vocab_size=300)),
+    "several-sizes": (["--vocab-size", "280,300"], BpeOptions(vocab_size=300)),
+    "regex": (["--regex", r" ?[a-z]+|[^a-z ]+| +"], BpeOptions(vocab_size=300)),
+    "char-level": (["--char-level", "--vocab-size", "900"], BpeOptions(vocab_size=900, char_level=CharLevel())),
+    "min-frequency": (["--min-frequency", "3", "--special-tokens", "<s>"], BpeOptions(300, 3, ["<s>"])),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_train_builds_the_options_and_the_pre_tokenizer_once(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    extra, options = CASES[case]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT, encoding="utf-8", newline="")
+    out = tmp_path / "out"
+    options_built = counting_options(monkeypatch, BpeOptions)
+    cuts_built = counting_cuts(monkeypatch)
+    argv = ["train", str(corpus), "-o", str(out), "--vocab-size", "300", *extra, "--workers", "1", "--no-progress"]
+    assert main(argv) == 0
+    monkeypatch.undo()
+    assert len(options_built) == 1, options_built
+    assert len(cuts_built) == 1, cuts_built
+    largest = out / "300" if case == "several-sizes" else out
+    written = Tokenizer.from_file(str(largest / "tokenizer.json"))
+    reference = bpe_tokenizer(options, pre_tokenizer=written.pre_tokenizer, normalizer=written.normalizer)
+    reference.train([str(corpus)], bpe_trainer(options))
+    vocab = json.loads((largest / "vocab.json").read_text(encoding="utf-8"))
+    if options.char_level is None:
+        assert vocab == reference.get_vocab()
+    else:  # the reference numbers suffixed characters in hash order (tests/models/bpe/test_char_level.py)
+        assert set(vocab) == set(reference.get_vocab()) and len(vocab) == 900
+
+
+def test_training_from_counts_builds_the_options_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT, encoding="utf-8", newline="")
+    assert main(["count", str(corpus), "-o", str(tmp_path / "counts"), "--workers", "1", "--no-progress"]) == 0
+    built = counting_options(monkeypatch, BpeOptions)
+    out = tmp_path / "out"
+    assert main(["train", "--from-counts", str(tmp_path / "counts"), "-o", str(out), "--vocab-size", "290",
+                 "--no-progress"]) == 0  # fmt: skip
+    monkeypatch.undo()
+    assert len(built) == 1, built
+    reference = bpe_tokenizer(BpeOptions(vocab_size=290))
+    reference.train([str(corpus)], bpe_trainer(vocab_size=290))
+    assert json.loads((out / "vocab.json").read_text(encoding="utf-8")) == reference.get_vocab()
+
+
+def test_unigram_builds_its_options_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(multilingual_text(300, seed=5), encoding="utf-8", newline="")
+    built = counting_options(monkeypatch, UnigramOptions)
+    out = tmp_path / "out"
+    argv = ["train", str(corpus), "--model", "unigram", "--vocab-size", "200", "--unk-token", "<unk>", "-o", str(out),
+            "--shrinking-factor", "0.6", "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    monkeypatch.undo()
+    assert len(built) == 1, built
+    pieces, unk_id = reference_train([corpus], UnigramOptions(vocab_size=200, unk_token="<unk>", shrinking_factor=0.6))
+    model = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))["model"]
+    assert model["unk_id"] == unk_id
+    assert {piece for piece, _ in model["vocab"]} == {piece for piece, _ in pieces}
