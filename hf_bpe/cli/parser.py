@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 from hf_bpe.cli.errors import EXIT_STATUSES
 from hf_bpe.cli.parity import add_parity_options
 from hf_bpe.cli.sentencepiece import spm_option
-from hf_bpe.cli.settings import ROLES, TRAIN_DEFAULTS, preset_names
+from hf_bpe.cli.settings import ROLES, TRAIN_DEFAULTS, field_defaults, preset_names
 
 
 class _Parser(argparse.ArgumentParser):
@@ -221,10 +221,14 @@ def _add_wordpiece_options(group: Any) -> None:
 
 
 def _add_unigram_options(group: Any) -> None:
-    """The Unigram trainer's own options."""
-    group.add_argument("--shrinking-factor", type=float, default=None, metavar="F", help="unigram (default 0.75)")
-    group.add_argument("--max-piece-length", type=positive, default=None, metavar="N", help="unigram (default 16)")
-    group.add_argument("--n-sub-iterations", type=positive, default=None, metavar="N", help="unigram (default 2)")
+    """The Unigram trainer's own options, their defaults shown from ``UnigramOptions``."""
+    from hf_bpe.models.unigram.options import UnigramOptions
+
+    default = field_defaults(UnigramOptions)
+    for name, kind, metavar in (("shrinking_factor", float, "F"), ("max_piece_length", positive, "N"),
+                                ("n_sub_iterations", positive, "N")):  # fmt: skip
+        option = f"--{name.replace('_', '-')}"
+        group.add_argument(option, type=kind, default=None, metavar=metavar, help=f"unigram (default {default[name]})")
 
 
 def _sub(commands: Any, name: str, summary: str, description: str, example: str) -> argparse.ArgumentParser:

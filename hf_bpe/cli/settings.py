@@ -25,14 +25,22 @@ if TYPE_CHECKING:
     from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 
-#: Options of ``train`` a config file may set, with their types, and their defaults (BpeTrainer's: BpeOptions').
+def field_defaults(kind: type, *, leave_out: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A model's options' defaults, field by field, as the command line and a config file spell them (a list for a
+    tuple), so that they are written once: in the dataclass.
+
+    >>> field_defaults(BpeOptions)["min_frequency"], field_defaults(BpeOptions)["special_tokens"]
+    (0, [])
+    """
+    defaults = {field.name: field.default for field in dataclasses.fields(kind) if field.name not in leave_out}
+    return {name: list(value) if isinstance(value, tuple) else value for name, value in defaults.items()}
+
+
+#: Options of ``train`` a config file may set, and their defaults: BpeOptions' fields (BpeTrainer's defaults; its
+#: ``char_level`` is the command line's affixes below), then how the text is read and cut, the roles, the model.
 TRAIN_DEFAULTS: dict[str, Any] = {
-    "vocab_size": BpeOptions.vocab_size,
-    "min_frequency": BpeOptions.min_frequency,
-    "special_tokens": [],
+    **field_defaults(BpeOptions, leave_out=("char_level",)),
     "add_prefix_space": False,
-    "max_token_length": None,
-    "limit_alphabet": None,
     "workers": None,
     "exclude_special_tokens": False,
     "bos_token": None,
@@ -54,16 +62,11 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "handle_chinese_chars": True,
     "max_input_chars_per_word": None,
 }
-#: --model wordpiece: BERT's defaults (tokenizers' BertWordPieceTokenizer.train: WordPieceOptions', and BERT's
-#: recipe's) where the option is not given.
+#: --model wordpiece: BERT's defaults (tokenizers' BertWordPieceTokenizer.train: WordPieceOptions' fields, and
+#: BERT's recipe's) where the option is not given.
 WORDPIECE_DEFAULTS: dict[str, Any] = {
-    "min_frequency": WordPieceOptions.min_frequency,
-    "limit_alphabet": WordPieceOptions.limit_alphabet,
-    "special_tokens": list(WordPieceOptions.special_tokens),
-    "unk_token": WordPieceOptions.unk_token,
-    "continuing_subword_prefix": WordPieceOptions.continuing_subword_prefix,
+    **field_defaults(WordPieceOptions),
     "lowercase": True,
-    "scoring": WordPieceOptions.scoring,
     "max_input_chars_per_word": MAX_INPUT_CHARS_PER_WORD,
 }
 #: A model's options (BpeOptions, WordPieceOptions, UnigramOptions).

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import multilingual_text
+from conftest import REPO, multilingual_text
 from tokenizers import Tokenizer
 
 from hf_bpe.cli import main
@@ -119,3 +119,27 @@ def test_unigram_builds_its_options_once(tmp_path: Path, monkeypatch: pytest.Mon
     model = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))["model"]
     assert model["unk_id"] == unk_id
     assert {piece for piece, _ in model["vocab"]} == {piece for piece, _ in pieces}
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "configs").glob("*.json")), ids=lambda path: path.stem)
+def test_each_config_is_serialized_settings_of_the_options(path: Path) -> None:
+    """A preset's keys are the settings' and the options' own names: read back, every value is as written, and the
+    ``BpeOptions`` built from them (field by field, defaults from the dataclass) hold the file's model fields."""
+    from hf_bpe.cli.main import TRAIN_DEFAULTS, build_parser
+    from hf_bpe.cli.settings import bpe_options, field_defaults, settings_of
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    written = {key: value for key, value in data.items() if key != "description"}
+    args, _ = build_parser().parse_known_args(["train", "corpus.txt", "-o", "out", "--config", path.stem])
+    settings = settings_of(args)
+    assert {key: settings[key] for key in written} == written
+    options = bpe_options(settings)
+    model_fields = field_defaults(BpeOptions, leave_out=("char_level",))
+    expected = {name: written.get(name, default) for name, default in model_fields.items()}
+    assert field_defaults_of(options, model_fields) == expected
+    assert {name: TRAIN_DEFAULTS[name] for name in model_fields} == model_fields
+
+
+def field_defaults_of(options: BpeOptions, names: dict[str, Any]) -> dict[str, Any]:
+    """``options``' fields named in ``names``, spelled as a config file spells them (a list for a tuple)."""
+    return {name: list(value) if isinstance(value := getattr(options, name), tuple) else value for name in names}
