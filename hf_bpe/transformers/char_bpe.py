@@ -1,13 +1,11 @@
 """The transformers class for char-level BPE (GPT-1 / Sennrich style), sibling of :class:`hf_bpe.BPETokenizer`.
 
-:class:`CharBPETokenizer` loads the ``vocab.json`` + ``merges.txt`` that ``hf-bpe train --char-level`` writes and
-encodes as ``tokenizers``' BPE model does behind a ``WhitespaceSplit`` pre-tokenizer (and ``Lowercase``, when
-trained so): every word on its own, its last character carrying the end-of-word suffix (every other one the
-continuing-subword prefix), merges applied by rank, characters outside the vocabulary as the unknown token.
-Decoding turns the suffix back into spaces, as ``BPEDecoder`` does. File reading is :mod:`hf_bpe.models.bpe.files`' job.
-Calls take the shared path (:class:`~hf_bpe.transformers.rows.EncodingRowsTokenizer`): each token's span in the
-text and its word, so ``BatchEncoding``'s ``word_ids()``, ``tokens()``, offsets and ``sequence_ids()`` are the Rust
-backend's.
+:class:`CharBPETokenizer` loads the ``vocab.json`` + ``merges.txt`` that ``hf-bpe train --char-level`` writes. It is
+:class:`~hf_bpe.transformers.pipeline.PipelineTokenizer` over the ``tokenizer.json`` it saves (as ``hf-bpe train
+--char-level`` writes it: ``Lowercase`` when trained so, ``WhitespaceSplit``, a BPE model whose words carry the
+end-of-word suffix and the continuing-subword prefix, ``BPEDecoder``), so its ids, offsets, words and decodes are the
+Rust backend's for the same directory. What it adds is its classic arguments, the two vocabulary files it saves, and
+a :class:`DroppedCharactersWarning` naming the characters a tokenizer without an unknown token drops.
 """
 
 from __future__ import annotations
@@ -16,14 +14,12 @@ import os
 import warnings
 from typing import Any
 
-from hf_bpe.models.bpe.encoder import merge_by_rank
-from hf_bpe.models.bpe.files import tokenizer_json
+from hf_bpe.models.bpe.files import MERGES_FILE, VOCAB_FILE, char_level_document, tokenizer_json
 from hf_bpe.models.bpe.options import CharLevel
-from hf_bpe.pipeline import normalizers
-from hf_bpe.pipeline.pre_tokenizers import WHITESPACE_SPLIT_PATTERN, SplitPattern
+from hf_bpe.tokenizer.serialization import pipeline_from_data
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.bpe import VocabularyFilesTokenizer
-from hf_bpe.transformers.rows import EncodingRowsTokenizer
+from hf_bpe.transformers.pipeline import PipelineTokenizer
 
 with quiet_transformers_import():
     from transformers import PretrainedConfig
@@ -42,7 +38,7 @@ class CharBPETokenizerConfig(PretrainedConfig):
 Span = tuple[int, int]
 
 
-class CharBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
+class CharBPETokenizer(PipelineTokenizer):
     """Char-level BPE tokenizer with an end-of-word suffix, for transformers.
 
     Args:
@@ -51,7 +47,11 @@ class CharBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         end_of_word_suffix: the suffix on a word's last character (``"</w>"``), or None.
         continuing_subword_prefix: the prefix on a word's other characters (``"##"``), or None.
         lowercase: lowercase text before encoding.
-        unk_token: what characters outside the vocabulary become (dropped when None, as in ``tokenizers``).
+        unk_token: what characters outside the vocabulary become (dropped when None, as in ``tokenizers``, with a
+            :class:`DroppedCharactersWarning`); it must be in ``vocab.json``, as the Rust model needs it there.
+
+    Raises:
+        ValueError: naming ``vocab.json`` where ``unk_token`` is not in it, or a file that is missing or malformed.
 
     >>> import hf_bpe, tempfile
     >>> from hf_bpe.models.bpe.files import CharLevel
@@ -65,10 +65,7 @@ class CharBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     'lowest newer'
     """
 
-    # No per-call options (a byte-level BPE's add_prefix_space means nothing here); pre-split words are encoded here,
-    # each on its own, as the Rust backend's pre-tokenized input.
-    call_options = ()
-    encodes_split_words = True
+    vocab_files_names = {"vocab_file": VOCAB_FILE, "merges_file": MERGES_FILE}  # noqa: RUF012 (transformers' API)
 
     def __init__(
         self,
@@ -82,11 +79,22 @@ class CharBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         **kwargs: Any,
     ) -> None:
         self._load_files(vocab_file, merges_file, check_merges=not continuing_subword_prefix)
-        # A pair listed twice takes its last rank, as in the Rust model.
-        self.ranks = {pair: rank for rank, pair in enumerate(self.merges)}
         self.char_level = CharLevel(end_of_word_suffix, continuing_subword_prefix, lowercase)
-        self._words = SplitPattern(WHITESPACE_SPLIT_PATTERN)
-        super().__init__(
+        unk = str(unk_token) if unk_token is not None else None
+        if unk is not None and unk not in self.encoder:
+            raise ValueError(
+                f"{vocab_file}: unk_token {unk!r} is not in the vocabulary; the BPE model needs it there (the Rust "
+                "model refuses to encode an unknown character otherwise): pass one of its tokens, or none"
+            )
+        # The pipeline is the tokenizer.json this class saves (hf-bpe train --char-level's), without added tokens:
+        # transformers' own added tokens (tokenizer_config.json's) cut the text before it.
+        document = char_level_document(self.encoder, self.merges, self.char_level, unk_token=unk)
+        self._use_file(pipeline_from_data(document, vocab_file, owner=type(self).__name__))
+        # Characters never dropped: white space (WhitespaceSplit removes it) and those whose every affixed spelling is
+        # in the vocabulary; learned as texts show them (None: an unknown token, so nothing is ever dropped).
+        self._kept: set[str] | None = None if unk is not None else set()
+        kwargs.pop("tokenizer_file", None)
+        super(PipelineTokenizer, self).__init__(
             end_of_word_suffix=end_of_word_suffix,
             continuing_subword_prefix=continuing_subword_prefix,
             lowercase=lowercase,
@@ -95,53 +103,28 @@ class CharBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             **kwargs,
         )
 
-    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
-        """The text's tokens; without an unknown token, the characters not in the vocabulary are dropped, as
-        ``tokenizers`` drops them, with a :class:`DroppedCharactersWarning` naming them (text is never lost
-        silently)."""
-        return [token for token, _, _ in self._pieces(text)]
+    # -- the characters dropped without an unknown token ----------------------------------------------------------
 
-    def encode_ordinary(self, text: str, **options: Any) -> list[int]:
-        """The ids of text without added tokens (:meth:`_tokenize`'s tokens)."""
-        return self._ids(self._pieces(text))
+    def _warn_dropped(self, stretches: list[str]) -> None:
+        """Warn, naming them, of the characters of ``stretches`` (texts between added tokens) that the model drops:
+        a word's symbol (the character with its affixes) outside the vocabulary, without an unknown token
+        (``tokenizers``' BPE ``merge_word`` leaves it out). Text is never lost silently.
 
-    def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[Span]]:
-        """The ids of text without added tokens and each token's span in ``text``: from its first character to its
-        last, as the Rust model's word offsets map back through ``Lowercase``'s alignments."""
-        pieces = self._pieces(text)
-        return self._ids(pieces), [span for _, span, _ in pieces]
-
-    def _ids(self, pieces: list[tuple[str, Span, int]]) -> list[int]:
-        """The pieces' ids: the vocabulary's, and an unknown token's where it is an added token only."""
-        vocab = self.encoder
-        added = self._convert_token_to_id_with_added_voc
-        return [vocab[token] if token in vocab else added(token) for token, _, _ in pieces]
-
-    def stretch_words(self, text: str, start: int, end: int, **options: Any) -> tuple[list[int], int]:
-        """Each token's word (``WhitespaceSplit``'s pre-tokens) in a stretch between added tokens, and how many
-        words the stretch has."""
-        stretch = text[start:end]
-        return [word for _, _, word in self._pieces(stretch)], len(self._words.findall(self._normalized(stretch)))
-
-    def _normalized(self, text: str) -> str:
-        return normalizers.lowercase(text) if self.char_level.lowercase else text
-
-    def _pieces(self, text: str) -> list[tuple[str, Span, int]]:
-        """Each token of ``text`` with its span in ``text`` and the index of its word: the text lowercased (when
-        trained so) with each character's origin (``NormalizedString::lowercase``), cut by ``WhitespaceSplit``,
-        each word merged by :meth:`_merge_word`."""
-        spans = [(index, index + 1) for index in range(len(text))]
-        normalized = text
-        if self.char_level.lowercase:
-            normalized, spans = normalizers.lowercase_aligned(text, spans)
-        pieces: list[tuple[str, Span, int]] = []
-        dropped: list[str] = []
-        position = 0
-        for index, word in enumerate(self._words.findall(normalized)):
-            position = normalized.index(word, position)
-            for token, (first, last) in self._merge_word(word, dropped):
-                pieces.append((token, (spans[position + first][0], spans[position + last][1]), index))
-            position += len(word)
+        The common case costs one ``set`` of the normalized text: characters known to be kept are skipped."""
+        kept = self._kept
+        if kept is None:
+            return
+        normalize = self.file.pipeline.normalizer.normalize_str
+        cut = self.file.pipeline.pre_tokenizer.pieces_str
+        # A space between stretches keeps their words apart (WhitespaceSplit cuts there).
+        text = normalize(" ".join(stretches))
+        unseen = set(text).difference(kept)
+        if not unseen:
+            return
+        kept.update(char for char in unseen if not cut(char) or self._always_kept(char))
+        if kept.issuperset(unseen):
+            return
+        dropped = [char for word in cut(text) if not kept.issuperset(word) for char in self._dropped_in(word)]
         if dropped:
             shown = "".join(dict.fromkeys(dropped))
             warnings.warn(
@@ -149,61 +132,62 @@ class CharBPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
                 f"{'...' if len(shown) > 20 else ''}): this char-level tokenizer has no unknown token (as in "
                 "tokenizers); train with an unk token to keep their place",
                 DroppedCharactersWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
-        return pieces
 
-    def _merge_word(self, word: str, dropped: list[str]) -> list[tuple[str, Span]]:
-        """The word's symbols (affixed, unknown ones as the unk token, or left out and added to ``dropped``
-        without one), merged lowest rank first, leftmost first; each token with the positions of its first and
-        last characters in ``word``."""
+    def _spelled(self, char: str, first: bool, last: bool) -> str:
+        """The model's symbol for ``char`` in a word: the prefix on all but the first, the suffix on the last."""
+        prefix = self.char_level.continuing_subword_prefix or ""
         suffix = self.char_level.end_of_word_suffix or ""
-        prefix = self.char_level.continuing_subword_prefix or ""
-        unk = str(self.unk_token) if self.unk_token is not None else None
-        symbols: list[str] = []
-        positions: list[int] = []
-        last = len(word) - 1
-        for position, char in enumerate(word):
-            symbol = f"{prefix if position else ''}{char}{suffix if position == last else ''}"
-            if symbol in self.encoder or unk is not None:
-                symbols.append(symbol if symbol in self.encoder else str(unk))
-                positions.append(position)
-            else:
-                dropped.append(char)
-        tokens = merge_by_rank(list(symbols), self.ranks, self._join)
-        # Each token is the join of the run of symbols it was merged from; the joins of a run's beginnings grow
-        # strictly longer, so the run is the shortest one whose join is the token.
-        out: list[tuple[str, Span]] = []
-        start = 0
-        for token in tokens:
-            end, joined = start, symbols[start]
-            while joined != token:
-                end += 1
-                joined = self._join(joined, symbols[end])
-            out.append((token, (positions[start], positions[end])))
-            start = end + 1
-        return out
+        return f"{'' if first else prefix}{char}{suffix if last else ''}"
 
-    def _join(self, left: str, right: str) -> str:
-        """A merged symbol: the right part loses its continuing-subword prefix."""
-        prefix = self.char_level.continuing_subword_prefix or ""
-        return left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right)
+    def _always_kept(self, char: str) -> bool:
+        """Whether every spelling of ``char`` (first, inner, last or whole word) is in the vocabulary."""
+        vocab = self.encoder
+        return all(self._spelled(char, first, last) in vocab for first in (True, False) for last in (True, False))
 
-    def convert_tokens_to_string(self, tokens: list[str]) -> str:
-        """``BPEDecoder``: the suffix becomes a space (nothing after the last token); with only a prefix, a token
-        without it starts a new word (as WordPiece decoding does)."""
-        suffix = self.char_level.end_of_word_suffix
-        prefix = self.char_level.continuing_subword_prefix
-        if suffix:
-            last = len(tokens) - 1
-            return "".join(token.replace(suffix, "" if i == last else " ") for i, token in enumerate(tokens))
-        pieces = []
-        for i, token in enumerate(tokens):
-            if prefix and token.startswith(prefix):
-                pieces.append(token[len(prefix) :])
-            else:
-                pieces.append((" " if i else "") + token)
-        return "".join(pieces)
+    def _dropped_in(self, word: str) -> list[str]:
+        """The characters of a pre-token whose symbol is not in the vocabulary."""
+        vocab, last = self.encoder, len(word) - 1
+        return [char for i, char in enumerate(word) if self._spelled(char, i == 0, i == last) not in vocab]
+
+    # -- every way text comes in: checked, then the pipeline's --------------------------------------------------
+
+    def encode_ordinary(self, text: str, **options: Any) -> list[int]:
+        self._warn_dropped([text])
+        return super().encode_ordinary(text, **options)
+
+    def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[Span]]:
+        self._warn_dropped([text])
+        return super().encode_ordinary_with_offsets(text, **options)
+
+    def encode_parts(self, text: str, parts: list[str], **options: Any) -> list[int]:
+        self._warn_dropped(parts[::2])
+        return super().encode_parts(text, parts, **options)
+
+    def encode_spans(self, text: str, spans: list[tuple[int, int, str | None]], **options: Any) -> list[int]:
+        self._warn_dropped([text[start:end] for start, end, token in spans if token is None])
+        return super().encode_spans(text, spans, **options)
+
+    def encode_stretch(self, text: str, start: int, end: int, **options: Any) -> list[int]:
+        self._warn_dropped([text[start:end]])
+        return super().encode_stretch(text, start, end, **options)
+
+    def encode_stretch_with_offsets(
+        self, text: str, start: int, end: int, **options: Any
+    ) -> tuple[list[int], list[Span]]:
+        self._warn_dropped([text[start:end]])
+        return super().encode_stretch_with_offsets(text, start, end, **options)
+
+    def stretch_tokens(self, text: str, start: int, end: int, **options: Any) -> list[str]:
+        self._warn_dropped([text[start:end]])
+        return super().stretch_tokens(text, start, end, **options)
+
+    # -- saving ---------------------------------------------------------------------------------------------------
+
+    def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
+        """Write ``vocab.json``, ``merges.txt`` and ``tokenizer.json`` (:class:`VocabularyFilesTokenizer`'s)."""
+        return VocabularyFilesTokenizer.save_vocabulary(self, save_directory, filename_prefix)
 
     def _tokenizer_json(self, special_tokens: list[str]) -> str:
         unk = str(self.unk_token) if self.unk_token is not None else None

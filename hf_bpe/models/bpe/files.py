@@ -520,35 +520,60 @@ def tokenizer_json(
     ``added_tokens``: the ``added_tokens`` entries to write (default: each of ``special_tokens`` as
     ``Tokenizer.add_special_tokens`` adds it); ``truncation`` and ``padding``: those sections, in the file's form.
     """
+    added = special_added_tokens(special_tokens, vocab) if added_tokens is None else added_tokens
     if char_level is not None:
-        pre_tokenizer = PreTokenizer.char_level(lowercase=char_level.lowercase)
-        model = bpe_model_json(
-            vocab,
-            merges,
-            unk_token=unk_token or None,
-            continuing_subword_prefix=char_level.continuing_subword_prefix or None,
-            end_of_word_suffix=char_level.end_of_word_suffix or None,
+        document = char_level_document(
+            vocab, merges, char_level, unk_token=unk_token, added_tokens=added, truncation=truncation, padding=padding
         )
-        decoder = {"type": "BPEDecoder", "suffix": char_level.end_of_word_suffix or ""}
-        post_processor: dict[str, Any] | None = None
-    else:
-        pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
-        model = bpe_model_json(vocab, merges, ignore_merges=ignore_merges)
-        decoder = byte_level_json()
-        post_processor = byte_level_json(trim_offsets=False)
-        if template is not None:
-            post_processor = {"type": "Sequence", "processors": [post_processor, template.to_json()]}
+        return dumps(document)
+    pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
+    post_processor = byte_level_json(trim_offsets=False)
+    if template is not None:
+        post_processor = {"type": "Sequence", "processors": [post_processor, template.to_json()]}
     document = tokenizer_document(
-        model,
-        added_tokens=special_added_tokens(special_tokens, vocab) if added_tokens is None else added_tokens,
+        bpe_model_json(vocab, merges, ignore_merges=ignore_merges),
+        added_tokens=added,
         normalizer=pre_tokenizer.normalizer_json(),
         pre_tokenizer=pre_tokenizer.pre_tokenizer_json(),
         post_processor=post_processor,
-        decoder=decoder,
+        decoder=byte_level_json(),
         truncation=truncation,
         padding=padding,
     )
     return dumps(document)
+
+
+def char_level_document(
+    vocab: Mapping[str, int],
+    merges: Merges,
+    char_level: CharLevel,
+    *,
+    unk_token: str | None = None,
+    added_tokens: list[dict[str, Any]] | None = None,
+    truncation: Mapping[str, Any] | None = None,
+    padding: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The document of a char-level :func:`tokenizer_json`, parsed (``Lowercase`` when so, ``WhitespaceSplit``, BPE
+    with the affixes, ``BPEDecoder``): what :class:`~hf_bpe.transformers.char_bpe.CharBPETokenizer` runs as its
+    pipeline is what it writes."""
+    pre_tokenizer = PreTokenizer.char_level(lowercase=char_level.lowercase)
+    model = bpe_model_json(
+        vocab,
+        merges,
+        unk_token=unk_token or None,
+        continuing_subword_prefix=char_level.continuing_subword_prefix or None,
+        end_of_word_suffix=char_level.end_of_word_suffix or None,
+    )
+    return tokenizer_document(
+        model,
+        added_tokens=added_tokens or [],
+        normalizer=pre_tokenizer.normalizer_json(),
+        pre_tokenizer=pre_tokenizer.pre_tokenizer_json(),
+        post_processor=None,
+        decoder={"type": "BPEDecoder", "suffix": char_level.end_of_word_suffix or ""},
+        truncation=truncation,
+        padding=padding,
+    )
 
 
 def bpe_model_json(
