@@ -53,3 +53,31 @@ def test_rows_give_the_rust_backends_word_ids_tokens_offsets_and_sequence_ids(na
     same_rows(ours, rust, lines[:-1], lines[1:])
     words = [line.split() for line in lines if line.split()]
     same_rows(ours, rust, words, is_split_into_words=True)
+
+
+def test_tokens_added_after_loading_match_in_the_lowercased_text_as_the_rust_backends(tmp_path):
+    """A token added with ``add_tokens`` is ``normalized``: ``AddedVocabulary`` matches it in the lowercased text, so
+    ``"ist"`` takes the start of ``"Istanbul"`` (the Rust backend's tokens, ids, offsets and word ids, with ``##``,
+    ``Lowercase`` and an unknown token)."""
+    ours, rust = both(CharLevel(continuing_subword_prefix="##", lowercase=True), tmp_path)
+    for tokenizer in (ours, rust):
+        assert tokenizer.add_tokens(["ist", "<new>"]) == 2
+    lines = ["Istanbul <new>x", "ISTANBUL ist mist", "Zebra ☃ İst", *multilingual_text(10, seed=3).splitlines()]
+    assert rust.tokenize(lines[0])[:2] == ["ist", "an"]
+    for line in lines:
+        assert ours.tokenize(line) == rust.tokenize(line), line
+        ids = rust(line)["input_ids"]
+        assert ours.decode(ids) == rust.decode(ids), line
+    same_rows(ours, rust, lines)
+    same_rows(ours, rust, lines[:-1], lines[1:])
+
+
+def test_a_prefix_only_tokenizer_decodes_as_the_rust_backend(tmp_path):
+    """With a continuing-subword prefix and no end-of-word suffix, decoding is the file's ``BPEDecoder`` (its empty
+    suffix put between every character, as ``str::replace`` does), as the Rust backend decodes the same file."""
+    ours, rust = both(CharLevel(end_of_word_suffix=None, continuing_subword_prefix="##"), tmp_path)
+    for line in ["Hello wonderful world, Zebra ❄", *multilingual_text(10, seed=5).splitlines()]:
+        ids = rust(line)["input_ids"]
+        assert ours(line)["input_ids"] == ids, line
+        assert ours.decode(ids) == rust.decode(ids), line
+        assert ours.decode(ids, skip_special_tokens=True) == rust.decode(ids, skip_special_tokens=True), line
