@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import regex
 
 from hf_bpe.pipeline.added_tokens import TokenFlags, added_token_spans, split_around, whole_tokens_pattern
 from hf_bpe.pipeline.decoders import DecoderSequence
 from hf_bpe.pipeline.normalizers import NormalizerSequence
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizerSequence
+from hf_bpe.pipeline.pre_tokenizers import ByteLevel, PreTokenizerSequence
 from hf_bpe.pipeline.processors import PostProcessor
 
 
@@ -219,7 +219,23 @@ class Pipeline:
         if ids_of is None:
             tokenize = self.model.tokenize
             ids_of = lambda piece: [token_id for token_id, _ in tokenize(piece)]  # noqa: E731
+        elif steps and isinstance(steps[-1], ByteLevel):
+            raw_ids = getattr(self.model, "byte_level_ids", lambda: None)()
+            if raw_ids is not None:
+                cut, ids_of = self._unspelled_cut(steps), raw_ids
         return self.normalizer.str_steps(), cut, ids_of
+
+    @staticmethod
+    def _unspelled_cut(steps: tuple[Any, ...]) -> Callable[[str], list[str]]:
+        """The span-free cut of steps ending in ``ByteLevel``, its pieces not yet spelled in the byte alphabet
+        (:meth:`~hf_bpe.pipeline.pre_tokenizers.ByteLevel.unspelled`), for a model that takes them so (a byte-level
+        BPE's ``byte_level_ids``: a piece met before is one look-up, with no spelling; GPT-2's, Llama-3's, Qwen's
+        files)."""
+        last = steps[-1].unspelled
+        if len(steps) == 1:
+            return cast("Callable[[str], list[str]]", last)
+        before = PreTokenizerSequence(steps[:-1]).pieces_str
+        return lambda text: [part for piece in before(text) for part in last(piece)]
 
     def encode_with_offsets(self, text: str, start: int = 0) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of ``text`` and each token's ``(start, end)`` in the whole text (see :meth:`pieces`): from the

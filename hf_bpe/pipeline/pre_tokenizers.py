@@ -671,14 +671,39 @@ class Split:
         }
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
+        pieces = self._isolated(text)
+        if pieces is not None:
+            out: list[Spanned] = []
+            at = 0
+            for piece in pieces:
+                end = at + len(piece)
+                out.append((piece, spans[at:end]))
+                at = end
+            return out
         return [(text[start:end], spans[start:end]) for start, end in self._kept(text) if end > start]
 
     def split_str(self, text: str) -> list[str]:
         """:meth:`split`'s pieces alone; text with no match is one piece, whatever the behavior, unless inverted
         (Gemma-3's ``" "`` after its normalizer made every space ``▁``: one search, no bookkeeping)."""
+        pieces = self._isolated(text)
+        if pieces is not None:
+            return pieces
         if not self.invert and self.pattern.search(text) is None:
             return [text] if text else []
         return [text[start:end] for start, end in self._kept(text) if end > start]
+
+    def _isolated(self, text: str) -> list[str] | None:
+        """The pieces of an ``"Isolated"`` regex split (Llama-3's, Qwen's, DeepSeek's: the hot path of their files)
+        by the pattern's :class:`~hf_bpe.pipeline._regex.dialect.Splitter`, ``findall`` in C with its ASCII and
+        own-class forms, where it has one; None: cut by :meth:`_kept`. An empty match, where ``findall`` and the
+        reference's ``find_iter`` part ways (:func:`_rust_matches`), sends the text to :meth:`_kept` too."""
+        if self.behavior != "Isolated" or self.invert or self.source is None:
+            return None
+        splitter = _isolating_splitter(self.source.get("Regex"))
+        if splitter is None:
+            return None
+        pieces = splitter(text)
+        return None if "" in pieces else pieces
 
     def _kept(self, text: str) -> list[tuple[int, int]]:
         marked: list[tuple[int, int, bool]] = []  # (start, end, is a match) over the whole text
@@ -691,6 +716,19 @@ class Split:
         if last < len(text):
             marked.append((last, len(text), self.invert))
         return _behave(marked, self.behavior)
+
+
+@functools.cache
+def _isolating_splitter(pattern: str | None) -> Splitter | None:
+    """The :class:`~hf_bpe.pipeline._regex.dialect.Splitter` of a ``Split`` step's ``{"Regex": pattern}`` (None: a
+    string pattern, or one :func:`~hf_bpe.pipeline._regex.dialect.compiled` refuses, such as one that matches the
+    empty string where it probes)."""
+    if pattern is None:
+        return None
+    try:
+        return Splitter(*compiled(pattern, "tokenizers"), keep_gaps=True)
+    except ValueError:
+        return None
 
 
 def _rust_matches(pattern: regex.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
@@ -927,6 +965,20 @@ class ByteLevel:
         return byte_level_json(
             add_prefix_space=self.add_prefix_space, trim_offsets=self.trim_offsets, use_regex=self.use_regex
         )
+
+    def split_str(self, text: str) -> list[str]:
+        """:meth:`split`'s pieces alone, spelled in the byte alphabet."""
+        return [to_byte_level(piece) for piece in self.unspelled(text)]
+
+    def unspelled(self, text: str) -> list[str]:
+        """:meth:`split`'s pieces before they are spelled in the byte alphabet (the prefix space put, GPT-2's split
+        made): the pipeline's span-free path spells only the pieces its cache has not met
+        (:meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode`)."""
+        if not text:
+            return []
+        if self.add_prefix_space and text[0] != " ":
+            text = " " + text
+        return _gpt2_splitter()(text) if self.use_regex else [text]
 
     def split(self, text: str, spans: list[Span]) -> list[Spanned]:
         if not text:

@@ -48,6 +48,7 @@ class BytePairEncoder:
         :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.pre_tokenize`.
         ignore_merges: a pre-token that is in the vocabulary whole is that one token, whatever the merges would
             make of it (the BPE model's ``ignore_merges``, set in Llama-3's files).
+        id_tables: :func:`id_merges` of ``vocab`` and ``merges``, where the caller has them.
 
     Raises:
         ValueError: if a merge's parts or result, or a special token, are not in ``vocab``.
@@ -69,12 +70,14 @@ class BytePairEncoder:
         pattern: str | None = None,
         add_prefix_space: bool = False,
         ignore_merges: bool = False,
+        id_tables: tuple[dict[int, int], list[int], int] | None = None,
     ) -> None:
         self.vocab = dict(vocab)
         self.ignore_merges = ignore_merges
         # id_merges refuses a merge whose parts or result are not in the vocabulary (merge_ranks' message); a pair
-        # listed twice keeps its last rank in both tables, as merge_ranks and the Rust model have it.
-        self._pair_ranks, self._merged_ids, self._id_span = id_merges(self.vocab, merges)
+        # listed twice keeps its last rank in both tables, as merge_ranks and the Rust model have it. A model that
+        # made them already for the same vocabulary and merges hands them over (``id_tables``).
+        self._pair_ranks, self._merged_ids, self._id_span = id_tables or id_merges(self.vocab, merges)
         # A copy, for :attr:`ranks`, made when first asked for (no encoding needs it); a file's read-only
         # MergePairs as they are (no tuple per merge).
         self._merges = merges if isinstance(merges, MergePairs) else list(merges)

@@ -15,8 +15,16 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
-from hf_bpe.models.bpe.encoder import CACHE_SIZE, LONG_PIECE, _forget_older_half, id_merges, merge_ids
+from hf_bpe.models.bpe.encoder import (
+    CACHE_SIZE,
+    LONG_PIECE,
+    BytePairEncoder,
+    _forget_older_half,
+    id_merges,
+    merge_ids,
+)
 from hf_bpe.models.bpe.options import MergePairs
+from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE
 
 #: SentencePiece's space (U+2581), which Metaspace and Llama-2's Replace normalizer put for " ".
 META = "\u2581"
@@ -107,6 +115,7 @@ class SymbolBPE:
         self._merges_bytes: bool | None = None  # found on first use (see _bytes_merge)
         self._cut_before_meta: frozenset[str] | None = None  # made on first use (see _meta_parts)
         self._chars: dict[str, int] | None = None  # made on first use (see _single_chars)
+        self._byte_level: BytePairEncoder | bool | None = None  # made on first use (see byte_level_ids)
         # Where every byte has its token (else None: see _char_symbols); filled as characters are met.
         self._by_char = None if None in self._bytes else _CharSymbols(self.vocab, cast("list[int]", self._bytes))
 
@@ -118,6 +127,25 @@ class SymbolBPE:
             pairs = ((left, right) for left, right in self._merges)
             self._ranks = dict(zip(pairs, range(len(self._merges)), strict=True))
         return self._ranks
+
+    def byte_level_ids(self) -> Callable[[str], list[int]] | None:
+        """The ids of a pre-token given before its byte-level spelling (``ByteLevel``'s piece as cut, not spelled),
+        where this model is a plain byte-level BPE: every byte's character in the vocabulary, no affix, no dropout
+        (so no unknown token or byte fallback can come up). The pipeline's span-free path then spells only the
+        pieces it has not met (GPT-2's, Llama-3's, Qwen's files): a
+        :class:`~hf_bpe.models.bpe.encoder.BytePairEncoder` on this model's id tables, whose cache is keyed by the
+        piece as cut and which cuts a non-ASCII piece between characters no merge joins. None where this model is
+        not such a BPE."""
+        if self._affixes or self.dropout is not None:
+            return None
+        if self._byte_level is None:
+            plain = all(BYTE_TO_UNICODE[byte] in self.vocab for byte in range(256))
+            self._byte_level = (
+                BytePairEncoder(self.vocab, self._merges, ignore_merges=self.ignore_merges, id_tables=self._id_merges)
+                if plain
+                else False
+            )
+        return self._byte_level.encode_pre_token if isinstance(self._byte_level, BytePairEncoder) else None
 
     @property
     def _affixes(self) -> bool:
