@@ -565,8 +565,12 @@ class EncodingRowsTokenizer(PreTrainedTokenizer):
         ([257, 220, 258], [257, 220, 258], True)
         """
         total = sum(map(len, texts))
-        processes = min(fork_processes(), int(total / (FORK_MIN_CHARS * (1 + resident_gib()))), len(texts))
         encode = self._ids_of_text
+        # Fewer characters than two processes' worth: one process, whatever the CPUs and memory (not asked of the
+        # system at every call: a third of a short text's time).
+        processes = 1
+        if total >= 2 * FORK_MIN_CHARS and len(texts) > 1:
+            processes = min(fork_processes(), int(total / (FORK_MIN_CHARS * (1 + resident_gib()))), len(texts))
         if processes < 2:
             return [encode(text, **call) for text in texts]
         # What every text needs derived (the added tokens' pattern: Gemma's 6,415 take 0.1 s), derived here once
