@@ -110,21 +110,22 @@ class CharBPETokenizer(PipelineTokenizer):
         a word's symbol (the character with its affixes) outside the vocabulary, without an unknown token
         (``tokenizers``' BPE ``merge_word`` leaves it out). Text is never lost silently.
 
-        The common case costs one ``set`` of the normalized text: characters known to be kept are skipped."""
+        The common case costs one ``set`` of the normalized text: characters known to be kept are skipped; only a
+        text with others in it is cut into words (the pipeline's own cut: an added token matched in the normalized
+        text is not a word)."""
         kept = self._kept
         if kept is None:
             return
-        normalize = self.file.pipeline.normalizer.normalize_str
-        cut = self.file.pipeline.pre_tokenizer.pieces_str
         # A space between stretches keeps their words apart (WhitespaceSplit cuts there).
-        text = normalize(" ".join(stretches))
-        unseen = set(text).difference(kept)
+        unseen = set(self.file.pipeline.normalizer.normalize_str(" ".join(stretches))).difference(kept)
         if not unseen:
             return
+        cut = self.file.pipeline.pre_tokenizer.pieces_str
         kept.update(char for char in unseen if not cut(char) or self._always_kept(char))
         if kept.issuperset(unseen):
             return
-        dropped = [char for word in cut(text) if not kept.issuperset(word) for char in self._dropped_in(word)]
+        words = [word for stretch in stretches for word, _, added in self.pipeline.pieces(stretch) if added is None]
+        dropped = [char for word in words if not kept.issuperset(word) for char in self._dropped_in(word)]
         if dropped:
             shown = "".join(dict.fromkeys(dropped))
             warnings.warn(

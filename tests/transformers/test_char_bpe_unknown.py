@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from tokenizers import Tokenizer
+from transformers import PreTrainedTokenizerFast
 
 import hf_bpe
 from hf_bpe.cli import main
@@ -58,3 +59,22 @@ def test_the_command_line_says_so_at_training_and_when_encoding(tmp_path: Path, 
     captured = capsys.readouterr()
     assert "hf-bpe: warning: dropped 5 character(s) not in the vocabulary ('xyphe')" in captured.err
     assert '"ids": ' + str(Tokenizer.from_file(str(out / "tokenizer.json")).encode("xylophone").ids) in captured.out
+
+
+def test_a_token_added_after_loading_is_not_taken_for_dropped_characters(tmp_path: Path):
+    """``add_tokens`` makes a ``normalized`` token, matched in the normalized text before the model: its characters
+    reach no word, so none is dropped and none is named; the characters that are dropped still are (the judge: the
+    Rust backend loading the same file, given the same token)."""
+    with pytest.warns(TrainingWarning):
+        hf_bpe.train_from_counts(COUNTS, vocab_size=30, char_level=CharLevel()).save(tmp_path)
+    tokenizer = CharBPETokenizer.from_pretrained(str(tmp_path))
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))
+    for each in (tokenizer, rust):
+        each.add_tokens(["[qq]"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tokenizer("lower [qq]newest")["input_ids"] == rust("lower [qq]newest")["input_ids"]
+        assert tokenizer.tokenize("low[qq]") == rust.tokenize("low[qq]") == ["low</w>", "[qq]"]
+    with pytest.warns(DroppedCharactersWarning, match=r"dropped 2 character\(s\) not in the vocabulary \('xy'\)"):
+        ids = tokenizer("x[qq]y", return_offsets_mapping=True)
+    assert ids.data == rust("x[qq]y", return_offsets_mapping=True).data
