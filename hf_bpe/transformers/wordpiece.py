@@ -254,6 +254,35 @@ class WordPieceTokenizer(PipelineTokenizer):
 
     # -- decoding -------------------------------------------------------------------------------------------------
 
+    # -- training -------------------------------------------------------------------------------------------------
+
+    def train_new_from_iterator(
+        self,
+        text_iterator: Any,
+        vocab_size: int,
+        length: int | None = None,
+        new_special_tokens: list[Any] | None = None,
+        special_tokens_map: dict[str, str] | None = None,
+        **kwargs: Any,
+    ) -> WordPieceTokenizer:
+        """Train a new WordPiece tokenizer like this one with hf_bpe's WordPiece trainer: what the Rust
+        ``BertTokenizer.train_new_from_iterator`` gives for the same ``vocab.txt`` and texts (BERT's normalizer and
+        pre-tokenizer kept, the special tokens first, ``[CLS] A [SEP]`` from the roles); arguments as
+        :meth:`~hf_bpe.transformers.pipeline.PipelineTokenizer.train_new_from_iterator`."""
+        from hf_bpe.transformers.retraining import rebuilt_settings, retrain
+
+        renames = special_tokens_map or {}
+        trained = retrain(
+            self.file,
+            self.added_token_entries(),
+            text_iterator,
+            vocab_size,
+            new_special_tokens=new_special_tokens,
+            renames=renames,
+            options=kwargs,
+        )
+        return type(self)(vocab=trained.vocab, **rebuilt_settings(self, trained, renames, new_special_tokens))
+
     # -- saving ---------------------------------------------------------------------------------------------------
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
