@@ -1,12 +1,12 @@
-"""The transformers tokenizer class: GPT-2-style byte-level BPE on transformers v5's Python backend.
+"""The transformers tokenizer class for GPT-2-style byte-level BPE, on transformers v5's Python backend.
 
-:class:`BPETokenizer` is a ``PreTrainedTokenizer`` (v5's ``PythonBackend``) that loads ``vocab.json`` +
-``merges.txt`` (hf_bpe's or GPT-2's own), a byte-level BPE ``tokenizer.json``, or a vocabulary and merges in memory,
-and gives exactly GPT-2's ids. The BPE work is :class:`hf_bpe.models.bpe.encoder.BytePairEncoder`'s; this module adapts
-it to transformers: special and added tokens, the backend hooks, saving, pickling, and a fast path for the common
-``tok(texts)`` call that skips transformers' per-token Python loop. Every other call with strings gives the Rust
-backend's ``BatchEncoding``: truncation, pairs, overflowing windows and padding are done on rows shaped like
-``tokenizers``' ``Encoding`` (:class:`_Encoding`), in the order ``Tokenizer.encode`` and ``encode_batch`` do them.
+:class:`BPETokenizer` is :class:`~hf_bpe.transformers.pipeline.PipelineTokenizer` (a ``PreTrainedTokenizer``, v5's
+``PythonBackend``) with GPT-2's classic arguments and files: it loads ``vocab.json`` + ``merges.txt`` (hf_bpe's or
+GPT-2's own), a byte-level BPE ``tokenizer.json``, or a vocabulary and merges in memory, and runs the pipeline of the
+``tokenizer.json`` it saves (a loaded file's own, where it is loaded with that file's settings), so its ids, offsets
+and words are the Rust backend's. What it adds: ``add_prefix_space`` per call, ``add_bos_token``, ``errors`` in
+decoding, ``vocab.json`` + ``merges.txt`` beside the ``tokenizer.json`` it saves, and training a new tokenizer like it
+(``train_new_from_iterator``, also continuing this one).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import functools
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hf_bpe.atomic import write_files
 from hf_bpe.models.bpe.encoder import BytePairEncoder
@@ -27,23 +27,24 @@ from hf_bpe.models.bpe.files import (
     MERGES_FILE,
     VOCAB_FILE,
     KeptPipeline,
-    format_merges,
-    format_vocab,
+    byte_level_document,
     loaded_tokenizer_json,
     read_merges,
     read_vocab,
     tokenizer_json,
     tokenizer_json_from_data,
 )
-from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE
-from hf_bpe.pipeline.byte_level import from_byte_level, replace_surrogates
+from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN
 from hf_bpe.pipeline.decoders import byte_level_bytes
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.pipeline import Pipeline
+from hf_bpe.pipeline.pre_tokenizers import ByteLevel, PreTokenizer
 from hf_bpe.pipeline.processors import TemplateProcessing, Types
 from hf_bpe.pipeline.tokenizer_json import read_truncation_and_padding, truncation_and_padding_json
-from hf_bpe.tokenizer.serialization import read_file, read_json
+from hf_bpe.tokenizer.serialization import PipelineJson, pipeline_from_data, read_json
 from hf_bpe.transformers._import import quiet_transformers_import
-from hf_bpe.transformers.rows import EncodingRowsTokenizer, Template, added_tokens_decoder, file_defaults
+from hf_bpe.transformers.pipeline import PipelineTokenizer
+from hf_bpe.transformers.rows import Template, added_tokens_decoder, file_defaults
+from hf_bpe.transformers.vocabulary import VocabularyFilesTokenizer, file_key
 
 # Often hf_bpe's first import of transformers (the package itself leaves transformers alone until needed).
 with quiet_transformers_import():
@@ -62,101 +63,6 @@ __all__ = ["BPETokenizer"]
 """
 
 
-class VocabularyFilesTokenizer(PreTrainedTokenizer):
-    """What hf_bpe's transformers classes share: a vocabulary (``encoder``/``decoder``) and ``merges`` read from
-    ``vocab.json`` + ``merges.txt``, the token/id conversions, and saving those files plus a ``tokenizer.json``.
-    """
-
-    vocab_files_names = {"vocab_file": VOCAB_FILE, "merges_file": MERGES_FILE}  # noqa: RUF012 (transformers' API)
-    model_input_names = ["input_ids", "attention_mask"]  # noqa: RUF012
-
-    encoder: dict[str, int]
-    decoder: dict[int, str]
-    #: The merges as read (:attr:`merges` lists them when first asked for), and that list once made.
-    _merge_source: Sequence[tuple[str, str]] = ()
-    _merge_list: list[tuple[str, str]] | None = None
-
-    @property
-    def merges(self) -> list[tuple[str, str]]:
-        """The merges in rank order, as ``(left, right)`` pairs: a ``tokenizer.json``'s listed on first use (no
-        encoding needs them; their tuples took a fifth of Llama-3's load, see
-        :class:`~hf_bpe.models.bpe.files.MergePairs`)."""
-        if self._merge_list is None:
-            self._merge_list = list(self._merge_source)
-        return self._merge_list
-
-    @merges.setter
-    def merges(self, merges: list[tuple[str, str]]) -> None:
-        self._merge_list = merges
-
-    def _load_files(
-        self, vocab_file: str | os.PathLike[str], merges_file: str | os.PathLike[str], *, check_merges: bool = True
-    ) -> None:
-        """Read the files; subclasses call it before ``super().__init__()``.
-
-        ``check_merges`` checks that each merge's parts and result are in the vocabulary (not possible where a
-        merge drops a continuing-subword prefix from its right part).
-        """
-        for name, path, other in ((VOCAB_FILE, vocab_file, merges_file), (MERGES_FILE, merges_file, vocab_file)):
-            if path is None:  # from_pretrained found no such file in the directory
-                where = f"{Path(other).parent}" if other is not None else "the tokenizer directory"
-                # ValueError: transformers replaces an OSError's message with "Unable to load vocabulary".
-                raise ValueError(f"{where}: no {name} there; a BPE tokenizer needs vocab.json and merges.txt")
-        self.encoder = read_vocab(vocab_file)
-        self.decoder = {token_id: token for token, token_id in self.encoder.items()}
-        self.merges = read_merges(merges_file, self.encoder if check_merges else None)
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.encoder)
-
-    def get_vocab(self) -> dict[str, int]:
-        return {**self.encoder, **self.added_tokens_encoder}
-
-    def _convert_token_to_id(self, token: str) -> int:
-        found = self.encoder.get(token)
-        if found is None:
-            found = self.encoder.get(str(self.unk_token)) if self.unk_token is not None else None
-        if found is None:
-            raise KeyError(f"token {token!r} is not in the vocabulary and there is no unk_token")
-        return found
-
-    def _convert_id_to_token(self, index: int) -> str:
-        token = self.decoder.get(index)
-        if token is None:
-            raise IndexError(f"id {index} is not in the vocabulary (size {len(self.encoder)})")
-        return token
-
-    def _tokenizer_json(self, special_tokens: list[str]) -> str:
-        """``tokenizer.json`` for these files (each subclass knows its pre-tokenizer)."""
-        raise NotImplementedError
-
-    def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
-        """Write ``vocab.json``, ``merges.txt`` and, for loading without hf_bpe, ``tokenizer.json``; loaded from a
-        ``tokenizer.json`` without those two files beside it (or trained from such a tokenizer), that file alone, as
-        ``TokenizersBackend`` saves it."""
-        prefix = f"{filename_prefix}-" if filename_prefix else ""
-        specials = [token for token in self._added_tokens_encoder if token in self.encoder]
-        files = {prefix + TOKENIZER_FILE: self._tokenizer_json(specials)}
-        if getattr(self, "_file_pipeline", None) is None or getattr(self, "_vocabulary_files", True):
-            files = {prefix + VOCAB_FILE: format_vocab(self.encoder), prefix + MERGES_FILE: format_merges(self.merges)}
-            files[prefix + TOKENIZER_FILE] = self._tokenizer_json(specials)
-        write_files(save_directory, files)
-        return tuple(os.path.join(save_directory, name) for name in files)
-
-    def _save_pretrained(
-        self,
-        save_directory: str | os.PathLike[str],
-        file_names: tuple[str, ...],
-        legacy_format: bool | None = None,
-        filename_prefix: str | None = None,
-    ) -> tuple[str, ...]:
-        """The files of :meth:`save_vocabulary`, without the legacy ``added_tokens.json``
-        (``PreTrainedTokenizer._save_pretrained`` writes one): ``tokenizer.json`` and ``tokenizer_config.json``'s
-        ``added_tokens_decoder`` hold the added tokens, and ``TokenizersBackend`` writes none for the same file."""
-        return tuple(file_names) + self.save_vocabulary(str(save_directory), filename_prefix=filename_prefix)
-
-
 class BPETokenizerConfig(PretrainedConfig):
     """Stands for "a model using hf_bpe's tokenizer" in transformers' registries (see :mod:`hf_bpe.transformers.auto`);
     it
@@ -169,8 +75,11 @@ class BPETokenizerConfig(PretrainedConfig):
 GPT2_ROLE: Any = type("Gpt2Role", (), {"__repr__": lambda self: "<GPT-2's <|endoftext|> if in the vocabulary>"})()
 
 
-class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
+class BPETokenizer(PipelineTokenizer):
     """Byte-level BPE tokenizer for transformers, identical in its ids to GPT-2's tokenizer.
+
+    It is :class:`~hf_bpe.transformers.pipeline.PipelineTokenizer` over the byte-level ``tokenizer.json`` it saves
+    (a loaded file's own, where it is loaded with that file's settings), with GPT-2's classic arguments and files.
 
     Args:
         vocab_file: path to ``vocab.json``.
@@ -184,8 +93,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             the signature so that ``init_kwargs`` and the saved ``tokenizer_config.json`` hold it only where it was
             given or the file set it, as the Rust backend's do.
         add_prefix_space: add a space before the text, so the first word is encoded like any other (the rule of
-            ``tokenizers``' ByteLevel: each stretch of text between added tokens that does not start with ``" "``;
-            see :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.pre_tokenize`).
+            ``tokenizers``' ByteLevel: each stretch of text between added tokens that does not start with ``" "``);
+            a call may give its own (``tok(text, add_prefix_space=True)``).
         pre_tokenizer: how text is cut, as ``tokenizer_config.json`` records it (``splits``, ``normalizer``,
             ``engine``; see :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.model_settings`); default GPT-2's.
         add_bos_token: put ``bos_token`` in front of every sequence.
@@ -213,8 +122,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
     ([257, 220, 258], 'hug pug')
     """
 
+    vocab_files_names = {"vocab_file": VOCAB_FILE, "merges_file": MERGES_FILE}  # noqa: RUF012 (transformers' API)
     call_options = ("add_prefix_space",)
-    encodes_split_words = True
 
     def __init__(
         self,
@@ -259,17 +168,17 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             raise _no_files(kwargs.get("name_or_path"), vocab_file, merges_file)
         add_prefix_space = bool(add_prefix_space)
         kwargs.pop("backend", None)  # a directory saved by the Rust backend says "tokenizers"; this class is Python
-        cut = PreTokenizer.from_settings({**(pre_tokenizer or {}), "add_prefix_space": add_prefix_space})
-        ignore_merges = bool(ignore_merges)
+        self._cut = PreTokenizer.from_settings({**(pre_tokenizer or {}), "add_prefix_space": add_prefix_space})
+        self.ignore_merges = bool(ignore_merges)
         self.template = TemplateProcessing.from_json(post_processor) if post_processor else None
+        self.add_prefix_space = add_prefix_space
         if loaded is not None:
             self.encoder, self._merge_source, self._merge_list = dict(loaded.vocab), loaded.merges, None
-            self.decoder = {token_id: token for token, token_id in self.encoder.items()}
-            self.bpe = loaded.encoder(cut, ignore_merges)
+            self._use_file(loaded.pipeline_json(self._basis(), tokenizer_file))
         else:
-            self.bpe = BytePairEncoder(self.encoder, self.merges, pre_tokenizer=cut, ignore_merges=ignore_merges)
+            self._use_file(_pipeline_of(self.encoder, self.merges, self._basis(), "vocab=/merges="))
+        self.encoder = dict(self.encoder)  # this tokenizer's own: transformers' added tokens may join it
         self.errors = errors
-        self.add_prefix_space = add_prefix_space
         self.add_bos_token = add_bos_token
         self._prefix_for_call: bool | None = None
         # GPT-2's roles by default, where the vocabulary has its token: a file without it must not gain one (the
@@ -278,8 +187,8 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         unk_token, bos_token, eos_token = (
             gpt2 if role is GPT2_ROLE else role for role in (unk_token, bos_token, eos_token)
         )
-        super().__init__(
-            pre_tokenizer=cut.model_settings(),
+        super(PipelineTokenizer, self).__init__(
+            pre_tokenizer=self._cut.model_settings(),
             errors=errors,
             unk_token=unk_token,
             bos_token=bos_token,
@@ -339,7 +248,9 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
 
     # -- encoding -----------------------------------------------------------------------------------------------
 
-    def tokenize(self, text: str, **kwargs: Any) -> list[str]:  # type: ignore[override]
+    def tokenize(
+        self, text: str, pair: str | None = None, add_special_tokens: bool = False, **kwargs: Any
+    ) -> list[str]:
         """The tokens of ``text``, added and special tokens matched whole.
 
         ``add_prefix_space`` (and ``is_split_into_words``, which implies it) applies to each stretch of text
@@ -356,100 +267,27 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         # transformers calls _tokenize without the call's options: they wait here for the length of the call.
         self._prefix_for_call = self.add_prefix_space if prefix is None else prefix
         try:
-            return super().tokenize(text, **kwargs)
+            return super().tokenize(text, pair, add_special_tokens, **kwargs)
         finally:
             self._prefix_for_call = None
 
-    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
-        """Byte-level tokens of ``text`` (no special-token matching; transformers' slow path does that)."""
-        prefix = self.add_prefix_space if self._prefix_for_call is None else self._prefix_for_call
-        ids = self.bpe.encode_ordinary(replace_surrogates(text), add_prefix_space=prefix)
-        return [self.decoder[token_id] for token_id in ids]
+    def _pipeline_for(self, options: Mapping[str, Any]) -> Pipeline:
+        """The pipeline with the call's ``add_prefix_space`` (or :meth:`tokenize`'s) on each ``ByteLevel`` step,
+        made once per setting (until the added tokens change)."""
+        prefix = options.get("add_prefix_space")
+        if prefix is None:
+            prefix = self._prefix_for_call
+        if prefix is None or bool(prefix) == self.add_prefix_space:
+            return self.pipeline
+        return cast(Pipeline, self._added_matcher.cached("flipped", lambda: _prefixed(self.pipeline, bool(prefix))))
 
-    def _pieces(
-        self, text: str, split_special_tokens: bool, add_prefix_space: bool | None
-    ) -> tuple[str, list[tuple[int, int, str | None]], bool]:
-        """``text`` (surrogates replaced), cut as the Rust backend cuts it: added tokens whole (unless
-        ``split_special_tokens``), then each piece between them pre-tokenized on its own."""
-        if not isinstance(text, str):
-            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        text = replace_surrogates(text)
-        prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
-        return text, self._added_spans(text, split_special_tokens), prefix
-
-    def encode_text(
-        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None, **options: Any
-    ) -> list[int]:
-        """The ids of one text, added and special tokens matched whole (unless ``split_special_tokens``).
-
-        Raises:
-            TypeError: if ``text`` is not a string.
-        """
-        if not isinstance(text, str):
-            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        text = replace_surrogates(text)
-        prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
-        pattern = None if split_special_tokens else self._added_matcher.pattern(self._added_tokens_encoder)
-        return self.bpe.encode_around(text, pattern, self._added_tokens_encoder, add_prefix_space=prefix)
-
-    def encode_text_with_offsets(
-        self, text: str, *, split_special_tokens: bool = False, add_prefix_space: bool | None = None, **options: Any
-    ) -> tuple[list[int], list[tuple[int, int]]]:
-        """The ids of one text and each token's ``(start, end)`` character span in it, as the Rust backend gives
-        them: a token holding part of a character's UTF-8 bytes spans that whole character, a character the
-        normalizer made spans the text it came from, and a prefix space belongs to the character it was put before.
-
-        Raises:
-            TypeError: if ``text`` is not a string.
-        """
-        text, spans, prefix = self._pieces(text, split_special_tokens, add_prefix_space)
-        added = self._added_tokens_encoder
-        ids: list[int] = []
-        offsets: list[tuple[int, int]] = []
-        decoder = self.decoder
-        cut = self.bpe.pre_tokenizer
-        for begin, end, token in spans:
-            if token is not None:
-                ids.append(added[token])
-                offsets.append((begin, end))
-                continue
-            normalized, char_spans = cut.normalize_with_spans(text[begin:end], begin)
-            for piece, piece_spans in cut.pre_tokenize_with_spans(normalized, char_spans, add_prefix_space=prefix):
-                # The span of the character each UTF-8 byte of the piece belongs to.
-                owner = [
-                    span
-                    for char, span in zip(piece, piece_spans, strict=True)
-                    for _ in range(len(char.encode("utf-8")))
-                ]
-                byte = 0
-                for token_id in self.bpe.encode_pre_token(piece):
-                    size = len(from_byte_level(decoder[token_id]))
-                    ids.append(token_id)
-                    offsets.append((owner[byte][0], owner[byte + size - 1][1]))
-                    byte += size
-        return ids, offsets
-
-    def _stretch_pre_tokens(self, text: str, start: int, end: int, add_prefix_space: bool | None) -> list[list[int]]:
-        """The ids of each pre-token of ``text[start:end]``, a stretch between added tokens, as
-        :meth:`encode_text_with_offsets` cuts it."""
-        prefix = self.add_prefix_space if add_prefix_space is None else add_prefix_space
-        cut = self.bpe.pre_tokenizer
-        normalized, char_spans = cut.normalize_with_spans(replace_surrogates(text[start:end]), start)
-        return [
-            self.bpe.encode_pre_token(piece)
-            for piece, _ in cut.pre_tokenize_with_spans(normalized, char_spans, add_prefix_space=prefix)
-        ]
-
-    def stretch_tokens(self, text: str, start: int, end: int, **options: Any) -> list[str]:
-        """The byte-level tokens of a stretch between added tokens (an ``Encoding``'s tokens)."""
-        decoder = self.decoder
-        pieces = self._stretch_pre_tokens(text, start, end, options.get("add_prefix_space"))
-        return [decoder[token_id] for ids in pieces for token_id in ids]
-
-    def stretch_words(self, text: str, start: int, end: int, **options: Any) -> tuple[list[int], int]:
-        """Each token's pre-token in a stretch between added tokens, and how many pre-tokens it has."""
-        pieces = self._stretch_pre_tokens(text, start, end, options.get("add_prefix_space"))
-        return [word for word, ids in enumerate(pieces) for _ in ids], len(pieces)
+    @property
+    def bpe(self) -> BytePairEncoder:
+        """The BPE model's byte-level encoder (its caches, its tables), as the pipeline's span-free path runs it."""
+        ids_of = self.file.pipeline.model.byte_level_ids()
+        if ids_of is None:
+            raise AttributeError(f"{type(self).__name__}'s model is not a plain byte-level BPE")
+        return cast(BytePairEncoder, ids_of.__self__)
 
     def special_tokens_types(self, pair: bool = False) -> Types | None:
         """The type ids the template gives its special tokens and the sequences (None: no template)."""
@@ -498,10 +336,12 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
 
     # -- saving and pickling ------------------------------------------------------------------------------------
 
+    save_vocabulary = VocabularyFilesTokenizer.save_vocabulary
+
     @property
     def pre_tokenization(self) -> PreTokenizer:
         """How this tokenizer cuts text (its ``add_prefix_space`` is the tokenizer's)."""
-        return dataclasses.replace(self.bpe.pre_tokenizer, add_prefix_space=bool(self.add_prefix_space))
+        return dataclasses.replace(self._cut, add_prefix_space=bool(self.add_prefix_space))
 
     def _tokenizer_json(self, special_tokens: list[str]) -> str:
         """``tokenizer.json`` for these files, with the truncation and padding sections of the file they came from
@@ -525,7 +365,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             self.merges,
             special_tokens,
             pre_tokenizer=self.pre_tokenization,
-            ignore_merges=self.bpe.ignore_merges,
+            ignore_merges=self.ignore_merges,
             template=self.template,
             added_tokens=self.added_token_entries(),
             **self._file_sections,
@@ -757,7 +597,7 @@ class BPETokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
 
     def _basis(self) -> tuple[Any, ...]:
         """What the ``tokenizer.json`` sections follow from: the cut, ``ignore_merges`` and the template."""
-        return (self.pre_tokenization, self.bpe.ignore_merges, self.template)
+        return (self.pre_tokenization, self.ignore_merges, self.template)
 
     def save_pretrained(self, save_directory: str | os.PathLike[str], *args: Any, **kwargs: Any) -> tuple[str, ...]:
         """transformers' ``save_pretrained``; after ``register_for_auto_class()`` it also writes the module file.
@@ -795,6 +635,16 @@ _REBUILT_SETTINGS = frozenset(
         *PreTrainedTokenizer.SPECIAL_TOKENS_ATTRIBUTES,
     }
 )
+
+
+def _prefixed(pipeline: Pipeline, add_prefix_space: bool) -> Pipeline:
+    """``pipeline`` with ``add_prefix_space`` on each of its ``ByteLevel`` pre-tokenizer steps."""
+    cut = pipeline.pre_tokenizer
+    steps = tuple(
+        dataclasses.replace(step, add_prefix_space=add_prefix_space) if isinstance(step, ByteLevel) else step
+        for step in cut.steps
+    )
+    return dataclasses.replace(pipeline, pre_tokenizer=dataclasses.replace(cut, steps=steps))
 
 
 def _renumbered_post_processor(
@@ -878,7 +728,8 @@ def _no_files(
 
 @dataclasses.dataclass(frozen=True)
 class _LoadedFiles:
-    """A vocabulary and merges read once per file version, and the encoders made from them per pre-tokenizer."""
+    """A vocabulary and merges read once per file version, and the pipelines made of them per cut, ``ignore_merges``
+    and template."""
 
     vocab: dict[str, int]
     merges: Sequence[tuple[str, str]]
@@ -892,7 +743,9 @@ class _LoadedFiles:
     padding: dict[str, Any] | None = None
     #: The ``tokenizer.json`` as read, to save it back (None: read from ``vocab.json`` + ``merges.txt``).
     pipeline: KeptPipeline | None = None
-    _encoders: dict[tuple[PreTokenizer, bool], BytePairEncoder] = dataclasses.field(default_factory=dict)
+    #: The ``tokenizer.json``'s own pipeline, run where a tokenizer takes the file's settings.
+    read: PipelineJson | None = None
+    _pipelines: dict[tuple[Any, ...], PipelineJson] = dataclasses.field(default_factory=dict)
 
     @property
     def basis(self) -> tuple[Any, ...]:
@@ -901,26 +754,31 @@ class _LoadedFiles:
         cut = PreTokenizer.from_settings({**(self.pre_tokenizer or {}), "add_prefix_space": self.add_prefix_space})
         return (cut, self.ignore_merges, self.template)
 
-    def encoder(self, pre_tokenizer: PreTokenizer, ignore_merges: bool) -> BytePairEncoder:
-        """The encoder for these files and ``pre_tokenizer``, made once: building GPT-2's merge tables takes most
-        of a second. Tokenizers share it and never change it (its pre-token cache is the same for the same
-        files and pre-tokenizer)."""
-        found = self._encoders.get((pre_tokenizer, ignore_merges))
+    def pipeline_json(self, basis: tuple[Any, ...], source: Any) -> PipelineJson:
+        """The pipeline for these files under a tokenizer's :meth:`BPETokenizer._basis`, made once per basis
+        (building GPT-2's merge tables takes a tenth of a second; tokenizers share it and never change it): the
+        file's own where the basis is the file's, else the ``tokenizer.json`` those settings write."""
+        cut, ignore_merges, template = basis
+        key = (cut, ignore_merges, None if template is None else json.dumps(template.to_json()))
+        found = self._pipelines.get(key)
         if found is None:
-            found = self._encoders[pre_tokenizer, ignore_merges] = BytePairEncoder(
-                self.vocab, self.merges, pre_tokenizer=pre_tokenizer, ignore_merges=ignore_merges
-            )
+            if self.read is not None and basis == self.basis:
+                found = self.read
+            else:
+                found = _pipeline_of(self.vocab, self.merges, basis, source)
+            self._pipelines[key] = found
         return found
 
 
-def file_key(path: str | os.PathLike[str]) -> tuple[str, int, int]:
-    """A file's identity for :func:`_loaded`: its path, size and content (its SHA-256 as an integer), so a changed
-    file loads again even where its modification time did not change (a rewrite within the clock's tick)."""
-    try:
-        content, digest = read_file(path)
-    except OSError:
-        return (os.fspath(path), -1, -1)  # reading it will raise the error that names it
-    return (os.path.realpath(path), len(content), int.from_bytes(digest, "big"))
+def _pipeline_of(
+    vocab: dict[str, int], merges: Sequence[tuple[str, str]], basis: tuple[Any, ...], source: Any
+) -> PipelineJson:
+    """The pipeline of the byte-level ``tokenizer.json`` a :class:`BPETokenizer` of this vocabulary, merges and
+    :meth:`~BPETokenizer._basis` writes (:func:`~hf_bpe.models.bpe.files.byte_level_document`), without added
+    tokens: transformers' own cut the text before it."""
+    cut, ignore_merges, template = basis
+    document = byte_level_document(vocab, list(merges), cut, ignore_merges=ignore_merges, template=template)
+    return pipeline_from_data(document, str(source), owner="BPETokenizer")
 
 
 @functools.lru_cache(maxsize=4)
@@ -931,12 +789,14 @@ def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
         vocab = read_vocab(keys[0][0])
         return _LoadedFiles(vocab, read_merges(keys[1][0], vocab))
     # Parsed by read_json: within hf_bpe.from_pretrained, the parse that decided this class (parsing_once).
-    found = tokenizer_json_from_data(read_json(keys[0][0]), Path(keys[0][0]))
+    data = read_json(keys[0][0])
+    read = pipeline_from_data(data, keys[0][0], owner="BPETokenizer")
+    found = tokenizer_json_from_data(data, Path(keys[0][0]), (read.vocab, read.merges))
     document = found.pipeline.document if found.pipeline is not None else {}
     truncation, padding = read_truncation_and_padding(document, keys[0][0])
     return _LoadedFiles(
-        found.vocab,
-        found.merges,
+        read.vocab,
+        read.merges,
         found.add_prefix_space,
         found.added_tokens,
         found.pre_tokenizer,
@@ -945,4 +805,5 @@ def _loaded(*keys: tuple[str, int, int]) -> _LoadedFiles:
         truncation,
         padding,
         found.pipeline,
+        read,
     )

@@ -18,8 +18,8 @@ from hf_bpe.models.bpe.files import MERGES_FILE, VOCAB_FILE, char_level_document
 from hf_bpe.models.bpe.options import CharLevel
 from hf_bpe.tokenizer.serialization import pipeline_from_data
 from hf_bpe.transformers._import import quiet_transformers_import
-from hf_bpe.transformers.bpe import VocabularyFilesTokenizer
 from hf_bpe.transformers.pipeline import PipelineTokenizer
+from hf_bpe.transformers.vocabulary import VocabularyFilesTokenizer
 
 with quiet_transformers_import():
     from transformers import PretrainedConfig

@@ -4,11 +4,12 @@ It is a ``PreTrainedTokenizer`` (transformers v5's ``PythonBackend``) over hf_bp
 (:class:`~hf_bpe.pipeline.pipeline.Pipeline`): added tokens matched whole in the raw text, each stretch between them
 normalized with every character's span kept, cut by the pre-tokenizer, encoded by the file's model (BPE on
 characters with byte fallback, WordPiece, Unigram, WordLevel), put between the post-processor's special tokens, and
-decoded by the file's decoder chain. Its ids, offsets and decodes are the Rust backend's for the same file. Byte-level
-BPE files (GPT-2, Llama-3, Qwen, ...) have a faster class of their own, :class:`~hf_bpe.transformers.bpe.BPETokenizer`;
-:class:`SentencePieceBPETokenizer` is this class under the name hf_bpe saved SentencePiece-style BPE files with;
-:class:`~hf_bpe.transformers.wordpiece.WordPieceTokenizer` (over the ``tokenizer.json`` a ``vocab.txt`` makes) and
-:class:`~hf_bpe.transformers.unigram.UnigramTokenizer` are this class too, under the names of their files.
+decoded by the file's decoder chain. Its ids, offsets and decodes are the Rust backend's for the same file. Every
+other class of hf_bpe's is this one under the name of its files: byte-level BPE files (GPT-2, Llama-3, Qwen, ...) load
+in :class:`~hf_bpe.transformers.bpe.BPETokenizer` (GPT-2's classic arguments), SentencePiece-style BPE files hf_bpe
+saved in :class:`SentencePieceBPETokenizer`, and :class:`~hf_bpe.transformers.wordpiece.WordPieceTokenizer` (over the
+``tokenizer.json`` a ``vocab.txt`` makes), :class:`~hf_bpe.transformers.unigram.UnigramTokenizer` and
+:class:`~hf_bpe.transformers.char_bpe.CharBPETokenizer` are this class too.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from hf_bpe.tokenizer.serialization import (
     read_pipeline_json,
 )
 from hf_bpe.transformers._import import quiet_transformers_import
-from hf_bpe.transformers.bpe import VocabularyFilesTokenizer, file_key
 from hf_bpe.transformers.rows import (
     ADDED_TOKEN_FIELDS,
     EncodingRowsTokenizer,
@@ -39,6 +39,7 @@ from hf_bpe.transformers.rows import (
     added_tokens_decoder,
     file_defaults,
 )
+from hf_bpe.transformers.vocabulary import VocabularyFilesTokenizer, file_key
 
 with quiet_transformers_import():
     from transformers import PretrainedConfig
@@ -76,15 +77,19 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         clean_up_tokenization_spaces: bool = False,
         **kwargs: Any,
     ) -> None:
-        if tokenizer_file is None:
+        # A trained file (train_new_from_iterator's), as TokenizersBackend takes its tokenizer_object.
+        read = kwargs.pop("tokenizer_object", None)
+        if read is None and tokenizer_file is None:
             where = kwargs.get("name_or_path") or "the directory"
             raise ValueError(f"{where}: no {TOKENIZER_FILE} there; {type(self).__name__} reads one")
-        self._use_file(loaded_file(file_key(tokenizer_file)))
+        self._use_file(read if read is not None else loaded_file(file_key(str(tokenizer_file))))
         self._file_roles(kwargs)
         if "added_tokens_decoder" not in kwargs:
             kwargs["added_tokens_decoder"] = added_tokens_decoder(self.file.added_tokens)
         added = self.num_special_tokens_to_add(pair=False)
-        file_defaults(kwargs, self.file.truncation, self.file.padding, added=added, path=tokenizer_file)
+        file_defaults(
+            kwargs, self.file.truncation, self.file.padding, added=added, path=tokenizer_file or TOKENIZER_FILE
+        )
         kwargs.pop("backend", None)
         super().__init__(
             tokenizer_file=tokenizer_file, clean_up_tokenization_spaces=clean_up_tokenization_spaces, **kwargs
@@ -109,6 +114,11 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         """The tokens of text with no added tokens in it (transformers' own path matches those)."""
         return [self.decoder[token_id] for token_id in self.encode_ordinary(text)]
 
+    def _pipeline_for(self, options: Mapping[str, Any]) -> Pipeline:
+        """The pipeline a call with ``options`` (the class's ``call_options``) runs: :attr:`pipeline` here; a
+        subclass with per-call options gives the pipeline they make (``BPETokenizer``'s ``add_prefix_space``)."""
+        return self.pipeline
+
     def tokenize(
         self, text: str, pair: str | None = None, add_special_tokens: bool = False, **kwargs: Any
     ) -> list[str]:
@@ -122,43 +132,43 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         (:meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_words`: a Unigram model's unknown stretch is the text it
         covers, an added token matched in the normalized text that text, any other token its vocabulary entry)."""
         out: list[str] = []
-        for ids, _, names in self.pipeline.encode_words(text[start:end], start):
+        for ids, _, names in self._pipeline_for(options).encode_words(text[start:end], start):
             out += names if names is not None else [self.decoder[token_id] for token_id in ids]
         return out
 
     def stretch_words(self, text: str, start: int, end: int, **options: Any) -> tuple[list[int], int]:
         """Each token's pre-token in a stretch between added tokens (an added token matched in the normalized text
         is one), and how many pre-tokens it has."""
-        pieces = self.pipeline.encode_words(text[start:end], start)
+        pieces = self._pipeline_for(options).encode_words(text[start:end], start)
         return [word for word, (ids, _, _) in enumerate(pieces) for _ in ids], len(pieces)
 
     def encode_ordinary(self, text: str, **options: Any) -> list[int]:
         """The ids of text with no added tokens in it (no offsets: ``tok(texts)``'s path)."""
-        return self.pipeline.encode(text)
+        return self._pipeline_for(options).encode(text)
 
     def encode_ordinary_with_offsets(self, text: str, **options: Any) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of text with no added tokens in it, and each token's ``(start, end)`` character span."""
-        return self.pipeline.encode_with_offsets(text)
+        return self._pipeline_for(options).encode_with_offsets(text)
 
     def encode_parts(self, text: str, parts: list[str], **options: Any) -> list[int]:
         """The ids of ``text`` cut into ``parts`` around its added tokens, every stretch encoded in one call
         (:meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_parts`)."""
-        return self.pipeline.encode_parts(parts, self._added_tokens_encoder)
+        return self._pipeline_for(options).encode_parts(parts, self._added_tokens_encoder)
 
     def encode_spans(self, text: str, spans: list[tuple[int, int, str | None]], **options: Any) -> list[int]:
         """The ids of ``text`` cut into ``spans`` around its added tokens, every stretch encoded in one call
         (:meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_spans`)."""
-        return self.pipeline.encode_spans(text, spans, self._added_tokens_encoder)
+        return self._pipeline_for(options).encode_spans(text, spans, self._added_tokens_encoder)
 
     def encode_stretch(self, text: str, start: int, end: int, **options: Any) -> list[int]:
         """The ids of ``text[start:end]``, a stretch between added tokens, knowing where it starts."""
-        return self.pipeline.encode(text[start:end], start)
+        return self._pipeline_for(options).encode(text[start:end], start)
 
     def encode_stretch_with_offsets(
         self, text: str, start: int, end: int, **options: Any
     ) -> tuple[list[int], list[tuple[int, int]]]:
         """:meth:`encode_stretch` with each token's ``(start, end)`` in ``text``."""
-        return self.pipeline.encode_with_offsets(text[start:end], start)
+        return self._pipeline_for(options).encode_with_offsets(text[start:end], start)
 
     def special_tokens_template(self, pair: bool = False) -> Template:
         """The post-processor's special tokens around each sequence."""
@@ -219,7 +229,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         matched, token_flags = normalized_added(normalized, self.file.pipeline.normalizer)
         return dataclasses.replace(self.file.pipeline, normalized_added=matched, normalized_flags=token_flags)
 
-    def special_tokens_types(self, pair: bool = False) -> Types:
+    def special_tokens_types(self, pair: bool = False) -> Types | None:
         """The type ids the post-processor gives its special tokens and the sequences."""
         return self.pipeline.post_processor.types(pair=pair)
 
@@ -251,6 +261,49 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         name = f"{filename_prefix}-{TOKENIZER_FILE}" if filename_prefix else TOKENIZER_FILE
         write_files(save_directory, {name: pipeline_json(self.file, self.added_token_entries())})
         return (os.path.join(save_directory, name),)
+
+    def train_new_from_iterator(
+        self,
+        text_iterator: Any,
+        vocab_size: int,
+        length: int | None = None,
+        new_special_tokens: list[Any] | None = None,
+        special_tokens_map: dict[str, str] | None = None,
+        **kwargs: Any,
+    ) -> PipelineTokenizer:
+        """Train a new tokenizer like this one with hf_bpe's trainers: what the Rust backend's
+        ``TokenizersBackend.train_new_from_iterator`` gives for the same file and texts
+        (:func:`~hf_bpe.transformers.retraining.retrain`: the file's normalizer, pre-tokenizer and decoder kept, the
+        post-processor's ids renumbered, special tokens first).
+
+        Args:
+            text_iterator: strings, or batches (lists) of strings; each string is one sequence.
+            vocab_size: the new vocabulary's size, special tokens included.
+            length: ignored (the number of items, for transformers' progress bar).
+            new_special_tokens: special tokens (strings or ``AddedToken``) to add after this tokenizer's own.
+            special_tokens_map: renames of special tokens (old text to new text).
+            kwargs: the ``tokenizers`` trainer's options hf_bpe implements
+                (:data:`~hf_bpe.transformers.retraining.TRAINER_OPTIONS`).
+
+        Raises:
+            ValueError: naming a model (WordLevel) or an option hf_bpe does not train with; a post-processor's special
+                token missing from the new vocabulary.
+        """
+        from hf_bpe.transformers.retraining import rebuilt_settings, retrain, trained_file
+
+        renames = special_tokens_map or {}
+        trained = retrain(
+            self.file,
+            self.added_token_entries(),
+            text_iterator,
+            vocab_size,
+            new_special_tokens=new_special_tokens,
+            renames=renames,
+            options=kwargs,
+        )
+        settings = rebuilt_settings(self, trained, renames, new_special_tokens)
+        read = trained_file(trained, settings["added_tokens_decoder"], owner=type(self).__name__)
+        return type(self)(tokenizer_object=read, **settings)
 
 
 class SentencePieceBPETokenizer(PipelineTokenizer):

@@ -280,16 +280,18 @@ def read_tokenizer_json(path: str | os.PathLike[str]) -> TokenizerJson:
 FAST_PATH_READER = "BPETokenizer reads byte-level BPE"
 
 
-def tokenizer_json_from_data(data: Mapping[str, Any], path: Path) -> TokenizerJson:
-    """:func:`read_tokenizer_json` of a parsed file (``path`` names it in errors), its merges as :class:`MergePairs`;
-    ``data`` is not changed.
+def tokenizer_json_from_data(
+    data: Mapping[str, Any], path: Path, vocab_and_merges: tuple[Vocab, Sequence[tuple[str, str]]] | None = None
+) -> TokenizerJson:
+    """:func:`read_tokenizer_json` of a parsed file (``path`` names it in errors), its merges as :class:`MergePairs`
+    (or as ``vocab_and_merges`` give them, read from the same model by the caller); ``data`` is not changed.
 
     Raises:
         ValueError: as :func:`read_tokenizer_json`.
     """
     model = bpe_model(data, path, FAST_PATH_READER)
     pre_tokenizer, template = fast_path_settings(data, model, path)
-    vocab, merges = model_vocab_and_pairs(model, path)
+    vocab, merges = vocab_and_merges or model_vocab_and_pairs(model, path)
     added = data.get("added_tokens") or []
     settings = pre_tokenizer.model_settings()
     return TokenizerJson(
@@ -526,13 +528,39 @@ def tokenizer_json(
             vocab, merges, char_level, unk_token=unk_token, added_tokens=added, truncation=truncation, padding=padding
         )
         return dumps(document)
-    pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
+    document = byte_level_document(
+        vocab,
+        merges,
+        pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space),
+        ignore_merges=ignore_merges,
+        template=template,
+        added_tokens=added,
+        truncation=truncation,
+        padding=padding,
+    )
+    return dumps(document)
+
+
+def byte_level_document(
+    vocab: Mapping[str, int],
+    merges: Merges,
+    pre_tokenizer: PreTokenizer,
+    *,
+    ignore_merges: bool = False,
+    template: TemplateProcessing | None = None,
+    added_tokens: list[dict[str, Any]] | None = None,
+    truncation: Mapping[str, Any] | None = None,
+    padding: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The document of a byte-level :func:`tokenizer_json`, parsed (the pre-tokenizer's normalizer and cut, BPE,
+    ``ByteLevel`` post-processor (then ``template``) and decoder): what :class:`~hf_bpe.transformers.bpe.BPETokenizer`
+    runs as its pipeline is what it writes."""
     post_processor = byte_level_json(trim_offsets=False)
     if template is not None:
         post_processor = {"type": "Sequence", "processors": [post_processor, template.to_json()]}
-    document = tokenizer_document(
+    return tokenizer_document(
         bpe_model_json(vocab, merges, ignore_merges=ignore_merges),
-        added_tokens=added,
+        added_tokens=added_tokens or [],
         normalizer=pre_tokenizer.normalizer_json(),
         pre_tokenizer=pre_tokenizer.pre_tokenizer_json(),
         post_processor=post_processor,
@@ -540,7 +568,6 @@ def tokenizer_json(
         truncation=truncation,
         padding=padding,
     )
-    return dumps(document)
 
 
 def char_level_document(

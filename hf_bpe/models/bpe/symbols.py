@@ -518,10 +518,22 @@ class SymbolBPE:
         self._ids_cache.clear()
 
     def __getstate__(self) -> dict[str, object]:
+        # What text taught it (caches) and the tables made at its first word are no state: a pickle (and datasets'
+        # fingerprint of a tokenizer) must not depend on what was encoded before, nor on the process (sets of str
+        # pickle in their hash order; without dropout no random number is drawn, so the generator's seed is none).
         state = self.__dict__.copy()
         state["_cache"] = {}
         state["_ids_cache"] = {}
+        for table in ("_joins", "_joined_ids", "_merges_bytes", "_cut_before_meta", "_chars", "_byte_level"):
+            state[table] = None
+        if self.dropout is None:
+            state["_random"] = None
         return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        if self._random is None:
+            self._random = random.Random()
 
 
 class _CharSymbols(dict[str, tuple[int, ...]]):
