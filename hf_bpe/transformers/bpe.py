@@ -43,6 +43,7 @@ from hf_bpe.pipeline.tokenizer_json import read_truncation_and_padding, truncati
 from hf_bpe.tokenizer.serialization import PipelineJson, pipeline_from_data, read_json
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.pipeline import PipelineTokenizer
+from hf_bpe.transformers.retraining import add_like_rust, renumbered_post_processor, special_token
 from hf_bpe.transformers.rows import Template, added_tokens_decoder, file_defaults
 from hf_bpe.transformers.vocabulary import VocabularyFilesTokenizer, file_key
 
@@ -425,13 +426,13 @@ class BPETokenizer(PipelineTokenizer):
         # Tokenizer::train adds the trainer's special tokens (all at their ids in the new vocabulary) ...
         added: dict[int, AddedToken] = {}
         for token in trained:
-            _add_like_rust(added, vocab, token)
+            add_like_rust(added, vocab, token)
         post_processor = self._renumbered_template(renames, vocab)
         # ... then TokenizersBackend.__init__ adds what init_kwargs and the roles name that is not there yet.
         extra = [*(self.extra_special_tokens or []), *(new_special_tokens or [])]
         roles = self._renamed_roles(renames)
         for token in self._tokens_to_add(added, roles, extra):
-            _add_like_rust(added, vocab, token)
+            add_like_rust(added, vocab, token)
         settings: dict[str, Any] = {
             key: value for key, value in self.init_kwargs.items() if key not in _REBUILT_SETTINGS
         }
@@ -467,7 +468,7 @@ class BPETokenizer(PipelineTokenizer):
         model = document["model"]
         if model.get("unk_token") in renames:
             model["unk_token"] = renames[model["unk_token"]]
-        document["post_processor"] = _renumbered_post_processor(document.get("post_processor"), renames, vocab)
+        document["post_processor"] = renumbered_post_processor(document.get("post_processor"), renames, vocab)
         added_only = frozenset(token.content for token in added.values() if token.content not in vocab)
         return dataclasses.replace(kept, document=document, added_only=added_only)
 
@@ -483,7 +484,7 @@ class BPETokenizer(PipelineTokenizer):
                 flags = {key: bool(entry[key]) for key in ("single_word", "lstrip", "rstrip", "normalized")}
                 tokens.append(AddedToken(renames.get(entry["content"], entry["content"]), special=True, **flags))
         for token in new_special_tokens or []:
-            tokens.append(_special(token))
+            tokens.append(special_token(token))
         return tokens
 
     def _renumbered_template(self, renames: dict[str, str], vocab: dict[str, int]) -> dict[str, Any] | None:
@@ -496,7 +497,7 @@ class BPETokenizer(PipelineTokenizer):
             # The Rust backend renumbers only a post-processor with "special_tokens" at its top: inside a Sequence
             # (Llama-3's ByteLevel + TemplateProcessing) the old ids stay, and hf_bpe gives the same ids.
             return template
-        return _renumbered_post_processor(template, renames, vocab)
+        return renumbered_post_processor(template, renames, vocab)
 
     def _template_in_sequence(self) -> bool:
         """Whether the ``tokenizer.json`` this tokenizer was loaded from (or trained from one) nests its
@@ -538,7 +539,7 @@ class BPETokenizer(PipelineTokenizer):
         tokens = [_entry_token(entry) for entry in sorted(loaded, key=lambda entry: int(entry.get("id", 0)))]
         tokens = [token for token in tokens if _flags(token) not in current]
         present = {token.content for token in added.values()} | {token.content for token in tokens}
-        for token in [*roles.values(), *map(_special, extra)]:
+        for token in [*roles.values(), *map(special_token, extra)]:
             if token.content not in present:
                 tokens.append(token)
                 present.add(token.content)
@@ -647,52 +648,6 @@ def _prefixed(pipeline: Pipeline, add_prefix_space: bool) -> Pipeline:
     return dataclasses.replace(pipeline, pre_tokenizer=dataclasses.replace(cut, steps=steps))
 
 
-def _renumbered_post_processor(
-    section: dict[str, Any] | None, renames: dict[str, str], vocab: dict[str, int]
-) -> dict[str, Any] | None:
-    """A post-processor as ``TokenizersBackend.train_new_from_iterator`` rewrites it for the new vocabulary: the
-    tokens of its top-level ``special_tokens`` (a template's) and ``cls``/``sep`` (Bert's, Roberta's) renamed and
-    given their new ids; a ``Sequence``'s parts keep their old ids, as there.
-
-    Raises:
-        ValueError: a token it names is not in the new vocabulary (the Rust backend refuses it too).
-    """
-    if section is None:
-        return None
-    section = copy.deepcopy(section)
-    for key, entry in (section.get("special_tokens") or {}).items():
-        tokens = [renames.get(token, token) for token in entry["tokens"]]
-        ids = [_new_id(token, f"special_tokens[{key!r}]", vocab) for token in tokens]
-        section["special_tokens"][key] = {**entry, "tokens": tokens, "ids": ids}
-    for key in ("cls", "sep"):
-        if key in section:
-            token = renames.get(section[key][0], section[key][0])
-            section[key] = [token, _new_id(token, key, vocab)]
-    return section
-
-
-def _new_id(token: str, where: str, vocab: dict[str, int]) -> int:
-    """``token``'s id in the new vocabulary, for the post-processor's field ``where``."""
-    if token not in vocab:
-        raise ValueError(
-            f"post_processor.{where}: {token!r} is not in the new vocabulary; "
-            "name it in new_special_tokens or special_tokens_map"
-        )
-    return vocab[token]
-
-
-def _special(token: Any) -> AddedToken:
-    """A new special token as tokenizers' Python trainers take it: a string becomes ``AddedToken(s, special=True)``
-    (not normalized); an ``AddedToken`` is marked special and keeps its flags, but for ``normalized``, which the
-    trainer keeps only where it was given: a non-special token's ``normalized=True`` is taken for its default."""
-    if isinstance(token, AddedToken):
-        flags = {key: bool(getattr(token, key)) for key in ("single_word", "lstrip", "rstrip")}
-        return AddedToken(token.content, special=True, normalized=bool(token.special and token.normalized), **flags)
-    if not isinstance(token, str):
-        raise TypeError(f"new_special_tokens: {token!r} is a {type(token).__name__}; give strings or AddedTokens")
-    return AddedToken(token, special=True, normalized=False)
-
-
 def _entry_token(entry: dict[str, Any]) -> AddedToken:
     """A ``tokenizer.json`` ``added_tokens`` entry as an ``AddedToken``."""
     flags = {key: bool(entry.get(key)) for key in ("single_word", "lstrip", "rstrip", "normalized", "special")}
@@ -702,17 +657,6 @@ def _entry_token(entry: dict[str, Any]) -> AddedToken:
 def _flags(token: AddedToken) -> tuple[Any, ...]:
     """What makes two added tokens the same for ``TokenizersBackend.__init__`` (it compares their ``repr``)."""
     return tuple(getattr(token, key) for key in ("content", "single_word", "lstrip", "rstrip", "normalized", "special"))
-
-
-def _add_like_rust(added: dict[int, AddedToken], vocab: dict[str, int], token: AddedToken) -> None:
-    """Add ``token`` to ``added`` (id to token) as tokenizers' ``AddedVocabulary::add_tokens`` does: a text already
-    added is skipped, a text of the model's ``vocab`` takes its id, any other the id after both."""
-    if not token.content or any(other.content == token.content for other in added.values()):
-        return
-    token_id = vocab.get(token.content)
-    if token_id is None:
-        token_id = max(len(vocab), max(added, default=-1) + 1)
-    added[token_id] = token
 
 
 def _no_files(
