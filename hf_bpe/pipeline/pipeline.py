@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import regex
 
@@ -200,6 +200,14 @@ class Pipeline:
                 out += ids_of(piece)
         return out
 
+    def make_tables(self) -> None:
+        """Make now the tables the model makes at its first word on the path :meth:`encode` takes (a batch shared
+        out to forked processes makes them once, before the fork)."""
+        make = getattr(self.model, "make_tables", None)
+        if make is not None:
+            steps = self.pre_tokenizer.steps
+            make(unspelled=self._str_path is not None and bool(steps) and isinstance(steps[-1], ByteLevel))
+
     def _span_free_steps(
         self,
     ) -> tuple[list[Callable[[str], str]], Callable[[str], list[str]], Callable[[str], list[int]]]:
@@ -231,11 +239,15 @@ class Pipeline:
         (:meth:`~hf_bpe.pipeline.pre_tokenizers.ByteLevel.unspelled`), for a model that takes them so (a byte-level
         BPE's ``byte_level_ids``: a piece met before is one look-up, with no spelling; GPT-2's, Llama-3's, Qwen's
         files)."""
-        last = steps[-1].unspelled
+        byte_level: ByteLevel = steps[-1]
         if len(steps) == 1:
-            return cast("Callable[[str], list[str]]", last)
+            return byte_level.unspelled
         before = PreTokenizerSequence(steps[:-1]).pieces_str
-        return lambda text: [part for piece in before(text) for part in last(piece)]
+        if not byte_level.use_regex:  # ByteLevel after Split steps (Llama-3's, Qwen's): no call a piece
+            if byte_level.add_prefix_space:
+                return lambda text: [piece if piece[0] == " " else " " + piece for piece in before(text) if piece]
+            return lambda text: [piece for piece in before(text) if piece]
+        return lambda text: [part for piece in before(text) for part in byte_level.unspelled(piece)]
 
     def encode_with_offsets(self, text: str, start: int = 0) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of ``text`` and each token's ``(start, end)`` in the whole text (see :meth:`pieces`): from the

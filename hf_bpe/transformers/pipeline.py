@@ -114,6 +114,11 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
         """The tokens of text with no added tokens in it (transformers' own path matches those)."""
         return [self.decoder[token_id] for token_id in self.encode_ordinary(text)]
 
+    def make_tables(self) -> None:
+        """Make now the tables the pipeline's model makes at its first word (before a batch is shared out to forked
+        processes: :meth:`~hf_bpe.transformers.rows.EncodingRowsTokenizer.encode_texts`)."""
+        self.pipeline.make_tables()
+
     def _pipeline_for(self, options: Mapping[str, Any]) -> Pipeline:
         """The pipeline a call with ``options`` (the class's ``call_options``) runs: :attr:`pipeline` here; a
         subclass with per-call options gives the pipeline they make (``BPETokenizer``'s ``add_prefix_space``)."""

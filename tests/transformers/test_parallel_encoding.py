@@ -313,3 +313,29 @@ def test_ctrl_c_is_left_to_this_process_which_stops_the_children():
     with pytest.raises(KeyboardInterrupt):
         run_forked([lambda: time.sleep(60), interrupted_here], "test")
     assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("name", ["llama3", "gemma3"])
+def test_the_models_first_word_tables_are_made_once_before_the_fork(name, batch, forks, tmp_path):
+    """A byte-level file's encoder cuts (Llama-3's pairs no merge joins) and a SentencePiece-style file's first-word
+    tables (Gemma-3's) are made in the parent, before the fork (each child made them again: ~0.35 s a process), and
+    the shared-out batch gives the Rust backend's ids."""
+    import shutil
+
+    from real_tokenizers import model_tokenizer_json
+    from transformers import PreTrainedTokenizerFast
+
+    import hf_bpe
+
+    shutil.copy(model_tokenizer_json(name), tmp_path / "tokenizer.json")
+    rust = PreTrainedTokenizerFast(tokenizer_file=str(tmp_path / "tokenizer.json"))
+    ours = hf_bpe.from_pretrained(tmp_path)
+    model = ours.pipeline.model
+    encoder = model._byte_level  # made with the pipeline (its id tables are the model's), its cuts not yet
+    assert model._joins is None and (encoder is None if name == "gemma3" else encoder._boundaries is None)
+    assert ours(batch)["input_ids"] == rust(batch)["input_ids"]
+    assert forks == [3]
+    if name == "llama3":
+        assert model._byte_level._boundaries is not None and model._joins is None  # the unspelled path's only
+    else:
+        assert model._cut_before_meta is not None and model._byte_level is None

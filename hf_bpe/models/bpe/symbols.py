@@ -147,6 +147,16 @@ class SymbolBPE:
             )
         return self._byte_level.encode_pre_token if isinstance(self._byte_level, BytePairEncoder) else None
 
+    def make_tables(self, unspelled: bool = False) -> None:
+        """Make now the tables the first word would make (a batch shared out to forked processes makes them once,
+        before the fork): those of :meth:`byte_level_ids`' encoder where the pipeline hands this model its pieces
+        unspelled, else :meth:`_first_word_tables`."""
+        ids_of = self.byte_level_ids() if unspelled else None
+        if ids_of is not None:
+            cast("BytePairEncoder", ids_of.__self__).make_tables()  # type: ignore[attr-defined]
+        else:
+            self._first_word_tables()
+
     @property
     def _affixes(self) -> bool:
         return bool(self.continuing_subword_prefix or self.end_of_word_suffix)
