@@ -93,9 +93,7 @@ def verify_train_command(args: argparse.Namespace) -> int:
     pre_tokenizer = pre_tokenizer_of(settings, options)
     with contextlib.closing(Progress(not args.no_progress)) as progress:
         counts = count_paths(args.files, progress, pre_tokenizer=pre_tokenizer, workers=settings["workers"]).counts
-        ours = train_bpe(
-            counts, progress=lambda done, total: progress("merge", done, total), **options.trainer_keywords()
-        )
+        ours = train_bpe(counts, options=options, progress=lambda done, total: progress("merge", done, total))
     reference = reference_training(
         args.files,
         pre_tokenizer=pre_tokenizer,

@@ -24,16 +24,13 @@ TEXT = multilingual_text(200, seed=3)
 
 
 def counting_options(monkeypatch: pytest.MonkeyPatch, kind: type) -> list[str]:
-    """Record who builds each ``kind`` (``BpeOptions``, ...) from here on, by the building function's name. The
-    trainers' own check of their keywords (``models/*/trainer.py``, which take keywords, not the object) is left
-    out: this is about the front ends."""
+    """Record who builds each ``kind`` (``BpeOptions``, ...) from here on, by the building function's name:
+    every layer counts, the trainers that take the object as handed over included."""
     built: list[str] = []
     check = kind.__post_init__
 
     def counted(self: Any) -> None:
-        stack = traceback.extract_stack()[:-1]
-        if not any(frame.filename.endswith("trainer.py") for frame in stack):
-            built.append(stack[-2].name)
+        built.append(traceback.extract_stack()[-3].name)
         check(self)
 
     monkeypatch.setattr(kind, "__post_init__", counted)

@@ -83,6 +83,15 @@ class CharLevel:
     continuing_subword_prefix: str | None = None
     lowercase: bool = False
 
+    @property
+    def affixes(self) -> tuple[str, str]:
+        """The end-of-word suffix and the continuing-subword prefix, each ``""`` when there is none.
+
+        >>> CharLevel().affixes
+        ('</w>', '')
+        """
+        return (self.end_of_word_suffix or "", self.continuing_subword_prefix or "")
+
 
 @dataclasses.dataclass(frozen=True)
 class BpeOptions:
@@ -129,23 +138,6 @@ max_token_length=None, char_level=None)
         if self.char_level is not None and not isinstance(self.char_level, CharLevel):
             raise TypeError(f"char_level={self.char_level!r}: give a CharLevel (or None for byte-level BPE)")
 
-    def trainer_keywords(self) -> dict[str, Any]:
-        """The keywords of :func:`hf_bpe.models.bpe.trainer.train_bpe` these options give (its alphabet aside).
-
-        >>> BpeOptions(vocab_size=300, char_level=CharLevel()).trainer_keywords()["end_of_word_suffix"]
-        '</w>'
-        """
-        char_level = self.char_level
-        return {
-            "vocab_size": self.vocab_size,
-            "min_frequency": self.min_frequency,
-            "special_tokens": self.special_tokens,
-            "limit_alphabet": self.limit_alphabet,
-            "max_token_length": self.max_token_length,
-            "end_of_word_suffix": char_level.end_of_word_suffix if char_level else None,
-            "continuing_subword_prefix": char_level.continuing_subword_prefix if char_level else None,
-        }
-
     @classmethod
     def of(cls, options: BpeOptions | None, keywords: Mapping[str, Any], caller: str) -> BpeOptions:
         """``options`` (default: the defaults) with the fields given as ``keywords`` replaced: what each front end
@@ -161,4 +153,9 @@ max_token_length=None, char_level=None)
         TypeError: train_from_files() got an unexpected keyword argument 'vocab_sise' (BpeOptions: vocab_size, \
 min_frequency, special_tokens, limit_alphabet, max_token_length, char_level)
         """
-        return with_keywords(cls, options, keywords, caller)
+        # Keywords laid over the shared defaults: one object built, not the defaults and then a copy of them.
+        return with_keywords(cls, options or DEFAULTS, keywords, caller)
+
+
+#: ``BpeTrainer``'s defaults, built once: what :meth:`BpeOptions.of` lays a keyword caller's options over.
+DEFAULTS = BpeOptions()

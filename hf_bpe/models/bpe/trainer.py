@@ -68,6 +68,7 @@ Counting pre-tokens is :mod:`hf_bpe.counting.counting`'s job; file formats are :
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import tempfile
@@ -84,7 +85,7 @@ from hf_bpe.models.bpe.at_scale import CompactWords
 from hf_bpe.models.bpe.options import STOP_MIN_FREQUENCY as STOP_MIN_FREQUENCY  # re-exported for the trainers
 from hf_bpe.models.bpe.options import STOP_NO_PAIRS as STOP_NO_PAIRS
 from hf_bpe.models.bpe.options import STOP_VOCAB_SIZE as STOP_VOCAB_SIZE
-from hf_bpe.models.bpe.options import BpeOptions, Merges, Vocab
+from hf_bpe.models.bpe.options import BpeOptions, CharLevel, Merges, Vocab
 from hf_bpe.models.bpe.result import TrainResult
 from hf_bpe.models.options import check_count
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
@@ -130,29 +131,22 @@ def first_tokens(tokens: Iterable[str]) -> tuple[Vocab, list[str]]:
 def train_bpe(
     counts: Mapping[str, int],
     *,
-    vocab_size: int = BpeOptions.vocab_size,
-    min_frequency: int = 0,
-    special_tokens: Sequence[str] = (),
-    limit_alphabet: int | None = None,
+    options: BpeOptions | None = None,
     initial_alphabet: Iterable[str] = BYTE_ALPHABET,
-    max_token_length: int | None = None,
-    end_of_word_suffix: str | None = None,
-    continuing_subword_prefix: str | None = None,
     workers: int | None = None,
     progress: ProgressCallback | None = None,
     alphabet_tie_preference: Collection[str] = (),
     consume_counts: bool = False,
+    **keywords: Any,
 ) -> TrainResult:
     """Learn BPE merges from pre-token counts, exactly as ``tokenizers``' ``BpeTrainer`` does.
 
     Args:
         counts: pre-token to count, spelled in the alphabet of the tokens (byte-level for byte-level BPE).
-        vocab_size, min_frequency, special_tokens, limit_alphabet, max_token_length: as
-            :class:`~hf_bpe.models.bpe.options.BpeOptions` (``limit_alphabet``'s ties: :func:`_alphabet`;
-            ``max_token_length``: the module docstring).
+        options: what to train (:class:`~hf_bpe.models.bpe.options.BpeOptions`; ``limit_alphabet``'s ties:
+            :func:`_alphabet`; ``max_token_length``: the module docstring; of ``char_level``, its affixes only),
+            taken as handed over.
         initial_alphabet: characters always in the alphabet (default: the 256 byte-level characters).
-        end_of_word_suffix, continuing_subword_prefix: char-level BPE's affixes
-            (:class:`~hf_bpe.models.bpe.options.CharLevel`'s).
         workers: processes for the initial pair count (default: the CPU count; used from
             :data:`PARALLEL_MIN_WORDS` words); the result is the same for any number.
         progress: called as ``progress(merges_done, merges_wanted)`` during merging.
@@ -160,24 +154,29 @@ def train_bpe(
             a reference run's vocabulary here to reproduce that run's hash order).
         consume_counts: empty ``counts`` (a dict the caller owns and no longer needs) once its words are read, so
             that the merge phase has its memory (a tenth of the peak on 1.2 GB of source code).
+        keywords: ``options``' fields, laid over them (:func:`trainer_options`); ``BpeTrainer``'s affix names
+            ``end_of_word_suffix`` and ``continuing_subword_prefix`` are taken too.
 
     Returns:
         The vocabulary, merges and why training stopped.
 
     Raises:
         ValueError: on a bad option (as :class:`~hf_bpe.models.bpe.options.BpeOptions`) or ``workers``.
+        TypeError: naming a keyword that is no option.
 
     >>> result = train_bpe({"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}, vocab_size=259)
     >>> result.merges, result.stop_reason
     ([('u', 'g'), ('u', 'n'), ('h', 'ug')], 'vocab_size')
     """
-    check_options(vocab_size, min_frequency, limit_alphabet, max_token_length, special_tokens, workers)
+    options = trainer_options(options, keywords)
+    check_count("workers", workers, 1, optional=True)
+    vocab_size, special_tokens, char_level = options.vocab_size, options.special_tokens, options.char_level
     # 1. The special tokens, then 2. the alphabet (BpeTrainer::compute_alphabet), in the vocabulary.
     seen = _characters(counts)
-    alphabet = _alphabet(counts, seen, set(initial_alphabet), limit_alphabet, alphabet_tie_preference)
+    alphabet = _alphabet(counts, seen, set(initial_alphabet), options.limit_alphabet, alphabet_tie_preference)
     vocab, tokens = first_tokens([*special_tokens, *sorted(alphabet)])
     # 3. The words as symbol strings (BpeTrainer::tokenize_words).
-    affixes = (end_of_word_suffix or "", continuing_subword_prefix or "")
+    affixes = char_level.affixes if char_level is not None else ("", "")
     words, word_counts = _words(counts, vocab, tokens, alphabet | seen, max(vocab_size, len(tokens)), affixes)
     # How many initial symbols each token spans, for max_token_length: one for the alphabet; a special token's
     # length for a special token (outside char-level affixes it can only reach a word as a merge result equal to
@@ -188,11 +187,38 @@ def train_bpe(
     # 4. The pair count and 5. the merges (BpeTrainer::count_pairs, then the loop), then the result.
     with collector_paused():
         merges, learned, stop = merge_words(
-            words, word_counts, vocab, tokens, lengths, vocab_size=vocab_size, min_frequency=min_frequency,
-            max_token_length=max_token_length, prefix=continuing_subword_prefix or "", progress=progress,
+            words, word_counts, vocab, tokens, lengths, vocab_size=vocab_size, min_frequency=options.min_frequency,
+            max_token_length=options.max_token_length, prefix=affixes[1], progress=progress,
             workers=workers or os.cpu_count() or 1, affixed=any(affixes),
         )  # fmt: skip
     return TrainResult(vocab, merges, stop, learned, tuple(special_tokens))
+
+
+#: ``BpeTrainer``'s names for char-level BPE's affixes, which :func:`train_bpe` takes as keywords too.
+AFFIXES = ("end_of_word_suffix", "continuing_subword_prefix")
+
+
+def trainer_options(options: BpeOptions | None, keywords: dict[str, Any]) -> BpeOptions:
+    """What :func:`train_bpe` trains with: ``options`` as handed over when no keyword is given, else the one
+    :class:`~hf_bpe.models.bpe.options.BpeOptions` that lays ``keywords`` (its fields, or :data:`AFFIXES`, which
+    become ``char_level``'s) over ``options`` (default: the defaults). The one conversion of a keyword caller's
+    options (``keywords`` is emptied of the affixes).
+
+    Raises:
+        ValueError, TypeError: as :meth:`~hf_bpe.models.bpe.options.BpeOptions.of`.
+
+    >>> given = BpeOptions(vocab_size=300)
+    >>> trainer_options(given, {}) is given
+    True
+    >>> trainer_options(None, {"continuing_subword_prefix": "##"}).char_level
+    CharLevel(end_of_word_suffix=None, continuing_subword_prefix='##', lowercase=False)
+    """
+    affixes = {name: keywords.pop(name) for name in AFFIXES if name in keywords}
+    if any(value is not None for value in affixes.values()):
+        # Affixes alone make char-level words without the default "</w>" (BpeTrainer's affixes are both None).
+        given = keywords.get("char_level") or (options.char_level if options is not None else None)
+        keywords["char_level"] = dataclasses.replace(given or CharLevel(end_of_word_suffix=None), **affixes)
+    return BpeOptions.of(options, keywords, "train_bpe")
 
 
 def merge_words(
@@ -395,7 +421,8 @@ def check_options(
     special_tokens: Sequence[str],
     workers: int | None = None,
 ) -> None:
-    """The checks of :class:`~hf_bpe.models.bpe.options.BpeOptions`, and the workers'."""
+    """The checks of :class:`~hf_bpe.models.bpe.options.BpeOptions`, and the workers', for a trainer that takes the
+    options as keywords (:func:`~hf_bpe.models.bpe.continuing.continue_bpe`)."""
     BpeOptions(
         vocab_size=vocab_size,
         min_frequency=min_frequency,

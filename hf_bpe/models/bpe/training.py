@@ -259,11 +259,11 @@ def train_from_counts(
     else:
         result = train_bpe(
             counts,
+            options=options,  # as built by the front end, not built again
             initial_alphabet=BYTE_ALPHABET if cut.byte_level else (),
             workers=workers,
             progress=merge_progress,
             consume_counts=consume_counts,
-            **options.trainer_keywords(),
         )
         kept = {"char_level": options.char_level}
     message = shortfall(result, options.vocab_size, options.min_frequency)

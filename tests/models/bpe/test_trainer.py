@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from hf_bpe.counting.counting import count_sequences
 from hf_bpe.models.bpe import trainer
+from hf_bpe.models.bpe.options import BpeOptions
 from hf_bpe.models.bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, train_bpe
 from hf_bpe.models.bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
 from hf_bpe.pipeline.byte_level import to_byte_level
@@ -259,6 +260,27 @@ def test_bad_options():
         train_bpe({"ab": -1})
     with pytest.raises(TypeError, match="special_tokens='<s>' is a string"):
         train_bpe({"ab": 1}, special_tokens="<s>")
+
+
+def test_options_are_taken_as_handed_over(course_file, tmp_path, monkeypatch):
+    """``train_bpe(options=...)`` trains with the object it is handed, building no BpeOptions of its own, and
+    gives what the reference gives with those options; keyword callers get the same through one conversion."""
+    options = BpeOptions(vocab_size=300, min_frequency=2, special_tokens=["<s>"], max_token_length=5)
+    counts = Counter(to_byte_level(piece) for line in COURSE for piece in SplitPattern().findall(line))
+    built: list[BpeOptions] = []
+    check = BpeOptions.__post_init__
+    monkeypatch.setattr(BpeOptions, "__post_init__", lambda self: (built.append(self), check(self))[1])
+    result = train_bpe(counts, options=options)
+    assert built == []
+    by_keywords = train_bpe(counts, vocab_size=300, min_frequency=2, special_tokens=["<s>"], max_token_length=5)
+    assert built == [options]  # the keywords' one conversion
+    monkeypatch.undo()
+    expected = reference_train(
+        [course_file], tmp_path / "ref", vocab_size=300, min_frequency=2, special_tokens=["<s>"], max_token_length=5
+    )
+    assert ours(result) == ours(by_keywords) == expected
+    with pytest.raises(TypeError, match=r"train_bpe\(\) got an unexpected keyword argument 'vocab_sise'"):
+        train_bpe(counts, options=options, vocab_sise=5)
 
 
 def test_save_writes_a_loadable_directory(course_file, tmp_path):
