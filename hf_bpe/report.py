@@ -1,8 +1,8 @@
 """What a tokenizer buys on a sample of text: compression, vocabulary use, longest and unused tokens.
 
-:func:`report` encodes sample files with each tokenizer directory (a byte-level one through
-:class:`hf_bpe.models.bpe.encoder.BytePairEncoder` and the directory's own pre-tokenizer and added tokens, read from
-its ``tokenizer.json`` unless hf_bpe wrote it, so no transformers import; any other kind through the
+:func:`report` encodes sample files with each tokenizer directory (a byte-level one through its
+``tokenizer.json``'s whole pipeline, :class:`hf_bpe.tokenizer.tokenizer.Tokenizer`, its kind decided as
+:func:`hf_bpe.from_pretrained` decides it, so no transformers import; any other kind through the
 :class:`Measurable` its caller's ``load`` gives) and measures, per file, per language (the files given the same
 language, by default those of the same name stem) and overall: bytes per token, tokens per word (a word: a run of
 non-white-space characters), tokens per byte and per line (a sentence, in parallel text), the share of the
@@ -11,7 +11,8 @@ the best- and the worst-served one (:class:`LanguageGap`: what parity-aware BPE 
 prints the table, :func:`format_comparison` a new tokenizer against a base one (``hf-bpe report BASE NEW``);
 :func:`plot_report` draws compression against vocabulary size, token-length histograms and the per-language figures
 (each tokenizer's gap in its legend) with matplotlib (an optional dependency: ``pip install 'hf-bpe[plot]'``).
-Reading tokenizer files is :mod:`hf_bpe.models.bpe.files`' job.
+Deciding what a directory holds is :mod:`hf_bpe.tokenizer.directory`'s job, reading its files
+:mod:`hf_bpe.tokenizer.serialization`'s and :mod:`hf_bpe.models.bpe.files`'.
 """
 
 from __future__ import annotations
@@ -24,12 +25,24 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.models.bpe.continuing import BaseTokenizer
-from hf_bpe.models.bpe.encoder import BytePairEncoder
-from hf_bpe.models.bpe.files import MERGES_FILE, VOCAB_FILE, read_merges, read_tokenizer_json, read_vocab
+from hf_bpe.models.bpe.files import (
+    MERGES_FILE,
+    VOCAB_FILE,
+    byte_level_document,
+    continued_tokenizer_json,
+    read_merges,
+    read_vocab,
+)
+from hf_bpe.models.bpe.options import Merges, Vocab
 from hf_bpe.models.bpe.result import TrainResult
 from hf_bpe.models.directory import TOKENIZER_FILE, named_special_tokens, read_tokenizer_config
+from hf_bpe.pipeline.added_tokens import added_token_spans, whole_tokens_pattern
 from hf_bpe.pipeline.byte_level import from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
+from hf_bpe.pipeline.tokenizer_json import special_added_tokens
+from hf_bpe.tokenizer.directory import tokenizer_kind
+from hf_bpe.tokenizer.serialization import pipeline_from_data
+from hf_bpe.tokenizer.tokenizer import Tokenizer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,19 +156,10 @@ def compression_before_after(
 ) -> tuple[int, float, float]:
     """What continuing a tokenizer bought: bytes per token of the ``base`` and of the continued ``result`` on a
     sample of the training ``files`` (the first megabyte, shared among them); returns the sample's size, before,
-    after (with the base's ``ignore_merges``, as both tokenizers encode)."""
+    after. Each is encoded by the pipeline of its ``tokenizer.json`` (:func:`continued_tokenizer`)."""
+    text = compression_sample(files)
     figures = [
-        measure(
-            BytePairEncoder(
-                vocab,
-                merges,
-                special_tokens=specials,
-                pre_tokenizer=base.pre_tokenizer,
-                ignore_merges=base.ignore_merges,
-            ),
-            text,
-        )
-        for text in [compression_sample(files)]
+        measure(continued_tokenizer(base, vocab, merges, specials), text)
         for vocab, merges, specials in (
             (base.vocab, base.merges, base.special_tokens),
             (result.vocab, result.merges, result.special_tokens),
@@ -164,15 +168,48 @@ def compression_before_after(
     return figures[0].bytes, round(figures[0].bytes_per_token, 4), round(figures[1].bytes_per_token, 4)
 
 
-def measure(encoder: BytePairEncoder, text: str, name: str = "sample") -> SampleFigures:
-    """Bytes, words and tokens of ``text`` encoded with ``encoder``.
+def continued_tokenizer(base: BaseTokenizer, vocab: Vocab, merges: Merges, special_tokens: Sequence[str]) -> Tokenizer:
+    """The tokenizer of ``vocab`` and ``merges`` continued from ``base``, as its ``tokenizer.json`` is written: the
+    base file's whole pipeline (:func:`~hf_bpe.models.bpe.files.continued_tokenizer_json`) where the base was a
+    ``tokenizer.json``, else the byte-level document of the base's pre-tokenizer
+    (:func:`~hf_bpe.models.bpe.files.byte_level_document`); ``special_tokens`` matched whole."""
+    if base.pipeline is not None:
+        known = {str(entry.get("content")) for entry in base.pipeline.added_tokens}
+        new = [token for token in special_tokens if token not in known]
+        return Tokenizer.from_str(continued_tokenizer_json(base.pipeline, vocab, merges, new))
+    added = special_added_tokens(special_tokens, vocab)
+    ignore = base.ignore_merges
+    document = byte_level_document(vocab, merges, base.pre_tokenizer, ignore_merges=ignore, added_tokens=added)
+    return Tokenizer(pipeline_from_data(document, base.source or "<continued>"))
 
-    >>> measure(BytePairEncoder({"a": 0, "b": 1, "ab": 2, "Ġ": 3}, [("a", "b")]), "ab ab").bytes_per_token
+
+def measure(tokenizer: Tokenizer, text: str, name: str = "sample") -> SampleFigures:
+    """Bytes, words and tokens of ``text`` encoded with ``tokenizer`` (no template tokens, nothing truncated).
+
+    >>> import json
+    >>> document = byte_level_document({"a": 0, "b": 1, "ab": 2, "Ġ": 3}, [("a", "b")], PreTokenizer())
+    >>> measure(Tokenizer.from_str(json.dumps(document)), "ab ab").bytes_per_token
     1.6666666666666667
     """
-    return SampleFigures(
-        name, len(text.encode("utf-8")), len(text.split()), len(encoder.encode(text)), lines=_lines(text)
-    )
+    ids = _encoder(tokenizer)(text)
+    return SampleFigures(name, len(text.encode("utf-8")), len(text.split()), len(ids), lines=_lines(text))
+
+
+def _encoder(tokenizer: Tokenizer) -> Callable[[str], list[int]]:
+    """The ids ``tokenizer`` gives a text with no template tokens (``encode(text, add_special_tokens=False).ids``),
+    as a sample is measured: nothing truncated or padded (a file's settings of those are for model inputs), and no
+    offsets made. The added tokens not ``normalized`` cut the raw text as ``Tokenizer.encode`` cuts it
+    (:func:`~hf_bpe.pipeline.added_tokens.added_token_spans`, ``AddedVocabulary::find_matches``), and the pipeline
+    encodes the rest on its span-free path (:meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_spans`): a ninth of the
+    time an :class:`~hf_bpe.pipeline.encoding.Encoding` with offsets takes."""
+    added = tokenizer.get_added_tokens_decoder()
+    raw = {token.content: token_id for token_id, token in added.items() if not token.normalized}
+    flags = {token.content: token for token in added.values()}
+    pattern = whole_tokens_pattern(raw)
+    pipeline = tokenizer.pipeline
+    if pattern is None:
+        return pipeline.encode
+    return lambda text: pipeline.encode_spans(text, added_token_spans(text, pattern, flags.__getitem__), raw)
 
 
 def _lines(text: str) -> int:
@@ -180,43 +217,38 @@ def _lines(text: str) -> int:
     return text.count("\n") + (bool(text) and not text.endswith("\n"))
 
 
-def load_encoder(directory: str | os.PathLike[str]) -> tuple[BytePairEncoder, dict[int, str]]:
-    """The encoder of a byte-level tokenizer directory, and its id-to-token table: from vocab.json, merges.txt and
-    tokenizer_config.json's pre-tokenizer and special tokens where hf_bpe wrote them (or GPT-2's bare files), else
-    from its tokenizer.json (the model, its pre-tokenizer, ``ignore_merges`` and added tokens, as the Rust backend
-    reads it).
+def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
+    """The tokenizer of a byte-level BPE directory (or ``tokenizer.json``), as hf_bpe's classes read it: the
+    directory's kind decided once (:func:`~hf_bpe.tokenizer.directory.tokenizer_kind`), its ``tokenizer.json`` run
+    whole (:class:`~hf_bpe.tokenizer.tokenizer.Tokenizer`); a directory of ``vocab.json`` + ``merges.txt`` alone
+    (GPT-2's files) as the byte-level document of its ``tokenizer_config.json``'s pre-tokenizer and special tokens.
 
     Raises:
-        FileNotFoundError: naming a missing file.
+        FileNotFoundError: naming ``directory`` where it does not exist, or holds no tokenizer or not all its files.
+        ValueError: naming ``directory`` where it holds a tokenizer that is not byte-level BPE.
     """
-    directory = Path(directory)
-    config = read_tokenizer_config(directory)
-    has_files = (directory / VOCAB_FILE).is_file() and (directory / MERGES_FILE).is_file()
-    if (directory / TOKENIZER_FILE).is_file() and not (has_files and isinstance(config.get("pre_tokenizer"), dict)):
-        return _tokenizer_json_encoder(directory / TOKENIZER_FILE)
-    vocab = read_vocab(directory / VOCAB_FILE)
-    merges = read_merges(directory / MERGES_FILE, vocab)
+    found = tokenizer_kind(directory)
+    if found is None:
+        raise FileNotFoundError(f"{directory}: no {TOKENIZER_FILE} there, and no {VOCAB_FILE} + {MERGES_FILE}")
+    if not found.byte_level:
+        raise ValueError(
+            f"{directory}: a {found.label} tokenizer; report reads byte-level BPE here (hf-bpe report reads every kind)"
+        )
+    if found.missing:
+        raise FileNotFoundError(f"{directory}: no {' or '.join(found.missing)} there")
+    if found.is_file:
+        return Tokenizer.from_file(found.path)
+    if TOKENIZER_FILE in found.files:
+        return Tokenizer.from_file(found.path / TOKENIZER_FILE)
+    config = read_tokenizer_config(found.path)
+    vocab = read_vocab(found.path / VOCAB_FILE)
+    merges = read_merges(found.path / MERGES_FILE, vocab)
     settings = {**(config.get("pre_tokenizer") or {}), "add_prefix_space": bool(config.get("add_prefix_space"))}
     specials = [token for token in named_special_tokens(config) if token in vocab]
-    encoder = BytePairEncoder(
-        vocab, merges, special_tokens=specials, pre_tokenizer=PreTokenizer.from_settings(settings)
+    document = byte_level_document(
+        vocab, merges, PreTokenizer.from_settings(settings), added_tokens=special_added_tokens(specials, vocab)
     )
-    return encoder, {token_id: token for token, token_id in vocab.items()}
-
-
-def _tokenizer_json_encoder(path: Path) -> tuple[BytePairEncoder, dict[int, str]]:
-    """:func:`load_encoder` for a byte-level ``tokenizer.json``: added tokens matched whole."""
-    found = read_tokenizer_json(path)
-    added = {str(entry["content"]): int(entry["id"]) for entry in found.added_tokens}  # type: ignore[call-overload]
-    vocab = {**found.vocab, **added}
-    encoder = BytePairEncoder(
-        vocab,
-        found.merges,
-        special_tokens=added,
-        pre_tokenizer=PreTokenizer.from_settings({**found.pre_tokenizer, "add_prefix_space": found.add_prefix_space}),
-        ignore_merges=found.ignore_merges,
-    )
-    return encoder, {token_id: token for token, token_id in vocab.items()}
+    return Tokenizer(pipeline_from_data(document, found.path / VOCAB_FILE))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -230,12 +262,13 @@ class Measurable:
 
 
 def byte_level_measurable(directory: str | os.PathLike[str]) -> Measurable:
-    """A byte-level BPE directory as :func:`report` measures it (through :func:`load_encoder`)."""
-    encoder, id_to_token = load_encoder(directory)
+    """A byte-level BPE directory as :func:`report` measures it (through :func:`load_tokenizer`): its added tokens
+    are the special ones."""
+    tokenizer = load_tokenizer(directory)
     return Measurable(
-        encoder.encode,
-        {token_id: from_byte_level(token) for token_id, token in id_to_token.items()},
-        frozenset(encoder.special_tokens.values()),
+        _encoder(tokenizer),
+        {token_id: from_byte_level(token) for token, token_id in tokenizer.get_vocab().items()},
+        frozenset(tokenizer.get_added_tokens_decoder()),
     )
 
 

@@ -1,7 +1,6 @@
 """``hf-bpe report`` and ``hf-bpe verify encode`` parse each directory's ``tokenizer.json`` once: the parse that
 decides the directory's kind is the one its class reads (:func:`hf_bpe.tokenizer.serialization.parsing_once`).
-Their figures are judged by the Rust backend reading the same file. (``report`` on a byte-level directory still
-reads it twice: its encoder reads the file with the models' own reader, below the tokenizer layer.)"""
+Their figures are judged by the Rust backend reading the same file."""
 
 from __future__ import annotations
 
@@ -12,11 +11,10 @@ from typing import Any
 import pytest
 from tokenizers import Tokenizer
 
-from hf_bpe.tokenizer.directory import PIPELINE
 from tests.transformers.test_load_once import MAKERS, TEXT, counting_parses
 
 
-@pytest.mark.parametrize("kind", [PIPELINE])  # byte-level: report's own encoder reads the file with the models'
+@pytest.mark.parametrize("kind", list(MAKERS))
 def test_report_parses_each_file_once(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     from hf_bpe.cli import main
 
