@@ -17,7 +17,8 @@ from hf_bpe.cli import main
 from hf_bpe.models.bpe import training
 from hf_bpe.models.bpe.options import BpeOptions, CharLevel
 from hf_bpe.models.unigram.options import UnigramOptions
-from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer
+from hf_bpe.models.wordpiece.options import WordPieceOptions
+from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer, wordpiece_reference
 from hf_bpe.reference.unigram_verify import reference_train
 
 TEXT = multilingual_text(200, seed=3)
@@ -116,6 +117,27 @@ def test_unigram_builds_its_options_once(tmp_path: Path, monkeypatch: pytest.Mon
     model = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))["model"]
     assert model["unk_id"] == unk_id
     assert {piece for piece, _ in model["vocab"]} == {piece for piece, _ in pieces}
+
+
+def test_wordpiece_builds_its_options_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One WordPieceOptions (the command's), and one BpeOptions: the BpeTrainer that WordPieceTrainer runs. Judged
+    on the course's hug example, whose merges never tie (the reference numbers ``##`` symbols in hash order)."""
+    corpus = tmp_path / "corpus.txt"
+    hug = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+    corpus.write_text("".join(f"{word}\n" * count for word, count in hug.items()), encoding="utf-8")
+    wordpiece_built = counting_options(monkeypatch, WordPieceOptions)
+    bpe_built = counting_options(monkeypatch, BpeOptions)
+    out = tmp_path / "out"
+    argv = ["train", str(corpus), "--model", "wordpiece", "--vocab-size", "19", "--min-frequency", "0", "-o", str(out),
+            "--workers", "1", "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    monkeypatch.undo()
+    assert wordpiece_built == ["options_of"]
+    assert bpe_built == ["bpe_options"]
+    tokenizer, trainer = wordpiece_reference(WordPieceOptions(vocab_size=19, min_frequency=0))
+    tokenizer.train([str(corpus)], trainer)
+    vocab = (out / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    assert set(vocab) == set(tokenizer.get_vocab()) and vocab[-3:] == ["##ug", "##un", "hug"]
 
 
 @pytest.mark.parametrize("path", sorted((REPO / "configs").glob("*.json")), ids=lambda path: path.stem)

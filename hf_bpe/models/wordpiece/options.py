@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hf_bpe.models.bpe.options import BpeOptions, CharLevel
 from hf_bpe.models.options import check_count, check_special_tokens, check_vocab_size, with_keywords
 
 #: BERT's special tokens, in BERT's order (ids 0 to 4).
@@ -62,12 +63,31 @@ class WordPieceOptions:
         if not self.continuing_subword_prefix:
             raise ValueError("continuing_subword_prefix='' : WordPiece needs a prefix (BERT's is '##')")
 
-    def trainer_keywords(self) -> dict[str, Any]:
-        """The keywords of :func:`hf_bpe.models.wordpiece.trainer.train_wordpiece` these options give."""
-        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+    def bpe_options(self) -> BpeOptions:
+        """The ``BpeTrainer`` options frequency scoring runs (``WordPieceTrainer`` holds a ``BpeTrainer`` and
+        trains with it): these sizes and tokens, char-level words with the continuing-subword prefix and no suffix.
+
+        >>> WordPieceOptions(vocab_size=100).bpe_options().char_level
+        CharLevel(end_of_word_suffix=None, continuing_subword_prefix='##', lowercase=False)
+        """
+        return BpeOptions(
+            vocab_size=self.vocab_size,
+            min_frequency=self.min_frequency,
+            special_tokens=self.special_tokens,
+            limit_alphabet=self.limit_alphabet,
+            char_level=CharLevel(end_of_word_suffix=None, continuing_subword_prefix=self.continuing_subword_prefix),
+        )
 
     @classmethod
     def of(cls, options: WordPieceOptions | None, keywords: Mapping[str, Any], caller: str) -> WordPieceOptions:
         """``options`` (default: the defaults) with the fields given as ``keywords`` replaced
         (:func:`hf_bpe.models.options.with_keywords`)."""
-        return with_keywords(cls, options, keywords, caller)
+        # Keywords laid over the shared defaults: one object built, not the defaults and then a copy of them.
+        return with_keywords(cls, options or DEFAULTS, keywords, caller)
+
+
+#: ``BertWordPieceTokenizer.train``'s defaults, built once: what :meth:`WordPieceOptions.of` lays keywords over.
+DEFAULTS = WordPieceOptions()
+#: ``tokenizers``' ``WordPieceTrainer``'s own defaults (no ``min_frequency``, no ``limit_alphabet``; BERT's ``train``
+#: sets 2 and 1000): what :func:`~hf_bpe.models.wordpiece.trainer.train_wordpiece` lays keywords over.
+TRAINER_DEFAULTS = WordPieceOptions(min_frequency=0, limit_alphabet=None)

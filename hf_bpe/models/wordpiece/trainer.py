@@ -25,10 +25,11 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 from hf_bpe.models.bpe.trainer import STOP_MIN_FREQUENCY, STOP_NO_PAIRS, STOP_VOCAB_SIZE, ProgressCallback, train_bpe
 from hf_bpe.models.shortfall import TrainingWarning, caller_stacklevel, shortfall
-from hf_bpe.models.wordpiece.options import BERT_SPECIAL_TOKENS, CONTINUING_SUBWORD_PREFIX, WordPieceOptions
+from hf_bpe.models.wordpiece.options import TRAINER_DEFAULTS, WordPieceOptions
 from hf_bpe.models.wordpiece.result import WordPieceResult
 from hf_bpe.pipeline.bert import BertRecipe
 
@@ -36,79 +37,63 @@ from hf_bpe.pipeline.bert import BertRecipe
 def train_wordpiece(
     counts: Mapping[str, int],
     *,
-    vocab_size: int = WordPieceOptions.vocab_size,
-    scoring: str = "frequency",
-    min_frequency: int = 0,
-    special_tokens: Sequence[str] = BERT_SPECIAL_TOKENS,
-    limit_alphabet: int | None = None,
-    continuing_subword_prefix: str = CONTINUING_SUBWORD_PREFIX,
-    unk_token: str = "[UNK]",
+    options: WordPieceOptions | None = None,
     recipe: BertRecipe | None = None,
     workers: int | None = None,
     progress: ProgressCallback | None = None,
     alphabet_tie_preference: Collection[str] = (),
+    **keywords: Any,
 ) -> WordPieceResult:
     """Learn a WordPiece vocabulary from word counts.
 
     Args:
         counts: word (as BERT's recipe cut it) to count.
-        vocab_size: the vocabulary size to reach, special tokens and alphabet included.
-        scoring: ``"frequency"`` (``tokenizers``' ``WordPieceTrainer``) or ``"likelihood"`` (the course's).
-        min_frequency: stop when the best pair occurs fewer times than this.
-        special_tokens: the first ids, in order.
-        limit_alphabet: frequency scoring: keep at most this many characters, the most frequent.
-        continuing_subword_prefix: the prefix of pieces that continue a word.
-        unk_token: the unknown token (recorded; it should be one of ``special_tokens``).
+        options: what to train (:class:`~hf_bpe.models.wordpiece.options.WordPieceOptions`: ``vocab_size``,
+            ``scoring``, ``min_frequency``, ``limit_alphabet`` (frequency scoring), ``special_tokens``,
+            ``continuing_subword_prefix``, ``unk_token``), taken as handed over.
         recipe: how the counts were made (recorded in the result).
         workers: frequency scoring: processes for the initial pair count.
         progress: called as ``progress(merges_done, merges_wanted)``.
         alphabet_tie_preference: frequency scoring: characters kept first among those tied at the
             ``limit_alphabet`` cut (see :func:`hf_bpe.models.bpe.trainer.train_bpe`).
+        keywords: ``options``' fields, laid over them; without ``options``, over ``WordPieceTrainer``'s defaults
+            (:data:`~hf_bpe.models.wordpiece.options.TRAINER_DEFAULTS`: no ``min_frequency`` or ``limit_alphabet``).
 
     Returns:
         The vocabulary and why training stopped.
 
     Raises:
         ValueError: on a bad option (as :class:`~hf_bpe.models.wordpiece.options.WordPieceOptions`).
+        TypeError: naming a keyword that is no option.
 
     >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
     >>> result = train_wordpiece(counts, vocab_size=10, scoring="likelihood", special_tokens=())
     >>> list(result.vocab)
     ['##g', '##n', '##s', '##u', 'b', 'h', 'p', '##gs', 'hu', 'hugs']
     """
-    WordPieceOptions(  # its checks (the defaults here are WordPieceTrainer's, the options' BERT's)
-        vocab_size=vocab_size,
-        scoring=scoring,
-        min_frequency=min_frequency,
-        limit_alphabet=limit_alphabet,
-        special_tokens=special_tokens,
-        continuing_subword_prefix=continuing_subword_prefix,
-        unk_token=unk_token,
-    )
+    options = WordPieceOptions.of(options or TRAINER_DEFAULTS, keywords, "train_wordpiece")
+    prefix = options.continuing_subword_prefix
     common = {
-        "special_tokens": tuple(special_tokens),
-        "scoring": scoring,
+        "special_tokens": tuple(options.special_tokens),
+        "scoring": options.scoring,
         "recipe": recipe or BertRecipe(),
-        "unk_token": unk_token,
-        "continuing_subword_prefix": continuing_subword_prefix,
+        "unk_token": options.unk_token,
+        "continuing_subword_prefix": prefix,
     }
-    if scoring == "frequency":
+    if options.scoring == "frequency":
         bpe = train_bpe(
             counts,
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens,
-            limit_alphabet=limit_alphabet,
+            options=options.bpe_options(),  # WordPieceTrainer's own BpeTrainer
             initial_alphabet=(),
-            continuing_subword_prefix=continuing_subword_prefix,
             workers=workers,
             progress=progress,
             alphabet_tie_preference=alphabet_tie_preference,
         )
         result = WordPieceResult(dict(bpe.vocab), bpe.stop_reason, **common)  # type: ignore[arg-type]
-        return _warn_if_short(result, vocab_size, min_frequency)
-    vocab, stop = _train_likelihood(counts, vocab_size, min_frequency, special_tokens, continuing_subword_prefix)
-    return _warn_if_short(WordPieceResult(vocab, stop, **common), vocab_size, min_frequency)  # type: ignore[arg-type]
+        return _warn_if_short(result, options.vocab_size, options.min_frequency)
+    vocab, stop = _train_likelihood(counts, options.vocab_size, options.min_frequency, options.special_tokens, prefix)
+    result = WordPieceResult(vocab, stop, **common)  # type: ignore[arg-type]
+    return _warn_if_short(result, options.vocab_size, options.min_frequency)
 
 
 def _warn_if_short(result: WordPieceResult, vocab_size: int, min_frequency: int) -> WordPieceResult:

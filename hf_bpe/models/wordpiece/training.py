@@ -70,7 +70,7 @@ def train_wordpiece_from_files(
     recipe = recipe or BertRecipe()
     found = count_paths(paths, progress, pre_tokenizer=wordpiece_counting(recipe), workers=workers, errors=errors)
     result = train_wordpiece(
-        found.counts, recipe=recipe, workers=workers, progress=merge_progress(progress), **options.trainer_keywords()
+        found.counts, recipe=recipe, workers=workers, progress=merge_progress(progress), options=options
     )
     if found.replaced_lines:
         result = dataclasses.replace(result, replaced_lines=found.replaced_lines)
@@ -103,9 +103,7 @@ def train_wordpiece_from_iterator(
     options = WordPieceOptions.of(options, model_options, "train_wordpiece_from_iterator")
     recipe = recipe or BertRecipe()
     counts = count_sequences(sequences, pre_tokenizer=wordpiece_counting(recipe))
-    return train_wordpiece(
-        counts, recipe=recipe, workers=workers, progress=merge_progress(progress), **options.trainer_keywords()
-    )
+    return train_wordpiece(counts, recipe=recipe, workers=workers, progress=merge_progress(progress), options=options)
 
 
 def count_wordpiece_to_directory(
@@ -168,7 +166,7 @@ def train_wordpiece_from_count_directory(
         recipe=BertRecipe(**bert),
         workers=workers,
         progress=merge_progress(progress),
-        **options.trainer_keywords(),
+        options=options,
     )
 
 
