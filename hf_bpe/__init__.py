@@ -31,7 +31,6 @@ from hf_bpe.models.bpe.options import BpeOptions, CharLevel, Merges, Vocab
 from hf_bpe.models.bpe.parity import train_parity_aware
 from hf_bpe.models.bpe.trainer import TrainResult
 from hf_bpe.models.bpe.training import train_from_counts, train_from_dataset, train_from_files, train_from_iterator
-from hf_bpe.models.bpe.trim import TrimResult, trim
 from hf_bpe.models.unigram.options import UnigramOptions
 from hf_bpe.models.wordpiece.options import WordPieceOptions
 from hf_bpe.models.wordpiece.result import WordPieceResult
@@ -46,6 +45,7 @@ from hf_bpe.pipeline.byte_level import bytes_to_unicode
 from hf_bpe.pipeline.encoding import Encoding
 from hf_bpe.pipeline.pre_tokenizers import GPT2_SPLIT_PATTERN, PRESETS, PreTokenizer, SplitPattern
 from hf_bpe.tokenizer.tokenizer import Tokenizer
+from hf_bpe.tokenizer.trim import TrimResult, trim
 from hf_bpe.transformers import auto as _auto
 from hf_bpe.transformers.classes import CLASSES as _CLASSES
 

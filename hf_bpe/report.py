@@ -36,11 +36,11 @@ from hf_bpe.models.bpe.files import (
 from hf_bpe.models.bpe.options import Merges, Vocab
 from hf_bpe.models.bpe.result import TrainResult
 from hf_bpe.models.directory import TOKENIZER_FILE, named_special_tokens, read_tokenizer_config
-from hf_bpe.pipeline.added_tokens import added_token_spans, whole_tokens_pattern
 from hf_bpe.pipeline.byte_level import from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.tokenizer_json import special_added_tokens
 from hf_bpe.tokenizer.directory import tokenizer_kind
+from hf_bpe.tokenizer.ids import plain_ids
 from hf_bpe.tokenizer.serialization import pipeline_from_data
 from hf_bpe.tokenizer.tokenizer import Tokenizer
 
@@ -191,25 +191,8 @@ def measure(tokenizer: Tokenizer, text: str, name: str = "sample") -> SampleFigu
     >>> measure(Tokenizer.from_str(json.dumps(document)), "ab ab").bytes_per_token
     1.6666666666666667
     """
-    ids = _encoder(tokenizer)(text)
+    ids = plain_ids(tokenizer)(text)
     return SampleFigures(name, len(text.encode("utf-8")), len(text.split()), len(ids), lines=_lines(text))
-
-
-def _encoder(tokenizer: Tokenizer) -> Callable[[str], list[int]]:
-    """The ids ``tokenizer`` gives a text with no template tokens (``encode(text, add_special_tokens=False).ids``),
-    as a sample is measured: nothing truncated or padded (a file's settings of those are for model inputs), and no
-    offsets made. The added tokens not ``normalized`` cut the raw text as ``Tokenizer.encode`` cuts it
-    (:func:`~hf_bpe.pipeline.added_tokens.added_token_spans`, ``AddedVocabulary::find_matches``), and the pipeline
-    encodes the rest on its span-free path (:meth:`~hf_bpe.pipeline.pipeline.Pipeline.encode_spans`): a ninth of the
-    time an :class:`~hf_bpe.pipeline.encoding.Encoding` with offsets takes."""
-    added = tokenizer.get_added_tokens_decoder()
-    raw = {token.content: token_id for token_id, token in added.items() if not token.normalized}
-    flags = {token.content: token for token in added.values()}
-    pattern = whole_tokens_pattern(raw)
-    pipeline = tokenizer.pipeline
-    if pattern is None:
-        return pipeline.encode
-    return lambda text: pipeline.encode_spans(text, added_token_spans(text, pattern, flags.__getitem__), raw)
 
 
 def _lines(text: str) -> int:
@@ -266,7 +249,7 @@ def byte_level_measurable(directory: str | os.PathLike[str]) -> Measurable:
     are the special ones."""
     tokenizer = load_tokenizer(directory)
     return Measurable(
-        _encoder(tokenizer),
+        plain_ids(tokenizer),
         {token_id: from_byte_level(token) for token, token_id in tokenizer.get_vocab().items()},
         frozenset(tokenizer.get_added_tokens_decoder()),
     )

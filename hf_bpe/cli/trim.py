@@ -1,4 +1,4 @@
-"""``hf-bpe trim``: parsing's results onto :func:`hf_bpe.models.bpe.trim.trim`, and what it prints."""
+"""``hf-bpe trim``: parsing's results onto :func:`hf_bpe.tokenizer.trim.trim`, and what it prints."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hf_bpe.cli.presentation import Progress
 
 
 def trim_command(args: argparse.Namespace) -> int:
-    from hf_bpe.models.bpe.trim import ID_MAP_FILE, embedding_hint, trim
+    from hf_bpe.tokenizer.trim import ID_MAP_FILE, embedding_hint, trim
 
     source = Path(args.source).expanduser()
     if not source.exists():

@@ -16,8 +16,8 @@ from tokenizers import Regex, normalizers, pre_tokenizers
 
 import hf_bpe
 from hf_bpe.counting import counting
-from hf_bpe.models.bpe.trim import trim
 from hf_bpe.pipeline.pre_tokenizers import PRESETS, PreTokenizer
+from hf_bpe.tokenizer.trim import trim
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -226,3 +226,22 @@ def test_errors_name_the_culprit(tmp_path, course_file):
     assert done.returncode == 1 and f"{tmp_path / 'missing.txt'}: no such sample file" in done.stderr
     done = run_cli("trim", str(qwen), "--sample", str(course_file), "--vocab-size", "0", "-o", str(tmp_path / "o"))
     assert done.returncode == 2 and "'0' is not a positive integer" in done.stderr
+
+
+def test_the_sample_is_counted_as_the_rust_backend_encodes_it_stripping_added_tokens_take_their_spaces(tmp_path):
+    """An added token with ``lstrip`` and ``rstrip`` takes the spaces around it (``AddedVocabulary::find_matches``):
+    the sample's tokens are those the Rust backend gives, so a space it never encodes alone is no sample token."""
+    source = tmp_path / "tok"
+    hf_bpe.train_from_iterator(["hug pug hug bug", "mug hug"], vocab_size=270).save(source)
+    document = json.loads((source / "tokenizer.json").read_text(encoding="utf-8"))
+    marker = {"id": 270, "content": "<m>", "single_word": False, "lstrip": True, "rstrip": True,
+              "normalized": False, "special": True}  # fmt: skip
+    document["added_tokens"] = [*document["added_tokens"], marker]
+    (tmp_path / "tokenizer.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    sample = tmp_path / "sample.txt"
+    sample.write_text("hug <m> pug\nbug <m> mug\n", encoding="utf-8")
+    found = hf_bpe.trim(tmp_path / "tokenizer.json", [sample], vocab_size=300, output=tmp_path / "out")
+    rust = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    used = {i for line in ("hug <m> pug\n", "bug <m> mug\n") for i in rust.encode(line, add_special_tokens=False).ids}
+    assert rust.token_to_id("Ġ") not in used
+    assert (found.sample_tokens, found.from_sample) == (len(used), len(used))

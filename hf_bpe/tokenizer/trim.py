@@ -30,8 +30,9 @@ the model's tokens first as the original ordered them, the added tokens after th
 
 The rest of the file is written as it was, section by section (``json.dumps(indent=2, ensure_ascii=False)``, the
 form ``tokenizers`` writes): only the model's vocabulary and merges, the added tokens' ids and the post-processor's
-token ids change. Reading the model section is :mod:`hf_bpe.models.bpe.files`' job, applying merges
-:mod:`hf_bpe.models.bpe.encoder`'s.
+token ids change. Reading the model section is :mod:`hf_bpe.models.bpe.files`' job; the sample is encoded by the
+file's own pipeline, added tokens cut as ``Tokenizer.encode`` cuts them (:mod:`hf_bpe.tokenizer.ids`), so the tokens
+counted are those the Rust backend gives.
 """
 
 from __future__ import annotations
@@ -45,14 +46,14 @@ from pathlib import Path
 from typing import Any
 
 from hf_bpe.atomic import write_files
-from hf_bpe.models.bpe.encoder import BytePairEncoder, merge_by_rank
+from hf_bpe.models.bpe.encoder import merge_by_rank
 from hf_bpe.models.bpe.files import (
     MERGES_FILE,
     VOCAB_FILE,
     format_merges,
     format_vocab,
     read_bpe_json,
-    read_tokenizer_json,
+    tokenizer_json_from_data,
 )
 from hf_bpe.models.directory import (
     TOKENIZER_CONFIG_FILE,
@@ -62,8 +63,10 @@ from hf_bpe.models.directory import (
     replaced_files,
 )
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.progress import Progress, ProgressOption, callback, with_progress
+from hf_bpe.tokenizer.ids import plain_ids
+from hf_bpe.tokenizer.serialization import pipeline_from_data
+from hf_bpe.tokenizer.tokenizer import Tokenizer
 from hf_bpe.utf8 import decode_utf8
 
 #: The old id -> new id table written beside the trimmed ``tokenizer.json``.
@@ -106,7 +109,8 @@ class TrimResult:
 
 @dataclasses.dataclass(frozen=True)
 class Original:
-    """The tokenizer being trimmed: its parsed ``tokenizer.json``, model vocabulary and merges, and an encoder."""
+    """The tokenizer being trimmed: its parsed ``tokenizer.json``, model vocabulary and merges, and the tokenizer it
+    makes."""
 
     path: Path
     directory: Path | None
@@ -114,7 +118,7 @@ class Original:
     vocab: dict[str, int]
     merges: list[tuple[str, str]]
     ignore_merges: bool
-    encoder: BytePairEncoder
+    tokenizer: Tokenizer
 
     @property
     def added(self) -> dict[str, int]:
@@ -137,23 +141,15 @@ def read_original(source: str | os.PathLike[str]) -> Original:
         raise FileNotFoundError(f"{where}; trim takes a byte-level BPE tokenizer.json or a directory holding one")
     try:
         data, _model = read_bpe_json(path, "trim takes byte-level BPE")
-        found = read_tokenizer_json(path)
+        found = tokenizer_json_from_data(data, path)
     except ValueError as e:
         reason = str(e).removeprefix(f"{path}: ")
         raise ValueError(
             f"{path}: not a byte-level BPE tokenizer (trim keeps the 256 byte tokens so that every text still "
             f"encodes, which only byte-level BPE has): {reason}"
         ) from e
-    pre_tokenizer = PreTokenizer.from_settings({**found.pre_tokenizer, "add_prefix_space": found.add_prefix_space})
-    added = {str(entry["content"]): int(entry["id"]) for entry in found.added_tokens}  # type: ignore[call-overload]
-    encoder = BytePairEncoder(
-        {**found.vocab, **added},
-        found.merges,
-        special_tokens=added,
-        pre_tokenizer=pre_tokenizer,
-        ignore_merges=found.ignore_merges,
-    )
-    return Original(path, directory, data, found.vocab, list(found.merges), found.ignore_merges, encoder)
+    tokenizer = Tokenizer(pipeline_from_data(data, path))
+    return Original(path, directory, data, found.vocab, list(found.merges), found.ignore_merges, tokenizer)
 
 
 #: Lines encoded between two progress reports of the sample's encoding.
@@ -163,7 +159,8 @@ REPORT_LINES = 2048
 def count_sample(
     original: Original, samples: Sequence[str | os.PathLike[str]], *, progress: Progress | None = None
 ) -> Counter[int]:
-    """How often each id occurs in the original's encoding of the sample files (added tokens matched whole).
+    """How often each id occurs in the original's encoding of the sample files, a line at a time (its added tokens
+    matched, no template tokens), as its ``tokenizer.json`` encodes them.
 
     Args:
         original: the tokenizer being trimmed.
@@ -185,11 +182,12 @@ def count_sample(
             texts.append(decode_utf8(stream.read(), sample).splitlines(keepends=True))
     total = sum(map(len, texts))
     counts: Counter[int] = Counter()
+    encode = plain_ids(original.tokenizer)
     done = 0
     for lines in texts:
         for start in range(0, len(lines), REPORT_LINES):
             for line in lines[start : start + REPORT_LINES]:
-                counts.update(original.encoder.encode(line))
+                counts.update(encode(line))
             done += len(lines[start : start + REPORT_LINES])
             if progress is not None:
                 progress("sample", done, total)
@@ -282,7 +280,7 @@ def choose_ids(original: Original, counts: Mapping[int, int], vocab_size: int) -
     kept = must_keep_ids(original)
     check_vocab_size(original, kept, vocab_size)
     id_to_token = {token_id: token for token, token_id in original.vocab.items()}
-    builds = Builds(original.encoder.ranks)
+    builds = Builds({pair: rank for rank, pair in enumerate(original.merges)})  # a pair listed twice: its last rank
     used = sorted((i for i in counts if i in id_to_token), key=lambda i: (-counts[i], i))
     rest = (i for i in sorted(id_to_token) if i not in counts)
     kept_tokens = {id_to_token[i] for i in kept if i in id_to_token}
