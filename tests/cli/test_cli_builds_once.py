@@ -18,6 +18,7 @@ from hf_bpe.models.bpe import training
 from hf_bpe.models.bpe.options import BpeOptions, CharLevel
 from hf_bpe.models.unigram.options import UnigramOptions
 from hf_bpe.models.wordpiece.options import WordPieceOptions
+from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.reference.trainers import bpe_tokenizer, bpe_trainer, wordpiece_reference
 from hf_bpe.reference.unigram_verify import reference_train
 
@@ -86,6 +87,34 @@ def test_train_builds_the_options_and_the_pre_tokenizer_once(
         assert vocab == reference.get_vocab()
     else:  # the reference numbers suffixed characters in hash order (tests/models/bpe/test_char_level.py)
         assert set(vocab) == set(reference.get_vocab()) and len(vocab) == 900
+
+
+def test_char_level_save_writes_the_cut_training_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--char-level --lowercase`` builds its char-level cut once: saving writes the training's (the result's
+    ``pre_tokenizer``), not one built again; the file's normalizer and cut are the reference's own, field for field."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT, encoding="utf-8", newline="")
+    built: list[bool] = []
+    char_level = PreTokenizer.char_level
+
+    def counted(**keywords: Any) -> PreTokenizer:
+        built.append(keywords.get("lowercase", False))
+        return char_level(**keywords)
+
+    monkeypatch.setattr(PreTokenizer, "char_level", counted)
+    out = tmp_path / "out"
+    argv = ["train", str(corpus), "-o", str(out), "--char-level", "--lowercase", "--vocab-size", "700",
+            "--unk-token", "<unk>", "--workers", "1", "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    monkeypatch.undo()
+    assert built == [True]
+    options = BpeOptions(vocab_size=700, special_tokens=["<unk>"], char_level=CharLevel(lowercase=True))
+    reference = bpe_tokenizer(options)
+    reference.train([str(corpus)], bpe_trainer(options))
+    written = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+    expected = json.loads(reference.to_str())
+    assert (written["normalizer"], written["pre_tokenizer"]) == (expected["normalizer"], expected["pre_tokenizer"])
+    assert set(written["model"]["vocab"]) == set(expected["model"]["vocab"])  # ids: hash order (as above)
 
 
 def test_training_from_counts_builds_the_options_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -525,8 +525,9 @@ def tokenizer_json(
     added = special_added_tokens(special_tokens, vocab) if added_tokens is None else added_tokens
     if char_level is not None:
         document = char_level_document(
-            vocab, merges, char_level, unk_token=unk_token, added_tokens=added, truncation=truncation, padding=padding
-        )
+            vocab, merges, char_level, pre_tokenizer=pre_tokenizer, unk_token=unk_token, added_tokens=added,
+            truncation=truncation, padding=padding,
+        )  # fmt: skip
         return dumps(document)
     document = byte_level_document(
         vocab,
@@ -575,6 +576,7 @@ def char_level_document(
     merges: Merges,
     char_level: CharLevel,
     *,
+    pre_tokenizer: PreTokenizer | None = None,
     unk_token: str | None = None,
     added_tokens: list[dict[str, Any]] | None = None,
     truncation: Mapping[str, Any] | None = None,
@@ -582,8 +584,19 @@ def char_level_document(
 ) -> dict[str, Any]:
     """The document of a char-level :func:`tokenizer_json`, parsed (``Lowercase`` when so, ``WhitespaceSplit``, BPE
     with the affixes, ``BPEDecoder``): what :class:`~hf_bpe.transformers.char_bpe.CharBPETokenizer` runs as its
-    pipeline is what it writes."""
-    pre_tokenizer = PreTokenizer.char_level(lowercase=char_level.lowercase)
+    pipeline is what it writes. ``pre_tokenizer``: the char-level cut training used, written as it is (default:
+    ``char_level``'s, built here).
+
+    Raises:
+        ValueError: for a byte-level ``pre_tokenizer``, or one that does not lowercase when ``char_level`` does.
+    """
+    if pre_tokenizer is None:
+        pre_tokenizer = PreTokenizer.char_level(lowercase=char_level.lowercase)
+    elif pre_tokenizer.byte_level or (char_level.lowercase and pre_tokenizer.normalizer != "lowercase"):
+        raise ValueError(
+            f"pre_tokenizer {pre_tokenizer!r} is not the char-level cut {char_level!r} asks for; give "
+            "PreTokenizer.char_level(lowercase=...) or none"
+        )
     model = bpe_model_json(
         vocab,
         merges,
@@ -644,7 +657,8 @@ def write_tokenizer_dir(
 
     The files: ``vocab.json`` and ``merges.txt`` (GPT-2's format, byte-identical to what ``tokenizers``
     writes), ``tokenizer_config.json`` (for transformers) and ``tokenizer.json`` (for the Rust backend).
-    ``pre_tokenizer`` (default: GPT-2's, with ``add_prefix_space``) says how text is cut; ``ignore_merges`` is the BPE
+    ``pre_tokenizer`` (default: GPT-2's, with ``add_prefix_space``; char-level: ``char_level``'s) says how text is cut,
+    written as handed over; ``ignore_merges`` is the BPE
     model's (a pre-token in the vocabulary whole is that token: tiktoken's rule). Other files in the
     directory stay, except those that would change the loaded tokenizer (:data:`FOREIGN_TOKENIZER_FILES`): they
     are refused, or removed with the write when ``force`` is set.
@@ -655,7 +669,8 @@ def write_tokenizer_dir(
     Raises:
         FileExistsError: if the directory holds files of another tokenizer and ``force`` is not set.
     """
-    pre_tokenizer = pre_tokenizer or PreTokenizer(add_prefix_space=add_prefix_space)
+    if pre_tokenizer is None and char_level is None:
+        pre_tokenizer = PreTokenizer(add_prefix_space=add_prefix_space)  # char-level's is char_level_document's
     config = tokenizer_config(special_tokens, roles, pre_tokenizer=pre_tokenizer, char_level=char_level)
     unk = special_token_roles(special_tokens, roles)["unk_token"]
     files = {
