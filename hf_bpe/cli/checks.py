@@ -198,22 +198,25 @@ def check_continuing(settings: dict[str, Any], base: Any, cut: PreTokenizer | No
         raise UsageError(f"--continue-from: {e}") from None
 
 
-def check_counted_alike(directory: str, args: argparse.Namespace, asked: PreTokenizer | None) -> None:
+def check_counted_alike(
+    directory: str, args: argparse.Namespace, asked: PreTokenizer | None, counted: PreTokenizer | None = None
+) -> None:
     """Refuse cutting options that differ from how the counts ``directory`` (``--from-counts``, a ``--parity``
-    language's) was counted: ``asked``, the pre-tokenizer the command built from them."""
+    language's) was counted: ``asked``, the pre-tokenizer the command built from them; ``counted``, the directory's
+    as read from its manifest (read here when not given)."""
     from hf_bpe.counting.counts_dir import read_manifest
     from hf_bpe.pipeline.pre_tokenizers import PreTokenizer as Recorded
 
-    recorded = read_manifest(directory)["settings"]
+    if counted is None:
+        counted = Recorded.from_settings(read_manifest(directory)["settings"])
     for name in ("add_prefix_space", "exclude_special_tokens"):
-        if getattr(args, name) is not None and bool(getattr(args, name)) != bool(recorded.get(name)):
+        if getattr(args, name) is not None and bool(getattr(args, name)) != getattr(counted, name):
             raise UsageError(
                 f"--{name.replace('_', '-')} differs from how {directory} was counted "
-                f"({name}={recorded.get(name)}); recount, or leave the option out"
+                f"({name}={getattr(counted, name)}); recount, or leave the option out"
             )
     if asked is None or (args.pattern is None and args.regex is None and args.normalizer is None):
         return
-    counted = Recorded.from_settings(recorded)
     if (asked.splits, asked.normalizer, asked.engine) != (counted.splits, counted.normalizer, counted.engine):
         raise UsageError(
             f"--pattern/--regex/--normalizer differ from how {directory} was counted (pattern "

@@ -49,6 +49,10 @@ from hf_bpe.models.shortfall import TrainingWarning, shortfall, unknown_characte
 if TYPE_CHECKING:
     from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
+#: What :func:`_check_bpe_command` builds once and training takes as it is: the options, the pre-tokenizer (None:
+#: continuing keeps the base's) and the ``--from-counts`` directory's recorded pre-tokenizer (None: no directory).
+_Built = tuple[BpeOptions, "PreTokenizer | None", "PreTokenizer | None"]
+
 
 def train_command(args: argparse.Namespace) -> int:
     """``hf-bpe train``: WordPiece and Unigram in their own functions; BPE (byte-level, char-level, continued, one
@@ -68,16 +72,16 @@ def train_command(args: argparse.Namespace) -> int:
         return train_wordpiece(args, settings)
     if settings["model"] == "unigram":
         return train_unigram(args, settings)
-    options, cut = _check_bpe_command(args, settings)
+    built = _check_bpe_command(args, settings)
     check_output(args.output, force=args.force, source=args.continue_from)
     for size in settings["vocab_sizes"] if len(settings["vocab_sizes"]) > 1 else ():
         check_output(str(Path(args.output) / str(size)), force=args.force, source=args.continue_from)
-    base = continued_base(args, settings, cut)
+    base = continued_base(args, settings, built[1])
     roles = {role: settings[role] for role in ROLES}
     if base is not None:
         roles = {**base.roles, **{role: token for role, token in roles.items() if token is not None}}
     start = time.perf_counter()
-    result, by_size = _train_bpe_sizes(args, settings, base, (options, cut))
+    result, by_size = _train_bpe_sizes(args, settings, base, built)
     with warnings.catch_warnings():
         # The library's TrainingWarning (a char-level tokenizer without an unknown token): the summary says it.
         warnings.simplefilter("ignore", TrainingWarning)
@@ -93,14 +97,15 @@ def train_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_bpe_command(args: argparse.Namespace, settings: dict[str, Any]) -> tuple[BpeOptions, PreTokenizer | None]:
+def _check_bpe_command(args: argparse.Namespace, settings: dict[str, Any]) -> _Built:
     """Refuse, before any work, what BPE training cannot take: WordPiece's options, both or neither of FILEs and
     --from-counts, char-level from counts, a pre-tokenizer the options do not make, a counts directory counted
     otherwise than asked.
 
     Returns:
-        The options and the pre-tokenizer, each built once here and handed on to training (no pre-tokenizer when
-        continuing without ``--regex``: the base's is kept).
+        The options, the pre-tokenizer and the ``--from-counts`` directory's recorded one, each built or read once
+        here and handed on to training (no pre-tokenizer when continuing without ``--regex``: the base's is kept; no
+        recorded one without ``--from-counts``).
     """
     wordpiece_only = ("scoring", "strip_accents", "max_input_chars_per_word")
     given = [name for name in wordpiece_only if settings[name] is not None]
@@ -120,9 +125,13 @@ def _check_bpe_command(args: argparse.Namespace, settings: dict[str, Any]) -> tu
     options = bpe_options(settings)
     # A bad --regex or a refused combination, before any work: the pre-tokenizer built once, and then used.
     cut = pre_tokenizer_of(settings, options) if not args.continue_from or settings["regex"] else None
+    counted = None
     if args.from_counts:
-        check_counted_alike(args.from_counts, args, cut)
-    return options, cut
+        from hf_bpe.models.bpe.training import counted_cut
+
+        counted = counted_cut(args.from_counts)  # the manifest read once: checked here, trained with below
+        check_counted_alike(args.from_counts, args, cut, counted)
+    return options, cut, counted
 
 
 def continued_base(args: argparse.Namespace, settings: dict[str, Any], cut: PreTokenizer | None = None) -> Any:
@@ -152,7 +161,7 @@ def continued_base(args: argparse.Namespace, settings: dict[str, Any], cut: PreT
 
 
 def _train_bpe_sizes(
-    args: argparse.Namespace, settings: dict[str, Any], base: Any, built: tuple[BpeOptions, PreTokenizer | None]
+    args: argparse.Namespace, settings: dict[str, Any], base: Any, built: _Built
 ) -> tuple[Any, dict[int, Any]]:
     """Train the largest size asked for; return it and every size's result (the smaller read off the largest
     where that is exact, trained on their own where not: see ``smaller_vocabulary``). ``built``: the options and
@@ -161,7 +170,7 @@ def _train_bpe_sizes(
 
     progress = Progress(not args.no_progress and not args.json)
 
-    largest, cut = built
+    largest, cut, counted = built
     # Continuing without --regex: the cutting options go to the library as given (it refuses them, naming them).
     cutting: dict[str, Any] = {"pre_tokenizer": cut}
     if cut is None:
@@ -172,7 +181,12 @@ def _train_bpe_sizes(
         options = largest if vocab_size == largest.vocab_size else dataclasses.replace(largest, vocab_size=vocab_size)
         if args.from_counts:
             return train_from_count_directory(
-                args.from_counts, options=options, workers=settings["workers"], progress=progress, continue_from=base
+                args.from_counts,
+                options=options,
+                workers=settings["workers"],
+                progress=progress,
+                continue_from=base,
+                counted=counted,
             )
         return train_from_files(
             args.files,

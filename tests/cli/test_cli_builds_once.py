@@ -132,6 +132,35 @@ def test_training_from_counts_builds_the_options_once(tmp_path: Path, monkeypatc
     assert json.loads((out / "vocab.json").read_text(encoding="utf-8")) == reference.get_vocab()
 
 
+def test_training_from_counts_reads_the_recorded_cut_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--from-counts DIR --pattern llama3``: the command checks the pattern against the directory's recorded
+    pre-tokenizer and trains with it, read from the manifest once; judged by ``tokenizers`` cutting as the file."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT, encoding="utf-8", newline="")
+    counts = tmp_path / "counts"
+    counting = ["count", str(corpus), "-o", str(counts), "--pattern", "llama3", "--workers", "1", "--no-progress"]
+    assert main(counting) == 0
+    read: list[Any] = []
+    from_settings = PreTokenizer.from_settings
+
+    def counted(settings: Any) -> PreTokenizer:
+        read.append(settings)
+        return from_settings(settings)
+
+    monkeypatch.setattr(PreTokenizer, "from_settings", counted)
+    out = tmp_path / "out"
+    argv = ["train", "--from-counts", str(counts), "--pattern", "llama3", "-o", str(out), "--vocab-size", "300",
+            "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    monkeypatch.undo()
+    assert len(read) == 1, read
+    written = Tokenizer.from_file(str(out / "tokenizer.json"))
+    reference = bpe_tokenizer(BpeOptions(vocab_size=300), pre_tokenizer=written.pre_tokenizer)
+    reference.train([str(corpus)], bpe_trainer(vocab_size=300))
+    assert json.loads((out / "vocab.json").read_text(encoding="utf-8")) == reference.get_vocab()
+    assert json.loads(written.to_str())["pre_tokenizer"] == json.loads(reference.to_str())["pre_tokenizer"]
+
+
 def test_unigram_builds_its_options_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(multilingual_text(300, seed=5), encoding="utf-8", newline="")

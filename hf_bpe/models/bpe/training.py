@@ -566,6 +566,7 @@ def train_from_count_directory(
     workers: int | None = None,
     progress: Progress | bool | None = True,
     continue_from: str | os.PathLike[str] | BaseTokenizer | None = None,
+    counted: PreTokenizer | None = None,
     **model_options: Any,
 ) -> TrainResult:
     """Train on a counts directory written by :func:`count_to_directory` (or ``hf-bpe count``).
@@ -573,7 +574,8 @@ def train_from_count_directory(
     The pre-tokenizer (pattern, normalizer, prefix space, special tokens cut out) is the one recorded in the
     directory, and goes into the tokenizer files. With ``continue_from`` (see :func:`train_from_files`) it must be
     the base's. ``options`` / ``model_options``: as in :func:`train_from_files` (byte-level: a counts directory
-    holds no char-level counts).
+    holds no char-level counts). ``counted``: the directory's pre-tokenizer as :func:`counted_cut` read it, for a
+    caller that read it already (taken as it is, not read again).
 
     Raises:
         FileNotFoundError: if the directory has no manifest (an unfinished or foreign directory).
@@ -582,7 +584,7 @@ def train_from_count_directory(
     options = BpeOptions.of(options, model_options, "train_from_count_directory")
     if options.char_level is not None:
         raise ValueError(f"{directory}: a counts directory trains byte-level BPE; char_level is not supported there")
-    recorded = counted_cut(directory)
+    recorded = counted if counted is not None else counted_cut(directory)
     if continue_from is not None:
         continue_from = as_base(continue_from)
         check_counted_like_base(directory, recorded, continue_from)
