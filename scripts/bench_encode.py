@@ -112,8 +112,8 @@ def loaders(encoding: str) -> dict[str, Callable[[], Callable[[list[str]], list[
 
     def split():  # type: ignore[no-untyped-def]
         tok = BPETokenizer.from_pretrained(str(directory))
-        pre = tok.bpe.pre_tokenizer
-        return lambda docs: [pre.pre_tokenize(pre.normalize(d)) for d in docs]
+        normalizer, pre = tok.pipeline.normalizer, tok.pipeline.pre_tokenizer
+        return lambda docs: [pre.pieces_str(normalizer.normalize_str(d)) for d in docs]
 
     def theirs():  # type: ignore[no-untyped-def]
         tok = rust()

@@ -1,8 +1,8 @@
-"""Tables a loaded tokenizer builds only when first asked for (the byte-level encoder's ``ranks`` by string pair and
-``id_to_token``, the tokenizer's ``merges`` as a list of tuples): no encoding needs them, and loading without them
-changes no result. A real file (Llama-3's
-280,000 merges) encodes and decodes the same through a tokenizer whose tables were never built and one whose tables
-were built before its first call, both judged by the Rust backend (``PreTrainedTokenizerFast``) on the same file."""
+"""Tables a loaded tokenizer builds only when first asked for (the BPE model's ``ranks`` by string pair, the
+tokenizer's ``merges`` as a list of tuples): no encoding needs them, and loading without them changes no result. A
+real file (Llama-3's 280,000 merges) encodes and decodes the same through a tokenizer whose tables were never built
+and one whose tables were built before its first call, both judged by the Rust backend (``PreTrainedTokenizerFast``)
+on the same file."""
 
 from __future__ import annotations
 
@@ -30,20 +30,20 @@ def test_llama3_loads_without_the_string_tables_and_encodes_the_same_with_them()
 
     lazy = _fresh(path)
     assert isinstance(lazy, hf_bpe.BPETokenizer)
-    assert "ranks" not in vars(lazy.bpe) and "id_to_token" not in vars(lazy.bpe)
+    assert lazy.pipeline.model._ranks is None
     assert lazy._merge_list is None
     assert lazy(docs)["input_ids"] == expected
-    assert [lazy.bpe.decode(ids) for ids in expected] == rust.batch_decode(expected)
+    assert lazy.batch_decode(expected) == rust.batch_decode(expected)
+    assert lazy.pipeline.model._ranks is None and lazy._merge_list is None
 
     eager = _fresh(path)
     assert eager.bpe is not lazy.bpe
-    ranks, id_to_token, merges = eager.bpe.ranks, eager.bpe.id_to_token, eager.merges
+    ranks, merges = eager.pipeline.model.ranks, eager.merges
     rust_merges = json.loads(rust.backend_tokenizer.to_str())["model"]["merges"]
     assert ranks == {tuple(merge): rank for rank, merge in enumerate(rust_merges)}
     assert merges == [tuple(merge) for merge in rust_merges] and type(merges) is list
-    assert id_to_token == {i: t for t, i in rust.backend_tokenizer.get_vocab(with_added_tokens=False).items()}
     assert eager(docs)["input_ids"] == expected
-    assert [eager.bpe.decode(ids) for ids in expected] == rust.batch_decode(expected)
+    assert eager.batch_decode(expected) == rust.batch_decode(expected)
 
 
 def test_mistral7b_keeps_its_merges_as_read_and_encodes_the_same_with_its_ranks_made():

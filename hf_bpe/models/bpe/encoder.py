@@ -1,30 +1,27 @@
-"""Applying BPE merges to text: the encoder and decoder behind the transformers class, with no transformers in it.
+"""Applying BPE merges by rank to byte-level pre-tokens: the model behind a byte-level BPE pipeline's span-free path.
 
-:class:`BytePairEncoder` owns turning text into ids and ids back into text for a byte-level vocabulary: special
-tokens matched whole, the text between them cut by a :class:`~hf_bpe.pipeline.pre_tokenizers.PreTokenizer` (normalizer,
-splits, prefix space), the byte-level spelling, and merges applied by rank (lowest first,
-leftmost first on equal rank, so ``"aaa"`` becomes ``"aa" "a"``) exactly as the Rust ``tokenizers`` BPE model
-and tiktoken apply them. A bounded cache remembers the ids of recent pre-tokens. Loading files is
-:mod:`hf_bpe.models.bpe.files`' job; the transformers API is :mod:`hf_bpe.transformers.bpe`'s.
+:class:`BytePairEncoder` owns turning one pre-token (cut and normalized by the pipeline, before byte-level spelling)
+into ids: its bytes spelled as the vocabulary's byte tokens, ``ignore_merges``' whole-word look-up, and merges applied
+by rank (lowest first, leftmost first on equal rank, so ``"aaa"`` becomes ``"aa" "a"``) exactly as the Rust
+``tokenizers`` BPE model and tiktoken apply them, with a bounded cache of recent pre-tokens and pieces cut where no
+merge can join two characters. Cutting text into pre-tokens, added tokens and decoding are the pipeline's
+(:mod:`hf_bpe.pipeline`, :class:`hf_bpe.tokenizer.tokenizer.Tokenizer`); the model's twin in a pipeline is
+:class:`hf_bpe.models.bpe.symbols.SymbolBPE`, which hands its pre-tokens here; loading files is
+:mod:`hf_bpe.models.bpe.files`' job.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import heapq
 import itertools
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import regex
 
 from hf_bpe.models.bpe.options import MergePairs
-from hf_bpe.pipeline.added_tokens import split_around, whole_tokens_pattern
 from hf_bpe.pipeline.byte_level import BYTE_TO_UNICODE, from_byte_level, replace_surrogates
-from hf_bpe.pipeline.decoders import byte_level_bytes
-from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 
 #: Pre-tokens of more bytes than this are merged with a heap over a linked list (n log n) instead of the simple loop.
 LONG_PIECE = 16
@@ -35,29 +32,21 @@ CACHE_SIZE = 100_000
 
 
 class BytePairEncoder:
-    """Encode text to ids and decode ids to text with a byte-level BPE vocabulary.
+    """The ids of byte-level pre-tokens under a vocabulary and its merges.
 
     Args:
         vocab: token (byte-level spelling) to id.
         merges: merges in rank order.
-        special_tokens: strings matched whole in the text and encoded as their own id (they must be in
-            ``vocab``); the longest wins where two overlap.
-        pre_tokenizer: how the text between special tokens is cut (default: GPT-2's).
-        pattern: instead of ``pre_tokenizer``: one split pattern.
-        add_prefix_space: instead of ``pre_tokenizer``: see
-        :meth:`hf_bpe.pipeline.pre_tokenizers.PreTokenizer.pre_tokenize`.
         ignore_merges: a pre-token that is in the vocabulary whole is that one token, whatever the merges would
             make of it (the BPE model's ``ignore_merges``, set in Llama-3's files).
         id_tables: :func:`id_merges` of ``vocab`` and ``merges``, where the caller has them.
 
     Raises:
-        ValueError: if a merge's parts or result, or a special token, are not in ``vocab``.
+        ValueError: if a merge's parts or result are not in ``vocab``.
 
     >>> encoder = BytePairEncoder({"a": 0, "b": 1, "ab": 2, "Ġ": 3, "Ġab": 4}, [("a", "b"), ("Ġ", "ab")])
-    >>> encoder.encode("ab ab aab")
-    [2, 4, 3, 0, 2]
-    >>> encoder.decode([2, 4, 3, 0, 2])
-    'ab ab aab'
+    >>> [encoder.encode_pre_token(piece) for piece in ("ab", " ab", " ", "aab")]
+    [[2], [4], [3], [0, 2]]
     """
 
     def __init__(
@@ -65,10 +54,6 @@ class BytePairEncoder:
         vocab: Mapping[str, int],
         merges: Sequence[tuple[str, str]],
         *,
-        special_tokens: Iterable[str] = (),
-        pre_tokenizer: PreTokenizer | None = None,
-        pattern: str | None = None,
-        add_prefix_space: bool = False,
         ignore_merges: bool = False,
         id_tables: tuple[dict[int, int], list[int], int] | None = None,
     ) -> None:
@@ -78,104 +63,21 @@ class BytePairEncoder:
         # listed twice keeps its last rank in both tables, as merge_ranks and the Rust model have it. A model that
         # made them already for the same vocabulary and merges hands them over (``id_tables``).
         self._pair_ranks, self._merged_ids, self._id_span = id_tables or id_merges(self.vocab, merges)
-        # A copy, for :attr:`ranks`, made when first asked for (no encoding needs it); a file's read-only
-        # MergePairs as they are (no tuple per merge).
+        # The merges as given (a file's read-only MergePairs as they are: no tuple per merge), for the pairs no
+        # merge joins (:meth:`_cut`).
         self._merges = merges if isinstance(merges, MergePairs) else list(merges)
         # Where pieces can be cut (made on first use, see :meth:`_cut`).
         self._boundaries: _Boundaries | None = None
         # A byte missing from the vocabulary gets a stand-in id past the vocabulary, reported after merging.
         self._byte_ids = [self.vocab.get(BYTE_TO_UNICODE[byte], self._id_span - 256 + byte) for byte in range(256)]
-        if pre_tokenizer is None:
-            pre_tokenizer = PreTokenizer.from_pattern(pattern, add_prefix_space=add_prefix_space)
-        self.pre_tokenizer = pre_tokenizer.for_encoding()
-        # The other prefix-space setting, for calls that override it (``tok(text, add_prefix_space=True)``).
-        self._flipped = dataclasses.replace(self.pre_tokenizer, add_prefix_space=not pre_tokenizer.add_prefix_space)
-        self.special_tokens: dict[str, int] = {}
-        self._special_pattern: regex.Pattern[str] | None = None
-        self.set_special_tokens(special_tokens)
         # Two caches, never one: a whole pre-token's ids (``ignore_merges`` looked at) and a cut part's (merged alone,
         # see :meth:`_cut`). A part read back as a whole pre-token would skip the whole-word lookup: the ids of
         # " дажеx" depended on whether " даже)" was encoded first.
         self._cache: dict[str, list[int]] = {}
         self._part_cache: dict[str, list[int]] = {}
 
-    @functools.cached_property
-    def ranks(self) -> dict[tuple[str, str], int]:
-        """Each merge's rank by its pair (a pair listed twice: its last). Made on first use: no encoding reads it,
-        and Llama-3's 280,000 pairs took 0.06 s of every load."""
-        merges = self._merges
-        return cast("dict[tuple[str, str], int]", dict(zip(map(tuple, merges), range(len(merges)), strict=True)))
-
-    @functools.cached_property
-    def id_to_token(self) -> dict[int, str]:
-        """Each id's token. Made on first use (decoding)."""
-        return {i: t for t, i in self.vocab.items()}
-
-    def set_special_tokens(self, tokens: Iterable[str]) -> None:
-        """Match these strings whole in text (each must be in the vocabulary)."""
-        specials = {}
-        for token in tokens:
-            if token not in self.vocab:
-                raise ValueError(f"special token {token!r} is not in the vocabulary")
-            specials[token] = self.vocab[token]
-        self.special_tokens = specials
-        self._special_pattern = whole_tokens_pattern(specials)
-
-    def encode(self, text: str) -> list[int]:
-        """The ids of ``text``; special tokens in it are matched whole.
-
-        Raises:
-            TypeError: if ``text`` is not a string.
-        """
-        if not isinstance(text, str):
-            raise TypeError(f"expected a string to encode, got {type(text).__name__}: {text!r:.60}")
-        return self.encode_around(replace_surrogates(text), self._special_pattern, self.special_tokens)
-
-    def encode_around(
-        self,
-        text: str,
-        pattern: regex.Pattern[str] | None,
-        tokens: Mapping[str, int],
-        *,
-        add_prefix_space: bool | None = None,
-    ) -> list[int]:
-        """The ids of ``text``, where ``pattern`` matches a whole token of ``tokens`` (its id is taken as is) and
-        each stretch of text between matches is encoded ordinarily, on its own (normalized, cut, prefixed), as
-        ``tokenizers`` does after its added vocabulary has split the text."""
-        ids: list[int] = []
-        for start, end, token in split_around(text, pattern):
-            if token is None:
-                ids += self.encode_ordinary(text[start:end], add_prefix_space=add_prefix_space)
-            else:
-                ids.append(tokens[token])
-        return ids
-
-    def pieces(self, text: str, *, add_prefix_space: bool | None = None) -> list[str]:
-        """The pre-tokens of ``text`` (no special tokens in it), normalized and cut, before byte-level spelling."""
-        cut = self.pre_tokenizer
-        if add_prefix_space is not None and add_prefix_space != cut.add_prefix_space:
-            cut = self._flipped
-        return cut.pre_tokenize(cut.normalize(text))
-
-    def encode_ordinary(self, text: str, *, add_prefix_space: bool | None = None) -> list[int]:
-        """The ids of ``text`` with no special-token matching (``text`` must have no lone surrogates);
-        ``add_prefix_space`` overrides the pre-tokenizer's for this call."""
-        cache = self._cache
-        ids: list[int] = []
-        extend = ids.extend
-        for piece in self.pieces(text, add_prefix_space=add_prefix_space):
-            hit = cache.get(piece)
-            if hit is None:
-                hit = self._encode_piece(piece)
-                if len(cache) >= CACHE_SIZE:
-                    _forget_older_half(cache)
-                cache[piece] = hit
-            extend(hit)
-        return ids
-
     def encode_pre_token(self, piece: str) -> list[int]:
-        """The ids of one pre-token (normalized and cut, before byte-level spelling), as :meth:`encode_ordinary`
-        gives each (its loop makes the same cache lookup inline: a call per pre-token costs in that hot loop).
+        """The ids of one pre-token (normalized and cut, before byte-level spelling), remembered.
 
         >>> BytePairEncoder({"a": 0, "b": 1, "ab": 2, "Ġ": 3}, [("a", "b")]).encode_pre_token(" abb")
         [3, 2, 1]
@@ -190,8 +92,8 @@ class BytePairEncoder:
         return hit
 
     def merge_bytes(self, data: bytes) -> list[int]:
-        """The ids of one pre-token given as bytes: merges applied by rank, exactly as :meth:`encode` applies them to
-        each pre-token (no normalizing, cutting or special tokens).
+        """The ids of one pre-token given as bytes: merges applied by rank, exactly as :meth:`encode_pre_token`
+        applies them (nothing remembered; bytes that are not UTF-8 merged as they are).
 
         Raises:
             KeyError: naming a byte that has no token in the vocabulary.
@@ -254,30 +156,6 @@ class BytePairEncoder:
             missing = next(bytes([i - first_stand_in]) for i in ids if i >= first_stand_in)
             raise KeyError(f"byte {missing!r} of {piece[:60]!r} has no token in the vocabulary")
         return ids
-
-    def decode_bytes(self, ids: Sequence[int], *, skip_special_tokens: bool = False) -> bytes:
-        """The bytes ``ids`` stand for (special tokens as their UTF-8 text).
-
-        Raises:
-            KeyError: naming an id not in the vocabulary.
-        """
-        out = bytearray()
-        specials = self.special_tokens
-        for token_id in ids:
-            token = self.id_to_token.get(token_id)
-            if token is None:
-                raise KeyError(f"id {token_id} is not in the vocabulary")
-            if token in specials:
-                if not skip_special_tokens:
-                    out += token.encode("utf-8")
-            else:
-                # A token outside the byte alphabet stands for its own text (ByteLevel::decode_chain).
-                out += byte_level_bytes(token)
-        return bytes(out)
-
-    def decode(self, ids: Sequence[int], *, errors: str = "replace", skip_special_tokens: bool = False) -> str:
-        """The text ``ids`` stand for; invalid UTF-8 is handled by ``errors`` (as in ``bytes.decode``)."""
-        return self.decode_bytes(ids, skip_special_tokens=skip_special_tokens).decode("utf-8", errors)
 
     def make_tables(self) -> None:
         """Make now what :meth:`_cut` makes at the first non-ASCII piece (the pairs no merge joins: Llama-3's took
