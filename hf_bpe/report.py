@@ -35,7 +35,7 @@ from hf_bpe.models.bpe.files import (
 )
 from hf_bpe.models.bpe.options import Merges, Vocab
 from hf_bpe.models.bpe.result import TrainResult
-from hf_bpe.models.directory import TOKENIZER_FILE, named_special_tokens, read_tokenizer_config
+from hf_bpe.models.directory import GPT2_SPECIAL_TOKEN, TOKENIZER_FILE, named_special_tokens, read_tokenizer_config
 from hf_bpe.pipeline.byte_level import from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.tokenizer_json import special_added_tokens
@@ -204,7 +204,8 @@ def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
     """The tokenizer of a byte-level BPE directory (or ``tokenizer.json``), as hf_bpe's classes read it: the
     directory's kind decided once (:func:`~hf_bpe.tokenizer.directory.tokenizer_kind`), its ``tokenizer.json`` run
     whole (:class:`~hf_bpe.tokenizer.tokenizer.Tokenizer`); a directory of ``vocab.json`` + ``merges.txt`` alone
-    (GPT-2's files) as the byte-level document of its ``tokenizer_config.json``'s pre-tokenizer and special tokens.
+    (GPT-2's files) as the byte-level document of its ``tokenizer_config.json``'s pre-tokenizer and special tokens
+    (GPT-2's ``<|endoftext|>`` in the roles it does not name, as ``GPT2Tokenizer`` takes them).
 
     Raises:
         FileNotFoundError: naming ``directory`` where it does not exist, or holds no tokenizer or not all its files.
@@ -227,7 +228,14 @@ def load_tokenizer(directory: str | os.PathLike[str]) -> Tokenizer:
     vocab = read_vocab(found.path / VOCAB_FILE)
     merges = read_merges(found.path / MERGES_FILE, vocab)
     settings = {**(config.get("pre_tokenizer") or {}), "add_prefix_space": bool(config.get("add_prefix_space"))}
-    specials = [token for token in named_special_tokens(config) if token in vocab]
+    # GPT2Tokenizer's roles, as transformers gives them to BPETokenizer too: each as tokenizer_config.json names it,
+    # else GPT-2's <|endoftext|> for unk, bos and eos where the vocabulary has it.
+    gpt2 = (
+        dict.fromkeys(("unk_token", "bos_token", "eos_token"), GPT2_SPECIAL_TOKEN)
+        if GPT2_SPECIAL_TOKEN in vocab
+        else {}
+    )
+    specials = [token for token in named_special_tokens({**gpt2, **config}) if token in vocab]
     document = byte_level_document(
         vocab, merges, PreTokenizer.from_settings(settings), added_tokens=special_added_tokens(specials, vocab)
     )

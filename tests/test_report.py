@@ -129,3 +129,26 @@ def test_report_base_new_compares_two_real_tokenizers_per_file_and_language(debi
         len(lines) >= 4 + 3 + 1 and lines[4].strip().startswith("language: ja") and lines[7].strip().startswith("all")
     )
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_on_gpt2s_bare_files_matches_endoftext_as_the_rust_backend_does(gpt2_dir, tmp_path):
+    """GPT-2's vocab.json + merges.txt alone: ``<|endoftext|>`` plays GPT2Tokenizer's roles, so it is matched whole
+    and is no token length; every figure is transformers' Rust backend's on the same two files."""
+    import shutil
+
+    from transformers import GPT2Tokenizer
+
+    directory = tmp_path / "gpt2"
+    directory.mkdir()
+    for name in ("vocab.json", "merges.txt"):
+        shutil.copy(gpt2_dir / name, directory / name)
+    sample = tmp_path / "sample.txt"
+    sample.write_text(f"Hello<|endoftext|>world <|endoftext|>\n{multilingual_text(20, seed=5)}", encoding="utf-8")
+    done = run_cli("report", str(directory), "--sample", str(sample), "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)[0]
+    rust = GPT2Tokenizer.from_pretrained(str(directory))
+    assert rust.is_fast
+    ids = rust(sample.read_bytes().decode("utf-8"), add_special_tokens=False)["input_ids"]
+    assert rust.convert_tokens_to_ids("<|endoftext|>") in ids
+    assert (found["overall"]["tokens"], found["used"], found["vocab_size"]) == (len(ids), len(set(ids)), len(rust))
