@@ -62,30 +62,40 @@ def test_bpe_file_trains_as_the_rust_backend(name, tmp_path):
     assert saved[0] == saved[1]
 
 
+#: Runs of the reference: its WordPieceTrainer numbers ``##`` symbols in hash order, so merge ties (and the tokens at
+#: the end of the vocabulary) differ from run to run.
+REFERENCE_RUNS = 4
+
+
 @functools.cache
-def _wordpiece() -> tuple[Any, Any, Any]:
-    """hf_bpe's WordPieceTokenizer and the Rust BertTokenizer (twice) trained from bert-base-uncased's vocab.txt."""
+def _wordpiece() -> tuple[Any, list[Any]]:
+    """hf_bpe's WordPieceTokenizer and the Rust BertTokenizer (several runs) trained from bert-base-uncased's
+    vocab.txt."""
     vocab = str(bert_base_uncased_vocab())
     ours = WordPieceTokenizer(vocab_file=vocab).train_new_from_iterator(_lines()[:3000], 800, show_progress=False)
     rust = [
-        BertTokenizer(vocab=vocab).train_new_from_iterator(_lines()[:3000], 800, show_progress=False) for _ in range(2)
+        BertTokenizer(vocab=vocab).train_new_from_iterator(_lines()[:3000], 800, show_progress=False)
+        for _ in range(REFERENCE_RUNS)
     ]
-    return ours, rust[0], rust[1]
+    return ours, rust
 
 
 def test_wordpiece_tokenizer_trains_as_bert_tokenizer():
-    """The same tokens (the special ones at the same ids), added tokens, ``tokenize()`` and tokens of the ids; the
-    ids of ``##`` symbols differ between two runs of the reference itself, so they are compared by their tokens."""
-    ours, rust, again = _wordpiece()
-    assert set(rust.get_vocab()) == set(again.get_vocab())
-    assert rust.get_vocab() != again.get_vocab()  # the reference's own spread: ## ids in hash order
-    assert set(ours.get_vocab()) == set(rust.get_vocab())
-    assert len(ours) == len(rust) == 800
-    assert _added(ours) == _added(rust) == {i: (t, False, False, False, False, True) for i, t in enumerate(SPECIALS)}
-    samples = _lines()[:200]
-    assert [ours.tokenize(text) for text in samples] == [rust.tokenize(text) for text in samples]
-    ours_tokens = [ours.convert_ids_to_tokens(ours(text)["input_ids"]) for text in samples]
-    assert ours_tokens == [rust.convert_ids_to_tokens(rust(text)["input_ids"]) for text in samples]
+    """Within the reference's own spread: every token all its runs keep, none that no run has, the special ones at
+    the same ids, the same added tokens; and where all runs cut a text alike, hf_bpe cuts it so too (``tokenize()``
+    and the tokens of the ids). The ids of ``##`` symbols differ between runs of the reference itself, so they are
+    compared by their tokens."""
+    ours, runs = _wordpiece()
+    kept = set.intersection(*(set(run.get_vocab()) for run in runs))
+    seen = set.union(*(set(run.get_vocab()) for run in runs))
+    assert kept <= set(ours.get_vocab()) <= seen
+    assert len(ours) == len(runs[0]) == 800
+    assert _added(ours) == _added(runs[0]) == {i: (t, False, False, False, False, True) for i, t in enumerate(SPECIALS)}
+    agreed = [text for text in _lines()[:200] if len({tuple(run.tokenize(text)) for run in runs}) == 1]
+    assert len(agreed) > 100  # the spread leaves most texts alike
+    assert [ours.tokenize(text) for text in agreed] == [runs[0].tokenize(text) for text in agreed]
+    ours_tokens = [ours.convert_ids_to_tokens(ours(text)["input_ids"]) for text in agreed]
+    assert ours_tokens == [runs[0].convert_ids_to_tokens(runs[0](text)["input_ids"]) for text in agreed]
     assert ours_tokens[0][0] == "[CLS]"
 
 
