@@ -40,7 +40,6 @@ from hf_bpe.pipeline.byte_level import from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.tokenizer_json import special_added_tokens
 from hf_bpe.tokenizer.directory import tokenizer_kind
-from hf_bpe.tokenizer.ids import plain_ids
 from hf_bpe.tokenizer.serialization import pipeline_from_data
 from hf_bpe.tokenizer.tokenizer import Tokenizer
 
@@ -191,7 +190,7 @@ def measure(tokenizer: Tokenizer, text: str, name: str = "sample") -> SampleFigu
     >>> measure(Tokenizer.from_str(json.dumps(document)), "ab ab").bytes_per_token
     1.6666666666666667
     """
-    ids = plain_ids(tokenizer)(text)
+    ids = tokenizer.encode_ids(text)
     return SampleFigures(name, len(text.encode("utf-8")), len(text.split()), len(ids), lines=_lines(text))
 
 
@@ -257,7 +256,7 @@ def byte_level_measurable(directory: str | os.PathLike[str]) -> Measurable:
     are the special ones."""
     tokenizer = load_tokenizer(directory)
     return Measurable(
-        plain_ids(tokenizer),
+        tokenizer.encode_ids,
         {token_id: from_byte_level(token) for token, token_id in tokenizer.get_vocab().items()},
         frozenset(tokenizer.get_added_tokens_decoder()),
     )

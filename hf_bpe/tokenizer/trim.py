@@ -31,8 +31,8 @@ the model's tokens first as the original ordered them, the added tokens after th
 The rest of the file is written as it was, section by section (``json.dumps(indent=2, ensure_ascii=False)``, the
 form ``tokenizers`` writes): only the model's vocabulary and merges, the added tokens' ids and the post-processor's
 token ids change. Reading the model section is :mod:`hf_bpe.models.bpe.files`' job; the sample is encoded by the
-file's own pipeline, added tokens cut as ``Tokenizer.encode`` cuts them (:mod:`hf_bpe.tokenizer.ids`), so the tokens
-counted are those the Rust backend gives.
+file's own pipeline, added tokens cut as ``Tokenizer.encode`` cuts them
+(:meth:`~hf_bpe.tokenizer.tokenizer.Tokenizer.encode_ids`), so the tokens counted are those the Rust backend gives.
 """
 
 from __future__ import annotations
@@ -64,7 +64,6 @@ from hf_bpe.models.directory import (
 )
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.progress import Progress, ProgressOption, callback, with_progress
-from hf_bpe.tokenizer.ids import plain_ids
 from hf_bpe.tokenizer.serialization import pipeline_from_data
 from hf_bpe.tokenizer.tokenizer import Tokenizer
 from hf_bpe.utf8 import decode_utf8
@@ -182,7 +181,7 @@ def count_sample(
             texts.append(decode_utf8(stream.read(), sample).splitlines(keepends=True))
     total = sum(map(len, texts))
     counts: Counter[int] = Counter()
-    encode = plain_ids(original.tokenizer)
+    encode = original.tokenizer.encode_ids
     done = 0
     for lines in texts:
         for start in range(0, len(lines), REPORT_LINES):
