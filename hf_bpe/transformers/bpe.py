@@ -43,7 +43,12 @@ from hf_bpe.pipeline.tokenizer_json import read_truncation_and_padding, truncati
 from hf_bpe.tokenizer.serialization import PipelineJson, pipeline_from_data, read_json
 from hf_bpe.transformers._import import quiet_transformers_import
 from hf_bpe.transformers.pipeline import PipelineTokenizer
-from hf_bpe.transformers.retraining import add_like_rust, renumbered_post_processor, special_token
+from hf_bpe.transformers.retraining import (
+    REBUILT_SETTINGS,
+    add_like_rust,
+    renumbered_post_processor,
+    special_token,
+)
 from hf_bpe.transformers.rows import Template, added_tokens_decoder, file_defaults
 from hf_bpe.transformers.vocabulary import VocabularyFilesTokenizer, file_key
 
@@ -622,20 +627,7 @@ class BPETokenizer(PipelineTokenizer):
 
 
 #: ``init_kwargs`` that ``train_new_from_iterator`` gives the new tokenizer anew (files, model, added tokens, roles).
-_REBUILT_SETTINGS = frozenset(
-    {
-        "vocab_file",
-        "merges_file",
-        "tokenizer_file",
-        "vocab",
-        "merges",
-        "post_processor",
-        "added_tokens_decoder",
-        "extra_special_tokens",
-        "backend",
-        *PreTrainedTokenizer.SPECIAL_TOKENS_ATTRIBUTES,
-    }
-)
+_REBUILT_SETTINGS = REBUILT_SETTINGS | frozenset(PreTrainedTokenizer.SPECIAL_TOKENS_ATTRIBUTES)
 
 
 def _prefixed(pipeline: Pipeline, add_prefix_space: bool) -> Pipeline:
