@@ -220,3 +220,23 @@ def test_each_config_is_serialized_settings_of_the_options(path: Path) -> None:
 def field_defaults_of(options: BpeOptions, names: dict[str, Any]) -> dict[str, Any]:
     """``options``' fields named in ``names``, spelled as a config file spells them (a list for a tuple)."""
     return {name: list(value) if isinstance(value := getattr(options, name), tuple) else value for name in names}
+
+
+def test_continue_from_builds_the_options_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--continue-from`` hands continuing the options the command line built (``continue_bpe(options=...)``), not
+    keywords it builds them from again; continuing a base ``tokenizers`` trained on the same text gives what
+    ``tokenizers`` gives training it to the larger size directly."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(TEXT, encoding="utf-8", newline="")
+    base = bpe_tokenizer(BpeOptions(vocab_size=280))
+    base.train([str(corpus)], bpe_trainer(BpeOptions(vocab_size=280)))
+    (tmp_path / "base").mkdir()
+    base.save(str(tmp_path / "base" / "tokenizer.json"))
+    options_built = counting_options(monkeypatch, BpeOptions)
+    argv = ["train", str(corpus), "--continue-from", str(tmp_path / "base"), "-o", str(tmp_path / "out")]
+    assert main([*argv, "--vocab-size", "300", "--workers", "1", "--no-progress"]) == 0
+    monkeypatch.undo()
+    assert len(options_built) == 1, options_built
+    direct = bpe_tokenizer(BpeOptions(vocab_size=300))
+    direct.train([str(corpus)], bpe_trainer(BpeOptions(vocab_size=300)))
+    assert Tokenizer.from_file(str(tmp_path / "out" / "tokenizer.json")).get_vocab() == direct.get_vocab()

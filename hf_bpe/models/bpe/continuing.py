@@ -46,8 +46,8 @@ from hf_bpe.models.bpe.files import (
     read_vocab,
     write_continued_dir,
 )
-from hf_bpe.models.bpe.options import Merges, Vocab
-from hf_bpe.models.bpe.trainer import ProgressCallback, TrainResult, check_options, merge_words, symbol_words
+from hf_bpe.models.bpe.options import BpeOptions, Merges, Vocab
+from hf_bpe.models.bpe.trainer import ProgressCallback, TrainResult, merge_words, symbol_words
 from hf_bpe.models.directory import (
     SPECIAL_TOKEN_ROLES,
     TOKENIZER_FILE,
@@ -56,6 +56,7 @@ from hf_bpe.models.directory import (
     special_token_roles,
     token_content,
 )
+from hf_bpe.models.options import check_count
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET, from_byte_level
 from hf_bpe.pipeline.pre_tokenizers import PreTokenizer
 from hf_bpe.pipeline.processors import template_of
@@ -253,14 +254,12 @@ def continue_bpe(
     vocab: Mapping[str, int],
     merges: Merges,
     *,
-    vocab_size: int,
-    min_frequency: int = 0,
+    options: BpeOptions | None = None,
     special_tokens: Sequence[str] = (),
-    new_special_tokens: Sequence[str] = (),
-    max_token_length: int | None = None,
     workers: int | None = None,
     progress: ProgressCallback | None = None,
     pipeline: KeptPipeline | None = None,
+    **keywords: Any,
 ) -> TrainResult:
     """Continue training a byte-level BPE vocabulary: its ids and merges kept, new merges learned after them.
 
@@ -276,14 +275,18 @@ def continue_bpe(
         counts: pre-token to count, byte-level spelling, cut with the base's pre-tokenizer.
         vocab: the base's vocabulary, ids ``0`` to ``len(vocab) - 1`` with no gap, holding the 256 bytes.
         merges: the base's merges in rank order.
-        vocab_size: the vocabulary size to reach, the base included (at least the base's size).
+        options: what to train, taken as handed over (:class:`~hf_bpe.models.bpe.options.BpeOptions`):
+            ``vocab_size`` is the size to reach, the base included (at least the base's size); ``special_tokens``
+            the special tokens to add after the base's tokens (one already special in the base is skipped, one that
+            is an ordinary token of the base is refused); ``min_frequency`` and ``max_token_length`` as in
+            :func:`train_bpe` (a base token spans as many symbols as it has bytes). ``limit_alphabet`` and
+            ``char_level`` do not apply: the base's alphabet is kept.
         special_tokens: which tokens of the base are special tokens (kept, with their ids).
-        new_special_tokens: special tokens to add after the base's tokens; one already special in the base is
-            skipped, one that is an ordinary token of the base is refused.
-        min_frequency, max_token_length, workers, progress: as in :func:`train_bpe` (a base token spans as many
-            symbols as it has bytes).
+        workers, progress: as in :func:`train_bpe`.
         pipeline: the base's ``tokenizer.json`` (:attr:`BaseTokenizer.pipeline`; None: none): its model's tokens and
             ``ignore_merges`` encode the words, and the result writes it back around the new vocabulary.
+        keywords: ``options``' fields, laid over them (the one conversion of a keyword caller's options);
+            ``new_special_tokens`` is ``special_tokens``' name here.
 
     Returns:
         A :class:`ContinuedResult`: the base's tokens and merges, the new ones after them (``merges_learned``).
@@ -298,7 +301,11 @@ def continue_bpe(
     >>> base.merges, continue_bpe(counts, base.vocab, base.merges, vocab_size=259).merges
     ([('u', 'g')], [('u', 'g'), ('u', 'n'), ('h', 'ug')])
     """
-    check_options(vocab_size, min_frequency, None, max_token_length, new_special_tokens, workers)
+    if "new_special_tokens" in keywords:
+        keywords["special_tokens"] = keywords.pop("new_special_tokens")
+    options = BpeOptions.of(options, keywords, "continue_bpe")
+    check_count("workers", workers, 1, optional=True)
+    vocab_size, new_special_tokens = options.vocab_size, options.special_tokens
     tokens = base_tokens(vocab)
     check_base(vocab, len(tokens), vocab_size, special_tokens)
     grown: Vocab = dict(vocab)
@@ -312,8 +319,8 @@ def continue_bpe(
 
     with collector_paused():
         new_merges, learned, stop = merge_words(
-            words, word_counts, grown, tokens, lengths, vocab_size=vocab_size, min_frequency=min_frequency,
-            max_token_length=max_token_length, progress=progress, workers=workers or os.cpu_count() or 1,
+            words, word_counts, grown, tokens, lengths, vocab_size=vocab_size, min_frequency=options.min_frequency,
+            max_token_length=options.max_token_length, progress=progress, workers=workers or os.cpu_count() or 1,
             continued=True,
         )  # fmt: skip
     ranked = set(merges)

@@ -413,26 +413,6 @@ def _affixed_words(
     return words, word_counts
 
 
-def check_options(
-    vocab_size: int,
-    min_frequency: int,
-    limit_alphabet: int | None,
-    max_token_length: int | None,
-    special_tokens: Sequence[str],
-    workers: int | None = None,
-) -> None:
-    """The checks of :class:`~hf_bpe.models.bpe.options.BpeOptions`, and the workers', for a trainer that takes the
-    options as keywords (:func:`~hf_bpe.models.bpe.continuing.continue_bpe`)."""
-    BpeOptions(
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        special_tokens=special_tokens,
-        limit_alphabet=limit_alphabet,
-        max_token_length=max_token_length,
-    )
-    check_count("workers", workers, 1, optional=True)
-
-
 def _count_pairs(
     words: Sequence[str] | CompactWords,
     word_counts: Sequence[int],

@@ -246,11 +246,8 @@ def train_from_counts(
             counts,
             base.vocab,
             base.merges,
-            vocab_size=options.vocab_size,
-            min_frequency=options.min_frequency,
+            options=options,  # as built by the front end, not built again
             special_tokens=base.special_tokens,
-            new_special_tokens=options.special_tokens,
-            max_token_length=options.max_token_length,
             workers=workers,
             progress=merge_progress,
             pipeline=base.pipeline,
