@@ -36,7 +36,7 @@ from hf_bpe.pipeline.decoders import decoder_from_json
 from hf_bpe.pipeline.normalizers import normalizer_from_json
 from hf_bpe.pipeline.pipeline import Pipeline
 from hf_bpe.pipeline.pre_tokenizers import pre_tokenizer_from_json
-from hf_bpe.pipeline.processors import post_processor_from_json
+from hf_bpe.pipeline.processors import PostProcessor, post_processor_from_json
 from hf_bpe.pipeline.tokenizer_json import (
     NO_TEMPLATE,
     dumps,
@@ -261,6 +261,30 @@ def pipeline_from_data(data: dict[str, Any], path: str | os.PathLike[str], owner
     truncation, padding = read_truncation_and_padding(data, path)
     added = list(data.get("added_tokens") or [])
     return PipelineJson(pipeline, vocab, added, sections, merges, truncation, padding)
+
+
+def with_model(
+    read: PipelineJson,
+    model: Any,
+    vocab: Mapping[str, int],
+    merges: Sequence[tuple[str, str]],
+    *,
+    added_tokens: list[dict[str, Any]],
+    post_processor: PostProcessor,
+) -> PipelineJson:
+    """``read`` with another model (``vocab``: its token to id; ``merges``: a BPE model's, in rank order), added
+    tokens (entries as the file writes them) and post-processor twin; the other stages, truncation and padding as
+    they were, and what follows from the added tokens made again (those matched in the normalized text). What
+    ``tokenizers`` holds after ``tokenizer.model = model`` with the added tokens and post-processor replaced, for
+    the writers to write back: trim loads a tokenizer, changes its model and writes it back."""
+    matched, flags = normalized_added(added_tokens, read.pipeline.normalizer)
+    pipeline = dataclasses.replace(
+        read.pipeline, model=model, post_processor=post_processor, normalized_added=matched, normalized_flags=flags
+    )
+    sections = {**read.sections, "post_processor": post_processor.to_json()}
+    return dataclasses.replace(
+        read, pipeline=pipeline, vocab=dict(vocab), added_tokens=list(added_tokens), sections=sections, merges=merges
+    )
 
 
 def normalized_content(normalizer: Any, content: str) -> str:

@@ -28,10 +28,12 @@ also gives it inside longer pre-tokens.
 the model's tokens first as the original ordered them, the added tokens after them in their own order, so
 ``old_ids`` (the old id of each new id) is increasing and ``new_embeddings = old_embeddings[old_ids]``.
 
-The rest of the file is written as it was, section by section (``json.dumps(indent=2, ensure_ascii=False)``, the
-form ``tokenizers`` writes): only the model's vocabulary and merges, the added tokens' ids and the post-processor's
-token ids change. Reading the model section is :mod:`hf_bpe.models.bpe.files`' job; the sample is encoded by the
-file's own pipeline, added tokens cut as ``Tokenizer.encode`` cuts them
+*The trimmed file*: the original loaded as a :class:`~hf_bpe.tokenizer.tokenizer.Tokenizer`, its model changed
+(the kept vocabulary and merges, every other model setting as it was), its added tokens' and post-processor's ids
+renumbered (:func:`~hf_bpe.tokenizer.serialization.with_model`), and written back by the tokenizer's own writer
+(``Tokenizer.save``'s form, :meth:`~hf_bpe.tokenizer.tokenizer.Tokenizer.to_str`): the file ``tokenizers`` itself
+writes for the trimmed tokenizer. Checking that the file is byte-level BPE is :mod:`hf_bpe.models.bpe.files`' job;
+the sample is encoded by the original tokenizer, added tokens cut as ``Tokenizer.encode`` cuts them
 (:meth:`~hf_bpe.tokenizer.tokenizer.Tokenizer.encode_ids`), so the tokens counted are those the Rust backend gives.
 """
 
@@ -55,6 +57,7 @@ from hf_bpe.models.bpe.files import (
     read_bpe_json,
     tokenizer_json_from_data,
 )
+from hf_bpe.models.bpe.symbols import SymbolBPE
 from hf_bpe.models.directory import (
     TOKENIZER_CONFIG_FILE,
     TOKENIZER_FILE,
@@ -63,8 +66,9 @@ from hf_bpe.models.directory import (
     replaced_files,
 )
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
+from hf_bpe.pipeline.processors import post_processor_from_json
 from hf_bpe.progress import Progress, ProgressOption, callback, with_progress
-from hf_bpe.tokenizer.serialization import pipeline_from_data
+from hf_bpe.tokenizer.serialization import pipeline_from_data, with_model
 from hf_bpe.tokenizer.tokenizer import Tokenizer
 from hf_bpe.utf8 import decode_utf8
 
@@ -108,20 +112,38 @@ class TrimResult:
 
 @dataclasses.dataclass(frozen=True)
 class Original:
-    """The tokenizer being trimmed: its parsed ``tokenizer.json``, model vocabulary and merges, and the tokenizer it
-    makes."""
+    """The tokenizer being trimmed, loaded, with its model's vocabulary and merges."""
 
     path: Path
     directory: Path | None
-    data: dict[str, Any]
-    vocab: dict[str, int]
-    merges: list[tuple[str, str]]
-    ignore_merges: bool
     tokenizer: Tokenizer
 
     @property
+    def model(self) -> SymbolBPE:
+        model = self.tokenizer.file.pipeline.model
+        assert isinstance(model, SymbolBPE)  # read_original reads byte-level BPE only
+        return model
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        return self.tokenizer.file.vocab
+
+    @property
+    def merges(self) -> Sequence[tuple[str, str]]:
+        return self.tokenizer.file.merges
+
+    @property
+    def ignore_merges(self) -> bool:
+        return self.model.ignore_merges
+
+    @property
     def added(self) -> dict[str, int]:
-        return {str(entry["content"]): int(entry["id"]) for entry in self.data.get("added_tokens") or []}
+        return {str(entry["content"]): int(entry["id"]) for entry in self.tokenizer.file.added_tokens}
+
+    @property
+    def post_processor(self) -> dict[str, Any] | None:
+        """The post-processor section as ``tokenizers`` writes it back (its twin's)."""
+        return self.tokenizer.file.pipeline.post_processor.to_json()
 
 
 def read_original(source: str | os.PathLike[str]) -> Original:
@@ -140,15 +162,16 @@ def read_original(source: str | os.PathLike[str]) -> Original:
         raise FileNotFoundError(f"{where}; trim takes a byte-level BPE tokenizer.json or a directory holding one")
     try:
         data, _model = read_bpe_json(path, "trim takes byte-level BPE")
-        found = tokenizer_json_from_data(data, path)
+        read = pipeline_from_data(data, path)
+        # The byte-level check only, on the model the tokenizer read (its merges not read twice).
+        tokenizer_json_from_data(data, path, (read.vocab, read.merges))
     except ValueError as e:
         reason = str(e).removeprefix(f"{path}: ")
         raise ValueError(
             f"{path}: not a byte-level BPE tokenizer (trim keeps the 256 byte tokens so that every text still "
             f"encodes, which only byte-level BPE has): {reason}"
         ) from e
-    tokenizer = Tokenizer(pipeline_from_data(data, path))
-    return Original(path, directory, data, found.vocab, list(found.merges), found.ignore_merges, tokenizer)
+    return Original(path, directory, Tokenizer(read))
 
 
 #: Lines encoded between two progress reports of the sample's encoding.
@@ -252,8 +275,10 @@ class Builds:
 
 def must_keep_ids(original: Original) -> set[int]:
     """The ids kept whatever the sample: added tokens, the tokens the post-processor names (and
-    ``tokenizer_config.json``'s ``added_tokens_decoder``), and the byte alphabet."""
-    named = {*original.added.values(), *_processor_ids(original.data.get("post_processor"))}
+    ``tokenizer_config.json``'s ``added_tokens_decoder``), the model's unknown token, and the byte alphabet."""
+    named = {*original.added.values(), *_processor_ids(original.post_processor)}
+    if original.model.unk_token in original.vocab:
+        named.add(original.vocab[original.model.unk_token])  # the trimmed model names it too
     if original.directory is not None and (original.directory / TOKENIZER_CONFIG_FILE).is_file():
         config = read_json_object(original.directory / TOKENIZER_CONFIG_FILE)
         named |= {int(token_id) for token_id in config.get("added_tokens_decoder") or {}}
@@ -350,27 +375,35 @@ def _renumber_processor(section: Any, id_map: Mapping[int, int]) -> Any:
     return section
 
 
-def trimmed_tokenizer_json(original: Original, id_map: Mapping[int, int]) -> str:
-    """The original's ``tokenizer.json`` with only the kept tokens: the model's vocabulary (in id order) and the
-    merges whose three tokens are kept (in their order, written as the original writes them), the added tokens'
-    and the post-processor's ids renumbered; every other field as it was."""
+def kept_merges(original: Original, kept_tokens: set[str] | Mapping[str, int]) -> list[tuple[str, str]]:
+    """The original's merges whose three tokens are kept, in its order."""
+    return [(a, b) for a, b in original.merges if a in kept_tokens and b in kept_tokens and a + b in kept_tokens]
+
+
+def trimmed_tokenizer(original: Original, id_map: Mapping[int, int]) -> Tokenizer:
+    """The original tokenizer with only the kept tokens: its model the kept vocabulary (renumbered) and the merges
+    whose three tokens are kept, every other model setting as it was; the added tokens' and the post-processor's
+    ids renumbered; every other stage as it was."""
+    model = original.model
     vocab = {token: id_map[token_id] for token, token_id in original.vocab.items() if token_id in id_map}
-    raw_merges = original.data["model"].get("merges") or []
-    merges = [
-        raw
-        for raw, (left, right) in zip(raw_merges, original.merges, strict=True)
-        if left in vocab and right in vocab and left + right in vocab
-    ]
-    data = dict(original.data)
-    data["added_tokens"] = [{**entry, "id": id_map[entry["id"]]} for entry in data.get("added_tokens") or []]
-    if data.get("post_processor") is not None:
-        data["post_processor"] = _renumber_processor(data["post_processor"], id_map)
-    data["model"] = {
-        **data["model"],
-        "vocab": dict(sorted(vocab.items(), key=lambda item: item[1])),
-        "merges": merges,
-    }
-    return json.dumps(data, ensure_ascii=False, indent=2)
+    merges = kept_merges(original, vocab)
+    trimmed = SymbolBPE(
+        vocab,
+        merges,
+        unk_token=model.unk_token,
+        continuing_subword_prefix=model.continuing_subword_prefix,
+        end_of_word_suffix=model.end_of_word_suffix,
+        fuse_unk=model.fuse_unk,
+        byte_fallback=model.byte_fallback,
+        ignore_merges=model.ignore_merges,
+        dropout=model.dropout,
+    )
+    read = original.tokenizer.file
+    added = [{**entry, "id": id_map[entry["id"]]} for entry in read.added_tokens]
+    # Through the twin's JSON, then read back: the ids the post-processor adds are renumbered wherever they sit
+    # (a template inside a Sequence too, Llama-3's), as the section tokenizers writes back names them.
+    post_processor = post_processor_from_json(_renumber_processor(original.post_processor, id_map))
+    return Tokenizer(with_model(read, trimmed, vocab, merges, added_tokens=added, post_processor=post_processor))
 
 
 def _directory_files(
@@ -462,13 +495,11 @@ def trim(
     choice = choose_ids(original, counts, vocab_size)
     old_ids = sorted(choice.kept)
     id_map = {old: new for new, old in enumerate(old_ids)}
-    text = trimmed_tokenizer_json(original, id_map)
-    kept_tokens = {token for token, token_id in original.vocab.items() if token_id in id_map}
-    kept_merges = [(a, b) for a, b in original.merges if a in kept_tokens and b in kept_tokens and a + b in kept_tokens]
+    trimmed = trimmed_tokenizer(original, id_map)
     files: dict[str, str | bytes] = {
-        TOKENIZER_FILE: text,
+        TOKENIZER_FILE: trimmed.to_str(pretty=True),  # what Tokenizer.save writes
         ID_MAP_FILE: json.dumps({str(old): new for old, new in id_map.items()}, indent=0) + "\n",
-        **_directory_files(original, id_map, kept_merges),
+        **_directory_files(original, id_map, list(trimmed.file.merges)),
     }
     write_files(output, files, remove=replaced_files(output, files, force=force))
     return TrimResult(

@@ -99,12 +99,13 @@ def test_the_kept_tokens_are_the_specials_the_bytes_and_what_the_sample_uses_clo
     assert set(BYTE_ALPHABET) <= set(vocab)
     assert [entry["content"] for entry in data["added_tokens"]] == [e["content"] for e in original["added_tokens"]]
 
-    # The merges whose three tokens are kept, in the original's order and form ("a b" or ["a", "b"]).
+    # The merges whose three tokens are kept, in the original's order (written as pairs, as tokenizers writes them
+    # whether it read "a b" or ["a", "b"]).
     def parts(merge):
         return merge.split(" ") if isinstance(merge, str) else merge
 
     assert data["model"]["merges"] == [
-        merge
+        parts(merge)
         for merge in original["model"]["merges"]
         if all(t in vocab for t in (*parts(merge), "".join(parts(merge))))
     ]
@@ -146,16 +147,36 @@ def test_id_map_maps_every_kept_token_to_its_old_id(trimmed):
     assert "old_embeddings[torch.tensor(old_ids_in_new_order)]" in stdout and str(out / "id_map.json") in stdout
 
 
+def test_the_file_is_what_tokenizers_writes_for_the_trimmed_tokenizer(trimmed):
+    _name, _original, _sample, out, _stdout = trimmed
+    text = (out / "tokenizer.json").read_text(encoding="utf-8")
+    assert Tokenizer.from_file(str(out / "tokenizer.json")).to_str(pretty=True) == text
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama3_1", "allenai_dolma2"])
+def test_the_file_is_what_tokenizers_save_writes_merges_as_pairs_every_model_field(name, tmp_path):
+    """GPT-2 and OLMo-2 write their merges as "a b" and no ``ignore_merges``, Llama-3.1 its merges as "a b":
+    ``Tokenizer.save`` writes pairs and every field of the model, and so does the trimmed file."""
+    from real_tokenizers import olmo_tokenizer_json
+
+    source = olmo_tokenizer_json(name) if name.startswith("allenai") else model_tokenizer_json(name)
+    sample = tmp_path / "sample.txt"
+    sample.write_text(multilingual_text(200, seed=3), encoding="utf-8")
+    hf_bpe.trim(source, [sample], vocab_size=1500, output=tmp_path / "out", progress=False)
+    text = (tmp_path / "out" / "tokenizer.json").read_text(encoding="utf-8")
+    assert Tokenizer.from_file(str(tmp_path / "out" / "tokenizer.json")).to_str(pretty=True) == text
+    assert isinstance(json.loads(text)["model"]["merges"][0], list)
+
+
 def test_every_other_section_of_the_file_is_the_original_s(trimmed):
     _name, original_path, _sample, out, _stdout = trimmed
-    original = json.loads(original_path.read_text(encoding="utf-8"))
+    # The original as tokenizers writes it back: the trimmed file is tokenizers' writing too.
+    original = json.loads(Tokenizer.from_file(str(original_path)).to_str())
     data = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
     id_map = {int(old): new for old, new in json.loads((out / "id_map.json").read_text()).items()}
     for key in original:
         if key not in ("model", "added_tokens", "post_processor"):
-            assert json.dumps(data[key], ensure_ascii=False, indent=2) == json.dumps(
-                original[key], ensure_ascii=False, indent=2
-            )
+            assert data[key] == original[key], key
     assert {k: v for k, v in data["model"].items() if k not in ("vocab", "merges")} == {
         k: v for k, v in original["model"].items() if k not in ("vocab", "merges")
     }
