@@ -266,3 +266,22 @@ def test_the_sample_is_counted_as_the_rust_backend_encodes_it_stripping_added_to
     used = {i for line in ("hug <m> pug\n", "bug <m> mug\n") for i in rust.encode(line, add_special_tokens=False).ids}
     assert rust.token_to_id("Ġ") not in used
     assert (found.sample_tokens, found.from_sample) == (len(used), len(used))
+
+
+def test_the_model_s_unknown_token_is_kept_as_the_trimmed_model_names_it(tmp_path):
+    """A byte-level model naming a vocabulary token as ``unk_token`` keeps it (the trimmed model names it too), and
+    the file stays what ``tokenizers`` writes for it."""
+    source = tmp_path / "tok"
+    hf_bpe.train_from_iterator(["hug pug hug bug", "mug hug"], vocab_size=264, progress=False).save(source)
+    document = json.loads((source / "tokenizer.json").read_text(encoding="utf-8"))
+    document["model"]["unk_token"] = "Ġpug"
+    (tmp_path / "tokenizer.json").write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    sample = tmp_path / "sample.txt"
+    sample.write_text("hug hug\n", encoding="utf-8")
+    found = hf_bpe.trim(tmp_path / "tokenizer.json", [sample], vocab_size=258, output=tmp_path / "out")
+    rust = Tokenizer.from_file(str(tmp_path / "out" / "tokenizer.json"))
+    assert rust.get_vocab_size() == found.vocab_size == 258
+    assert rust.token_to_id("Ġpug") == found.id_map[document["model"]["vocab"]["Ġpug"]]
+    assert rust.to_str(pretty=True) == (tmp_path / "out" / "tokenizer.json").read_text(encoding="utf-8")
+    ours = hf_bpe.Tokenizer.from_file(tmp_path / "out" / "tokenizer.json")
+    assert ours.encode("hug pug").ids == rust.encode("hug pug").ids
