@@ -32,8 +32,9 @@ the model's tokens first as the original ordered them, the added tokens after th
 (the kept vocabulary and merges, every other model setting as it was), its added tokens' and post-processor's ids
 renumbered (:func:`~hf_bpe.tokenizer.serialization.with_model`), and written back by the tokenizer's own writer
 (``Tokenizer.save``'s form, :meth:`~hf_bpe.tokenizer.tokenizer.Tokenizer.to_str`): the file ``tokenizers`` itself
-writes for the trimmed tokenizer. Checking that the file is byte-level BPE is :mod:`hf_bpe.models.bpe.files`' job;
-the sample is encoded by the original tokenizer, added tokens cut as ``Tokenizer.encode`` cuts them
+writes for the trimmed tokenizer. The file is read by the one reader of ``tokenizer.json``
+(:func:`~hf_bpe.tokenizer.serialization.pipeline_from_data`), so any stage the Tokenizer reads may be there; the
+sample is encoded by the original tokenizer, added tokens cut as ``Tokenizer.encode`` cuts them
 (:meth:`~hf_bpe.tokenizer.tokenizer.Tokenizer.encode_ids`), so the tokens counted are those the Rust backend gives.
 """
 
@@ -55,7 +56,6 @@ from hf_bpe.models.bpe.files import (
     format_merges,
     format_vocab,
     read_bpe_json,
-    tokenizer_json_from_data,
 )
 from hf_bpe.models.bpe.symbols import SymbolBPE
 from hf_bpe.models.directory import (
@@ -68,7 +68,7 @@ from hf_bpe.models.directory import (
 from hf_bpe.pipeline.byte_level import BYTE_ALPHABET
 from hf_bpe.pipeline.processors import post_processor_from_json
 from hf_bpe.progress import Progress, ProgressOption, callback, with_progress
-from hf_bpe.tokenizer.serialization import pipeline_from_data, with_model
+from hf_bpe.tokenizer.serialization import is_byte_level, pipeline_from_data, with_model
 from hf_bpe.tokenizer.tokenizer import Tokenizer
 from hf_bpe.utf8 import decode_utf8
 
@@ -152,7 +152,7 @@ def read_original(source: str | os.PathLike[str]) -> Original:
     Raises:
         FileNotFoundError: naming ``source`` when there is no such file or no ``tokenizer.json`` in it.
         ValueError: naming the file when it is not byte-level BPE (trim keeps the byte alphabet, so that every
-            text still encodes), or holds what hf_bpe's byte-level reader does not implement.
+            text still encodes), or the JSON path of what hf_bpe's Tokenizer does not implement.
     """
     source = Path(source)
     directory = source if source.is_dir() else None
@@ -162,16 +162,20 @@ def read_original(source: str | os.PathLike[str]) -> Original:
         raise FileNotFoundError(f"{where}; trim takes a byte-level BPE tokenizer.json or a directory holding one")
     try:
         data, _model = read_bpe_json(path, "trim takes byte-level BPE")
-        read = pipeline_from_data(data, path)
-        # The byte-level check only, on the model the tokenizer read (its merges not read twice).
-        tokenizer_json_from_data(data, path, (read.vocab, read.merges))
+        if not is_byte_level(data):
+            raise ValueError(
+                "it has no ByteLevel pre-tokenizer or decoder, or its model adds a continuing_subword_prefix or "
+                "end_of_word_suffix"
+            )
     except ValueError as e:
         reason = str(e).removeprefix(f"{path}: ")
         raise ValueError(
             f"{path}: not a byte-level BPE tokenizer (trim keeps the 256 byte tokens so that every text still "
             f"encodes, which only byte-level BPE has): {reason}"
         ) from e
-    return Original(path, directory, Tokenizer(read))
+    # The one reader of tokenizer.json: every stage the Tokenizer reads (a Roberta or Bert post-processor too),
+    # what it does not implement refused by its JSON path.
+    return Original(path, directory, Tokenizer(pipeline_from_data(data, path)))
 
 
 #: Lines encoded between two progress reports of the sample's encoding.

@@ -285,3 +285,35 @@ def test_the_model_s_unknown_token_is_kept_as_the_trimmed_model_names_it(tmp_pat
     assert rust.to_str(pretty=True) == (tmp_path / "out" / "tokenizer.json").read_text(encoding="utf-8")
     ours = hf_bpe.Tokenizer.from_file(tmp_path / "out" / "tokenizer.json")
     assert ours.encode("hug pug").ids == rust.encode("hug pug").ids
+
+
+@pytest.mark.parametrize("kind", ["RobertaProcessing", "BertProcessing"])
+def test_a_post_processor_s_cls_and_sep_are_renumbered(kind, tmp_path, course_file):
+    """``cls``/``sep`` of Roberta's and Bert's post-processors (which the byte-level fast path does not read; trim
+    reads the file as a Tokenizer), added after the model's tokens, follow their tokens' new ids."""
+    from tokenizers import Tokenizer as RustTokenizer
+    from tokenizers import decoders, models, pre_tokenizers, processors, trainers
+
+    rust = RustTokenizer(models.BPE())
+    rust.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    rust.decoder = decoders.ByteLevel()
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    rust.train([str(course_file)], trainers.BpeTrainer(vocab_size=600, initial_alphabet=alphabet, show_progress=False))
+    rust.add_special_tokens(["<s>", "</s>"])
+    cls, sep = ("<s>", rust.token_to_id("<s>")), ("</s>", rust.token_to_id("</s>"))
+    rust.post_processor = getattr(processors, kind)(sep, cls)
+    rust.save(str(tmp_path / "tokenizer.json"))
+    sample = tmp_path / "sample.txt"
+    sample.write_text(course_file.read_text(encoding="utf-8")[:300] + "\n", encoding="utf-8")
+    found = hf_bpe.trim(tmp_path / "tokenizer.json", [sample], vocab_size=300, output=tmp_path / "out")
+    trimmed = RustTokenizer.from_file(str(tmp_path / "out" / "tokenizer.json"))
+    assert trimmed.to_str(pretty=True) == (tmp_path / "out" / "tokenizer.json").read_text(encoding="utf-8")
+    section = json.loads(trimmed.to_str())["post_processor"]
+    assert section["cls"] == ["<s>", found.id_map[cls[1]]] and section["sep"] == ["</s>", found.id_map[sep[1]]]
+    assert found.id_map[cls[1]] != cls[1]
+    ours = hf_bpe.Tokenizer.from_file(tmp_path / "out" / "tokenizer.json")
+    for line in sample.read_text(encoding="utf-8").splitlines():
+        encoding = trimmed.encode(line)
+        assert ours.encode(line).ids == encoding.ids, line
+        assert encoding.ids[0] == found.id_map[cls[1]] and encoding.ids[-1] == found.id_map[sep[1]]
+        assert (encoding.tokens[0], encoding.tokens[-1]) == ("<s>", "</s>")
