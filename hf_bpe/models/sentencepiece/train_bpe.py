@@ -330,9 +330,11 @@ def count_words_in_files(
         for start, end in shard_ranges(Path(path), size, shard)
     ]
     jobs = [functools.partial(_count_ranges, ranges[k::parts], options) for k in range(min(parts, len(ranges)))]
-    counts: Counter[str] = Counter()
-    for part in run_forked(jobs, "counting sentencepiece words") if len(jobs) > 1 else [job() for job in jobs]:
-        counts.update(part)
+    counted = run_forked(jobs, "counting sentencepiece words") if len(jobs) > 1 else [job() for job in jobs]
+    # The first part is the sum's start and each other one is dropped once added: no copy of a part's table.
+    counts: Counter[str] = counted.pop(0) if counted else Counter()
+    while counted:
+        counts.update(counted.pop())
     return counts
 
 
@@ -571,14 +573,16 @@ def required_chars(word_counts: Mapping[str, int], spec: TrainerSpec) -> dict[st
         ValueError: where the words hold no character, or the vocabulary cannot hold them and the meta pieces.
     """
     counts: Counter[str] = Counter()
-    # Words of one count are counted together (one Counter over their joined text): most words occur a few times.
-    by_count: dict[int, list[str]] = {}
-    for word, count in word_counts.items():
-        by_count.setdefault(count, []).append(word)
-    for count, words in by_count.items():
-        for c, n in Counter("".join(words)).items():
-            counts[c] += n * count
-    del by_count
+    items = iter(word_counts.items())
+    while chunk := list(itertools.islice(items, _CHUNK_WORDS)):
+        # A chunk's words of one count are counted together (one Counter over their joined text): most words occur
+        # a few times. A chunk at a time: no list or text of all the words at once.
+        by_count: dict[int, list[str]] = {}
+        for word, count in chunk:
+            by_count.setdefault(count, []).append(word)
+        for count, words in by_count.items():
+            for c, n in Counter("".join(words)).items():
+                counts[c] += n * count
     for c in ("\0", *[c for c in counts if "\ud800" <= c <= "\udfff"]):
         counts.pop(c, None)
     total = sum(counts.values())
@@ -600,16 +604,24 @@ def required_chars(word_counts: Mapping[str, int], spec: TrainerSpec) -> dict[st
 
 def _training_words(
     word_counts: Mapping[str, int], chars: Mapping[str, int], consume: bool
-) -> tuple[list[str], list[int]]:
+) -> tuple[str, array[int], array[int]]:
     """The words with characters outside ``chars`` replaced by U+2585, merged, in ``Sorted`` order (most frequent
-    first, then by code points), and their counts. ``consume``: ``word_counts`` is a dict the caller gives up (its
-    words with such characters are replaced in place, and it is emptied at the end).
+    first, then by code points): their text joined, where each starts in it (and the end) and their counts.
+    ``consume``: ``word_counts`` is a dict the caller gives up (its words with such characters are replaced in
+    place, and it is emptied as its words are read).
 
-    Two sorts of the words themselves (by code points, then stably by count, descending) rather than one by
-    ``(-count, word)``: no tuple per word, which at a million words was the trainer's peak of memory.
+    The words go into one list per count (popped from the dict, whose table is then freed), each sorted by code
+    points, taken from the highest count down: no tuple, key or second list per word. Only the joined text is
+    returned: a word's own ``str`` costs ~60 bytes besides its characters, and the strings' memory (spread over
+    the small-object allocator's arenas) is given back only once all of them are gone, before the merger's arrays
+    are made (at a million words, the strings and the arrays at once were the trainer's peak).
     """
-    unknown = "".join(sorted(c for c in set("".join(word_counts)) if c not in chars))
     merged: dict[str, int] = word_counts if consume and isinstance(word_counts, dict) else dict(word_counts)
+    alphabet: set[str] = set()
+    keys = iter(merged)
+    while chunk := list(itertools.islice(keys, _CHUNK_WORDS)):  # joined a chunk at a time: no copy of all text
+        alphabet.update("".join(chunk))
+    unknown = "".join(sorted(c for c in alphabet if c not in chars))
     if unknown:
         table = dict.fromkeys(map(ord, unknown), UNK_CHAR)
         found = regex.compile("[" + regex.escape(unknown) + "]").search
@@ -617,12 +629,27 @@ def _training_words(
             count = merged.pop(word)
             replaced = word.translate(table)
             merged[replaced] = merged.get(replaced, 0) + count
-    words = sorted(merged)
-    words.sort(key=merged.__getitem__, reverse=True)  # stable: equal counts stay in code point order
-    counts = list(map(merged.__getitem__, words))
-    if merged is word_counts:
-        merged.clear()
-    return words, counts
+    by_count: dict[int, list[str]] = {}
+    while merged:
+        word, count = merged.popitem()
+        by_count.setdefault(count, []).append(word)
+    merged.clear()  # an emptied dict keeps its table until cleared
+    texts: list[str] = []
+    lengths = array("q")
+    counts = array("Q")  # uint64_t, as the reference's frequencies
+    for count in sorted(by_count, reverse=True):
+        same = by_count.pop(count)
+        same.sort()
+        texts.append("".join(same))
+        lengths += array("q", map(len, same))
+        counts += array("Q", [count]) * len(same)
+        del same
+    return "".join(texts), array("q", itertools.accumulate(lengths, initial=0)), counts
+
+
+#: Words joined at a time, or characters turned into symbol ids at a time, where all at once are not needed.
+_CHUNK_WORDS = 65536
+_CHUNK_CHARS = 1 << 20
 
 
 # -- the merge loop (bpe::Trainer::Train) --------------------------------------------------------------------------
@@ -635,7 +662,8 @@ class _Merger:
     its piece, halves, frequency, flags and positions (``(sid << 2 * shift) | (left << shift) | right``, in the
     reference's order, stale ones kept: a position is live only while its two slots still hold the pair's halves)."""
 
-    def __init__(self, words: list[str], counts: list[int], spec: TrainerSpec) -> None:
+    def __init__(self, text: str, starts: array[int], counts: array[int], spec: TrainerSpec) -> None:
+        """The words in training order as :func:`_training_words` gives them: joined, where each starts, counts."""
         self.spec = spec
         self.counts = counts
         self.piece: list[str] = []
@@ -654,16 +682,18 @@ class _Merger:
         self.pairs: dict[int, int] = {}
         self.pending_queue: list[int] = []
         self.heap: list[tuple[int, int, str, int, int]] = []
-        text = "".join(words)
-        for c in dict.fromkeys(text):  # GetCharSymbol in order of first sight
-            self._char(c)
         # Every word's symbol ids in one flat array, word ``sid`` at ``starts[sid]:starts[sid + 1]``: an array per
-        # word would cost ~120 bytes of its own (a million words: the trainer's peak).
-        self.symbols = array("i", map(self.chars.__getitem__, text))
-        del text
-        self.starts = array("q", itertools.accumulate(map(len, words), initial=0))
+        # word would cost ~120 bytes of its own (a million words: the trainer's peak). Made a slice of the text at
+        # a time: no list of a Python int per character.
+        self.symbols = array("i")
+        for at in range(0, len(text), _CHUNK_CHARS):
+            part = text[at : at + _CHUNK_CHARS]
+            for c in dict.fromkeys(part):  # GetCharSymbol in order of first sight
+                self._char(c)
+            self.symbols += array("i", map(self.chars.__getitem__, part))
+        self.starts = starts
         #: Bits of a slot in an encoded position: enough for the longest word.
-        self.shift = max(map(len, words), default=1).bit_length()
+        self.shift = max(map(int.__sub__, starts[1:], starts), default=1).bit_length()
 
     def _new(self, piece: str, length: int, halves: tuple[int, int]) -> int:
         ident = len(self.piece)
@@ -879,9 +909,7 @@ def train_bpe(
             f"sentencepiece option vocab_size={spec.vocab_size} is smaller than the required characters and meta "
             f"pieces ({len(chars)} + {len(metas)}); increase it or decrease character_coverage"
         )
-    words, counts = _training_words(word_counts, chars, consume_counts)
-    merger = _Merger(words, counts, spec)
-    del words, counts  # the merger keeps its own form of them
+    merger = _Merger(*_training_words(word_counts, chars, consume_counts), spec)
     learned = merger.merge(spec.vocab_size - len(metas) - len(chars))
     learned += [c for c, _ in sorted(chars.items(), key=lambda item: (-item[1], item[0]))]
     # A learned piece's score is minus its rank (bpe_model_trainer.cc), as a float32.
