@@ -668,12 +668,16 @@ class _Merger:
         self.counts = counts
         self.piece: list[str] = []
         self.length: list[int] = []
-        self.halves: list[tuple[int, int]] = []
-        self.freq: list[int] = []
-        self.unk: list[bool] = []
-        self.active: list[bool] = []
-        self.pending: list[bool] = []
-        self.recompute: list[bool] = []
+        # Per symbol: machine words and bytes (array, bytearray), not Python objects: merging makes hundreds of
+        # thousands of pair symbols, and a tuple of halves (two ints of their own), a frequency int and four list
+        # slots of flags cost ~200 bytes a symbol (at 99 MB of C, most of what merging adds to its memory).
+        self.lefts = array("i")
+        self.rights = array("i")
+        self.freq = array("Q")  # uint64_t, as the reference's
+        self.unk = bytearray()
+        self.active = bytearray()
+        self.pending = bytearray()
+        self.recompute = bytearray()
         # Positions as 8-byte machine words and words as 4-byte symbol ids (array), not lists of Python ints: a
         # position is a big int of its own (~40 bytes in a list), and they are most of the trainer's memory.
         self.positions: list[array[int]] = []
@@ -699,7 +703,8 @@ class _Merger:
         ident = len(self.piece)
         self.piece.append(piece)
         self.length.append(length)
-        self.halves.append(halves)
+        self.lefts.append(halves[0])
+        self.rights.append(halves[1])
         self.freq.append(0)
         self.unk.append(piece == UNK_CHAR)
         self.active.append(True)
@@ -754,7 +759,7 @@ class _Merger:
         the cache is the one :meth:`_pair` would return (pairs with an unknown half never enter it); a miss goes
         through :meth:`_pair`, which makes the symbol exactly as the reference's ``GetPairSymbol`` does.
         """
-        left_half, right_half = self.halves[best]
+        left_half, right_half = self.lefts[best], self.rights[best]
         symbols, starts, counts = self.symbols, self.starts, self.counts
         freq, recompute, positions = self.freq, self.recompute, self.positions
         pending, pending_queue, pairs_get, make_pair = self.pending, self.pending_queue, self.pairs.get, self._pair
@@ -833,7 +838,7 @@ class _Merger:
 
     def _retire(self, ident: int) -> None:
         """Remove ``ident`` from the cache so it is not selected again (a later sight of its halves makes anew)."""
-        left, right = self.halves[ident]
+        left, right = self.lefts[ident], self.rights[ident]
         self.pairs.pop(left << 32 | right, None)
         self.active[ident] = False
         self.positions[ident] = array("Q")
