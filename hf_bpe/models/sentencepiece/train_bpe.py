@@ -30,6 +30,7 @@ import itertools
 import os
 import struct
 from array import array
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
@@ -659,8 +660,9 @@ _MASK = (1 << 64) - 1  # the reference's frequencies are uint64_t: a decrement b
 
 class _Merger:
     """``bpe::Trainer``'s state: each word as a list of symbol ids (-1 where a merge emptied a slot), and per symbol
-    its piece, halves, frequency, flags and positions (``(sid << 2 * shift) | (left << shift) | right``, in the
-    reference's order, stale ones kept: a position is live only while its two slots still hold the pair's halves)."""
+    its piece, halves, frequency, flags and positions (the left slot's index in the flat array of every word's
+    symbols, in the reference's order, stale ones kept: a position is live only while its left slot still holds
+    the pair's left half and the next slot not emptied its right half)."""
 
     def __init__(self, text: str, starts: array[int], counts: array[int], spec: TrainerSpec) -> None:
         """The words in training order as :func:`_training_words` gives them: joined, where each starts, counts."""
@@ -678,14 +680,20 @@ class _Merger:
         self.active = bytearray()
         self.pending = bytearray()
         self.recompute = bytearray()
-        # Positions as 8-byte machine words and words as 4-byte symbol ids (array), not lists of Python ints: a
-        # position is a big int of its own (~40 bytes in a list), and they are most of the trainer's memory.
+        # Positions as 4-byte machine words (8 past 2**32 slots) and words as 4-byte symbol ids (array), not lists
+        # of Python ints: a position is an int of its own (~36 bytes in a list), and they are most of the trainer's
+        # memory. A position is the left slot alone: while that slot still holds the pair's left half, no merge
+        # has touched it, so the right slot is still the next one not emptied (only a merge into the left slot
+        # empties it); the word (its count, its ends) is found from the slot (a bisection of the words' starts),
+        # and only for a live position.
         self.positions: list[array[int]] = []
         self.chars: dict[str, int] = {}
         # symbols_cache_ for pairs, keyed by ``left << 32 | right``; -1: the pair makes no valid piece
         self.pairs: dict[int, int] = {}
         self.pending_queue: list[int] = []
         self.heap: list[tuple[int, int, str, int, int]] = []
+        #: The positions' array type: 4-byte slot indices while every slot has one.
+        self.typecode = "I" if len(text) < 1 << 32 else "Q"
         # Every word's symbol ids in one flat array, word ``sid`` at ``starts[sid]:starts[sid + 1]``: an array per
         # word would cost ~120 bytes of its own (a million words: the trainer's peak). Made a slice of the text at
         # a time: no list of a Python int per character.
@@ -696,8 +704,6 @@ class _Merger:
                 self._char(c)
             self.symbols += array("i", map(self.chars.__getitem__, part))
         self.starts = starts
-        #: Bits of a slot in an encoded position: enough for the longest word.
-        self.shift = max(map(int.__sub__, starts[1:], starts), default=1).bit_length()
 
     def _new(self, piece: str, length: int, halves: tuple[int, int]) -> int:
         ident = len(self.piece)
@@ -710,7 +716,7 @@ class _Merger:
         self.active.append(True)
         self.pending.append(False)
         self.recompute.append(True)
-        self.positions.append(array("Q"))
+        self.positions.append(array(self.typecode))
         return ident
 
     def _char(self, c: str) -> int:
@@ -741,7 +747,7 @@ class _Merger:
         """``ComputeFreq``: frequencies are kept up to date; it only drops the positions of a pair now absent."""
         if self.recompute[ident]:
             if self.freq[ident] == 0:
-                self.positions[ident] = array("Q")
+                self.positions[ident] = array(self.typecode)
             self.recompute[ident] = False
 
     def _flush_pending(self) -> None:
@@ -763,54 +769,55 @@ class _Merger:
         symbols, starts, counts = self.symbols, self.starts, self.counts
         freq, recompute, positions = self.freq, self.recompute, self.positions
         pending, pending_queue, pairs_get, make_pair = self.pending, self.pending_queue, self.pairs.get, self._pair
-        shift = self.shift
-        low = (1 << shift) - 1
-        for encoded in self.positions[best]:
-            sid, left, right = encoded >> (2 * shift), (encoded >> shift) & low, encoded & low
-            start = starts[sid]  # the word's slots, local index i at symbols[start + i]
-            if symbols[start + left] != left_half or symbols[start + right] != right_half:
+        for left in self.positions[best]:
+            if symbols[left] != left_half:
                 continue  # stale, or taken by an overlapping merge of the same pair ("aaa")
-            count = counts[sid]
+            right = left + 1
+            while symbols[right] < 0:  # within the word: its left slot untouched, the right one is not emptied
+                right += 1
+            if symbols[right] != right_half:
+                continue
+            sid = bisect_right(starts, left) - 1
+            start, end, count = starts[sid], starts[sid + 1], counts[sid]
             previous = left - 1
-            while previous >= 0 and symbols[start + previous] < 0:
+            while previous >= start and symbols[previous] < 0:
                 previous -= 1
-            following, size = right + 1, starts[sid + 1] - start
-            while following < size and symbols[start + following] < 0:
+            following = right + 1
+            while following < end and symbols[following] < 0:
                 following += 1
-            before = symbols[start + previous] if previous >= 0 else -1  # the neighbours' symbols
-            after = symbols[start + following] if following < size else -1
-            if previous >= 0:  # ResetFreq(previous, left)
+            before = symbols[previous] if previous >= start else -1  # the neighbours' symbols
+            after = symbols[following] if following < end else -1
+            if previous >= start:  # ResetFreq(previous, left)
                 ident = pairs_get(before << 32 | left_half)
                 if ident is None:
                     ident = make_pair(before, left_half)
                 if ident >= 0 and ident != best:
                     freq[ident] = (freq[ident] - count) & _MASK
                     recompute[ident] = True
-            if following < size:  # ResetFreq(right, following)
+            if following < end:  # ResetFreq(right, following)
                 ident = pairs_get(right_half << 32 | after)
                 if ident is None:
                     ident = make_pair(right_half, after)
                 if ident >= 0 and ident != best:
                     freq[ident] = (freq[ident] - count) & _MASK
                     recompute[ident] = True
-            symbols[start + left], symbols[start + right] = best, -1
-            base = sid << (2 * shift)
-            if previous >= 0:  # AddNewPair(previous, left)
+            symbols[left], symbols[right] = best, -1
+            if previous >= start:  # AddNewPair(previous, left)
                 ident = pairs_get(before << 32 | best)
                 if ident is None:
                     ident = make_pair(before, best)
                 if ident >= 0:
-                    positions[ident].append(base | previous << shift | left)
+                    positions[ident].append(previous)
                     freq[ident] = (freq[ident] + count) & _MASK
                     if not pending[ident]:
                         pending[ident] = True
                         pending_queue.append(ident)
-            if following < size:  # AddNewPair(left, following)
+            if following < end:  # AddNewPair(left, following)
                 ident = pairs_get(best << 32 | after)
                 if ident is None:
                     ident = make_pair(best, after)
                 if ident >= 0:
-                    positions[ident].append(base | left << shift | following)
+                    positions[ident].append(left)
                     freq[ident] = (freq[ident] + count) & _MASK
                     if not pending[ident]:
                         pending[ident] = True
@@ -820,17 +827,17 @@ class _Merger:
     def _add_all(self) -> None:
         """``AddNewPair`` for each pair of neighbours of each word, word after word (the reference's first loop)."""
         positions, freq, pending, pending_queue = self.positions, self.freq, self.pending, self.pending_queue
-        pairs_get, make_pair, shift = self.pairs.get, self._pair, self.shift
+        pairs_get, make_pair = self.pairs.get, self._pair
         symbols, starts = self.symbols, self.starts
         for sid, count in enumerate(self.counts):
-            word = symbols[starts[sid] : starts[sid + 1]]
-            base = sid << (2 * shift)
+            start = starts[sid]
+            word = symbols[start : starts[sid + 1]]
             for i in range(1, len(word)):
                 ident = pairs_get(word[i - 1] << 32 | word[i])
                 if ident is None:
                     ident = make_pair(word[i - 1], word[i])
                 if ident >= 0:
-                    positions[ident].append(base | (i - 1) << shift | i)
+                    positions[ident].append(start + i - 1)
                     freq[ident] = (freq[ident] + count) & _MASK
                     if not pending[ident]:
                         pending[ident] = True
@@ -841,7 +848,7 @@ class _Merger:
         left, right = self.lefts[ident], self.rights[ident]
         self.pairs.pop(left << 32 | right, None)
         self.active[ident] = False
-        self.positions[ident] = array("Q")
+        self.positions[ident] = array(self.typecode)
 
     def _best(self) -> int:
         """The queue's top live symbol (``Train``'s inner loop), or -1 where the queue is empty."""
