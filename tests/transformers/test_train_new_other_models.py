@@ -9,7 +9,6 @@ parallel order (the last bits of a score differ between two runs of the referenc
 
 from __future__ import annotations
 
-import functools
 import json
 import shutil
 from pathlib import Path
@@ -24,13 +23,11 @@ from hf_bpe.transformers.pipeline import PipelineTokenizer
 from hf_bpe.transformers.unigram import UnigramTokenizer
 from hf_bpe.transformers.wordpiece import WordPieceTokenizer
 
-ENGLISH = Path(__file__).resolve().parents[2] / "cache" / "corpora" / "english.txt"
 
-
-@functools.cache
-def _lines() -> list[str]:
-    """English lines (Python's documentation), with their endings."""
-    return ENGLISH.read_text(encoding="utf-8").splitlines(keepends=True)
+@pytest.fixture(scope="module")
+def lines(debian_corpora: dict[str, Path]) -> list[str]:
+    """English lines (Debian's corpus of Python's documentation), with their endings."""
+    return debian_corpora["english"].read_text(encoding="utf-8").splitlines(keepends=True)
 
 
 def _added(tokenizer: Any) -> dict[int, tuple[Any, ...]]:
@@ -42,18 +39,18 @@ def _added(tokenizer: Any) -> dict[int, tuple[Any, ...]]:
 
 
 @pytest.mark.parametrize("name", ["llama2", "qwen3"])
-def test_bpe_file_trains_as_the_rust_backend(name, tmp_path):
+def test_bpe_file_trains_as_the_rust_backend(name, tmp_path, lines):
     """Mistral-7B's file (SentencePiece-style BPE: Metaspace-like normalizer, byte fallback, a BOS template) and
     Qwen3's (byte-level, non-special added tokens dropped) through PipelineTokenizer: the same vocabulary, merges,
     added tokens, ids, tokens and saved tokenizer.json."""
     path = str(model_tokenizer_json(name))
     options: dict[str, Any] = {"new_special_tokens": ["<new>"], "show_progress": False}
-    ours = PipelineTokenizer(tokenizer_file=path).train_new_from_iterator(_lines()[:3000], 1000, **options)
-    rust = PreTrainedTokenizerFast(tokenizer_file=path).train_new_from_iterator(_lines()[:3000], 1000, **options)
+    ours = PipelineTokenizer(tokenizer_file=path).train_new_from_iterator(lines[:3000], 1000, **options)
+    rust = PreTrainedTokenizerFast(tokenizer_file=path).train_new_from_iterator(lines[:3000], 1000, **options)
     assert len(rust) == 1000
     assert ours.get_vocab() == rust.get_vocab()
     assert _added(ours) == _added(rust)
-    samples = [*_lines()[:200], "<s>hello <new> world</s><|im_start|>"]
+    samples = [*lines[:200], "<s>hello <new> world</s><|im_start|>"]
     assert [ours(text)["input_ids"] for text in samples] == [rust(text)["input_ids"] for text in samples]
     assert [ours.tokenize(text) for text in samples] == [rust.tokenize(text) for text in samples]
     ours.save_pretrained(str(tmp_path / "ours"))
@@ -67,31 +64,31 @@ def test_bpe_file_trains_as_the_rust_backend(name, tmp_path):
 REFERENCE_RUNS = 4
 
 
-@functools.cache
-def _wordpiece() -> tuple[Any, list[Any]]:
+@pytest.fixture(scope="module")
+def wordpiece_runs(lines: list[str]) -> tuple[Any, list[Any]]:
     """hf_bpe's WordPieceTokenizer and the Rust BertTokenizer (several runs) trained from bert-base-uncased's
     vocab.txt."""
     vocab = str(bert_base_uncased_vocab())
-    ours = WordPieceTokenizer(vocab_file=vocab).train_new_from_iterator(_lines()[:3000], 800, show_progress=False)
+    ours = WordPieceTokenizer(vocab_file=vocab).train_new_from_iterator(lines[:3000], 800, show_progress=False)
     rust = [
-        BertTokenizer(vocab=vocab).train_new_from_iterator(_lines()[:3000], 800, show_progress=False)
+        BertTokenizer(vocab=vocab).train_new_from_iterator(lines[:3000], 800, show_progress=False)
         for _ in range(REFERENCE_RUNS)
     ]
     return ours, rust
 
 
-def test_wordpiece_tokenizer_trains_as_bert_tokenizer():
+def test_wordpiece_tokenizer_trains_as_bert_tokenizer(wordpiece_runs, lines):
     """Within the reference's own spread: every token all its runs keep, none that no run has, the special ones at
     the same ids, the same added tokens; and where all runs cut a text alike, hf_bpe cuts it so too (``tokenize()``
     and the tokens of the ids). The ids of ``##`` symbols differ between runs of the reference itself, so they are
     compared by their tokens."""
-    ours, runs = _wordpiece()
+    ours, runs = wordpiece_runs
     kept = set.intersection(*(set(run.get_vocab()) for run in runs))
     seen = set.union(*(set(run.get_vocab()) for run in runs))
     assert kept <= set(ours.get_vocab()) <= seen
     assert len(ours) == len(runs[0]) == 800
     assert _added(ours) == _added(runs[0]) == {i: (t, False, False, False, False, True) for i, t in enumerate(SPECIALS)}
-    agreed = [text for text in _lines()[:200] if len({tuple(run.tokenize(text)) for run in runs}) == 1]
+    agreed = [text for text in lines[:200] if len({tuple(run.tokenize(text)) for run in runs}) == 1]
     assert len(agreed) > 100  # the spread leaves most texts alike
     assert [ours.tokenize(text) for text in agreed] == [runs[0].tokenize(text) for text in agreed]
     ours_tokens = [ours.convert_ids_to_tokens(ours(text)["input_ids"]) for text in agreed]
@@ -103,12 +100,12 @@ SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 
 @pytest.fixture(scope="module")
-def unigram_file(tmp_path_factory) -> str:
+def unigram_file(tmp_path_factory, lines) -> str:
     """A Unigram tokenizer.json that ``tokenizers`` trains (SentencePieceUnigramTokenizer's recipe), with a
     non-special added token (a Unigram model's trainer gets every added token)."""
     trained = SentencePieceUnigramTokenizer()
     specials = ["<unk>", "<s>", "</s>"]
-    trained.train_from_iterator(_lines()[3000:6000], 500, special_tokens=specials, unk_token="<unk>")
+    trained.train_from_iterator(lines[3000:6000], 500, special_tokens=specials, unk_token="<unk>")
     trained.add_tokens(["plain"])
     path = tmp_path_factory.mktemp("unigram") / "tokenizer.json"
     trained.save(str(path))
@@ -116,12 +113,12 @@ def unigram_file(tmp_path_factory) -> str:
 
 
 @pytest.mark.parametrize("cls", [UnigramTokenizer, PipelineTokenizer], ids=["UnigramTokenizer", "PipelineTokenizer"])
-def test_unigram_file_trains_as_the_rust_backend(cls, unigram_file):
+def test_unigram_file_trains_as_the_rust_backend(cls, unigram_file, lines):
     """The same pieces (the special ones first, the non-special added token among them, at the same ids), scores
     within the reference's own spread, and the same added tokens."""
     options: dict[str, Any] = {"new_special_tokens": ["<new>"], "show_progress": False}
-    ours = cls(tokenizer_file=unigram_file).train_new_from_iterator(_lines()[:3000], 700, **options)
-    rust = PreTrainedTokenizerFast(tokenizer_file=unigram_file).train_new_from_iterator(_lines()[:3000], 700, **options)
+    ours = cls(tokenizer_file=unigram_file).train_new_from_iterator(lines[:3000], 700, **options)
+    rust = PreTrainedTokenizerFast(tokenizer_file=unigram_file).train_new_from_iterator(lines[:3000], 700, **options)
     model = json.loads(rust.backend_tokenizer.to_str())["model"]
     theirs = dict(map(tuple, model["vocab"]))
     mine = dict(ours.file.pipeline.model.pieces)
