@@ -46,6 +46,7 @@ from hf_bpe.transformers.pipeline import PipelineTokenizer
 from hf_bpe.transformers.retraining import (
     REBUILT_SETTINGS,
     add_like_rust,
+    renamed_roles,
     renumbered_post_processor,
     special_token,
 )
@@ -520,18 +521,7 @@ class BPETokenizer(PipelineTokenizer):
 
     def _renamed_roles(self, renames: dict[str, str]) -> dict[str, AddedToken]:
         """Each special-token role this tokenizer has, renamed, with its flags, marked special."""
-        roles = {}
-        for role in self.SPECIAL_TOKENS_ATTRIBUTES:
-            value = getattr(self, role, None)
-            if value is None:
-                continue
-            full = self._special_tokens_map.get(role)
-            # A string role: TokenizersBackend.__init__ makes it AddedToken(s, special=True), not normalized.
-            flags: dict[str, bool] = {"normalized": False}
-            if isinstance(full, AddedToken):
-                flags = {key: getattr(full, key) for key in ("single_word", "lstrip", "rstrip", "normalized")}
-            roles[role] = AddedToken(renames.get(str(value), str(value)), special=True, **flags)
-        return roles
+        return renamed_roles(self, renames)
 
     def _tokens_to_add(
         self, added: dict[int, AddedToken], roles: dict[str, AddedToken], extra: list[Any]

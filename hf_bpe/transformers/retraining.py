@@ -359,15 +359,7 @@ def rebuilt_settings(
     ``added_tokens_decoder``: the trainer's added tokens, then what ``TokenizersBackend.__init__`` adds (the added
     tokens ``from_pretrained`` loaded that are not there as they are, then the roles and extra special tokens whose
     text is not an added token yet)."""
-    roles = {}
-    for role in tokenizer.SPECIAL_TOKENS_ATTRIBUTES:
-        value = getattr(tokenizer, role, None)
-        if value is None:
-            continue
-        full = tokenizer._special_tokens_map.get(role)
-        # A string role: TokenizersBackend.__init__ makes it AddedToken(s, special=True), not normalized.
-        flags = {key: getattr(full, key) for key in FLAGS} if isinstance(full, AddedToken) else {"normalized": False}
-        roles[role] = AddedToken(renames.get(str(value), str(value)), special=True, **flags)
+    roles = renamed_roles(tokenizer, renames)
     extra = [*(tokenizer.extra_special_tokens or []), *(new_special_tokens or [])]
     added = dict(trained.added)
     for token in _tokens_to_add(tokenizer, added, [*roles.values(), *map(special_token, extra)]):
@@ -378,6 +370,20 @@ def rebuilt_settings(
         settings["extra_special_tokens"] = extra
     settings["added_tokens_decoder"] = added
     return settings
+
+
+def renamed_roles(tokenizer: Any, renames: Mapping[str, str]) -> dict[str, AddedToken]:
+    """Each special-token role ``tokenizer`` has, renamed, with its flags, marked special (a string role:
+    ``TokenizersBackend.__init__`` makes it ``AddedToken(s, special=True)``, not normalized)."""
+    roles = {}
+    for role in tokenizer.SPECIAL_TOKENS_ATTRIBUTES:
+        value = getattr(tokenizer, role, None)
+        if value is None:
+            continue
+        full = tokenizer._special_tokens_map.get(role)
+        flags = {key: getattr(full, key) for key in FLAGS} if isinstance(full, AddedToken) else {"normalized": False}
+        roles[role] = AddedToken(renames.get(str(value), str(value)), special=True, **flags)
+    return roles
 
 
 def _tokens_to_add(tokenizer: Any, added: dict[int, AddedToken], named: list[AddedToken]) -> list[AddedToken]:
