@@ -99,11 +99,16 @@ def retrain(
             f"train_new_from_iterator: {', '.join(unknown)} not implemented for a {kind} model by hf_bpe; it takes "
             f"{', '.join(sorted(TRAINER_OPTIONS[kind]))}"
         )
+    byte_level = _byte_level(document.get("pre_tokenizer"))
+    if byte_level and kind != "BPE":  # refused before the texts are counted
+        raise ValueError(
+            f"train_new_from_iterator: a {kind} model behind a ByteLevel pre-tokenizer (its alphabet given to the "
+            "trainer) is not implemented by hf_bpe"
+        )
     if model.get("unk_token") in renames:
         model["unk_token"] = renames[model["unk_token"]]
     tokens = trainer_tokens(entries, renames, new_special_tokens, every_token=kind == "Unigram")
     counts = word_counts(read.pipeline, texts)
-    byte_level = _byte_level(document.get("pre_tokenizer"))
     trainer = {"BPE": _train_bpe, "WordPiece": _train_wordpiece, "Unigram": _train_unigram}[kind]
     vocab = trainer(model, counts, vocab_size, [token.content for token in tokens], byte_level, renames, options)
     added: dict[int, AddedToken] = {}
@@ -279,11 +284,6 @@ def _train_wordpiece(
     takes the trainer's, ``WordPieceTrainer::train``); the trained vocabulary goes in ``model``."""
     from hf_bpe.models.wordpiece.trainer import train_wordpiece
 
-    if byte_level:
-        raise ValueError(
-            "train_new_from_iterator: a WordPiece model behind a ByteLevel pre-tokenizer (its alphabet given to the "
-            "trainer) is not implemented by hf_bpe"
-        )
     prefix = options.pop("continuing_subword_prefix", "##")
     result = train_wordpiece(
         counts,
@@ -312,11 +312,6 @@ def _train_unigram(
     trained pieces and ``unk_id`` go in ``model``."""
     from hf_bpe.models.unigram.trainer import UnigramOptions, train_unigram
 
-    if byte_level:
-        raise ValueError(
-            "train_new_from_iterator: a Unigram model behind a ByteLevel pre-tokenizer (its alphabet given to the "
-            "trainer) is not implemented by hf_bpe"
-        )
     unk_token = None
     if model.get("unk_id") is not None:
         old = model["vocab"][model["unk_id"]][0]

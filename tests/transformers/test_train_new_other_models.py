@@ -148,3 +148,18 @@ def test_unimplemented_trainer_option_is_refused_by_name(tmp_path):
     tokenizer = WordPieceTokenizer(vocab_file=str(tmp_path / "vocab.txt"))
     with pytest.raises(ValueError, match="initial_alphabet not implemented for a WordPiece model"):
         tokenizer.train_new_from_iterator(["a b"], 10, initial_alphabet=["x"])
+
+
+def test_unigram_behind_byte_level_is_refused_before_counting(tmp_path):
+    """A Unigram model behind ByteLevel (transformers gives its trainer the byte alphabet, which hf_bpe's Unigram
+    trainer does not take) is refused by name, before a single text is read."""
+    tokenizer = Tokenizer(models.Unigram([("<unk>", 0.0), ("a", -1.0)], unk_id=0))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel()
+    tokenizer.save(str(tmp_path / "tokenizer.json"))
+
+    def texts():
+        raise AssertionError("the texts were read")
+        yield ""
+
+    with pytest.raises(ValueError, match=r"a Unigram model behind a ByteLevel pre-tokenizer .* not implemented"):
+        PipelineTokenizer(tokenizer_file=str(tmp_path / "tokenizer.json")).train_new_from_iterator(texts(), 10)
