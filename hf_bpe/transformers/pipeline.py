@@ -294,7 +294,7 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             ValueError: naming a model (WordLevel) or an option hf_bpe does not train with; a post-processor's special
                 token missing from the new vocabulary.
         """
-        from hf_bpe.transformers.retraining import rebuilt_settings, retrain, trained_file
+        from hf_bpe.transformers.retraining import rebuilt_settings, retrain
 
         renames = special_tokens_map or {}
         trained = retrain(
@@ -306,7 +306,13 @@ class PipelineTokenizer(VocabularyFilesTokenizer, EncodingRowsTokenizer):
             renames=renames,
             options=kwargs,
         )
-        settings = rebuilt_settings(self, trained, renames, new_special_tokens)
+        return self._trained_tokenizer(trained, rebuilt_settings(self, trained, renames, new_special_tokens))
+
+    def _trained_tokenizer(self, trained: Any, settings: dict[str, Any]) -> PipelineTokenizer:
+        """The tokenizer of this class over the trained file (a :class:`~hf_bpe.transformers.retraining.Retrained`)
+        with the rebuilt ``settings``, as ``TokenizersBackend`` takes its ``tokenizer_object``."""
+        from hf_bpe.transformers.retraining import trained_file
+
         read = trained_file(trained, settings["added_tokens_decoder"], owner=type(self).__name__)
         return type(self)(tokenizer_object=read, **settings)
 

@@ -252,36 +252,13 @@ class WordPieceTokenizer(PipelineTokenizer):
             return [0] * (len(token_ids_0) + len(token_ids_1 or []))
         return super().get_special_tokens_mask(token_ids_0, token_ids_1, already_has_special_tokens)
 
-    # -- decoding -------------------------------------------------------------------------------------------------
-
     # -- training -------------------------------------------------------------------------------------------------
 
-    def train_new_from_iterator(
-        self,
-        text_iterator: Any,
-        vocab_size: int,
-        length: int | None = None,
-        new_special_tokens: list[Any] | None = None,
-        special_tokens_map: dict[str, str] | None = None,
-        **kwargs: Any,
-    ) -> WordPieceTokenizer:
-        """Train a new WordPiece tokenizer like this one with hf_bpe's WordPiece trainer: what the Rust
-        ``BertTokenizer.train_new_from_iterator`` gives for the same ``vocab.txt`` and texts (BERT's normalizer and
-        pre-tokenizer kept, the special tokens first, ``[CLS] A [SEP]`` from the roles); arguments as
-        :meth:`~hf_bpe.transformers.pipeline.PipelineTokenizer.train_new_from_iterator`."""
-        from hf_bpe.transformers.retraining import rebuilt_settings, retrain
-
-        renames = special_tokens_map or {}
-        trained = retrain(
-            self.file,
-            self.added_token_entries(),
-            text_iterator,
-            vocab_size,
-            new_special_tokens=new_special_tokens,
-            renames=renames,
-            options=kwargs,
-        )
-        return type(self)(vocab=trained.vocab, **rebuilt_settings(self, trained, renames, new_special_tokens))
+    def _trained_tokenizer(self, trained: Any, settings: dict[str, Any]) -> WordPieceTokenizer:
+        """A new WordPiece tokenizer over the trained vocabulary, as the Rust ``BertTokenizer``'s
+        ``train_new_from_iterator`` builds it (BERT's normalizer and pre-tokenizer kept, the special tokens first,
+        ``[CLS] A [SEP]`` from the roles): its ``vocab.txt`` arguments, not the trained file."""
+        return type(self)(vocab=trained.vocab, **settings)
 
     # -- saving ---------------------------------------------------------------------------------------------------
 
